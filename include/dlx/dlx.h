@@ -1,0 +1,10 @@
+/* dlx/dlx.h - the whole C core of dlx in one include. */
+#ifndef DLX_DLX_H
+#define DLX_DLX_H
+#include "dlx/dlpack.h"
+#include "dlx/dtype.h"
+#include "dlx/error.h"
+#include "dlx/layout.h"
+#include "dlx/version.h"
+#include "dlx/view.h"
+#endif

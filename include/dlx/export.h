@@ -1,0 +1,22 @@
+/* dlx/export.h - symbol visibility for libdlx. */
+#ifndef DLX_EXPORT_H
+#define DLX_EXPORT_H
+#if defined(_WIN32) && defined(DLX_SHARED)
+#ifdef DLX_BUILDING
+#define DLX_API __declspec(dllexport)
+#else
+#define DLX_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define DLX_API __attribute__((visibility("default")))
+#else
+#define DLX_API
+#endif
+#ifdef __cplusplus
+#define DLX_EXTERN_C_BEGIN extern "C" {
+#define DLX_EXTERN_C_END }
+#else
+#define DLX_EXTERN_C_BEGIN
+#define DLX_EXTERN_C_END
+#endif
+#endif

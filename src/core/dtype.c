@@ -1,0 +1,1 @@
+/* src/core/dtype.c: see include/dlx/ */

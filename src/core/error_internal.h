@@ -1,0 +1,26 @@
+/* Internal failure macros, in the style of zstd's RETURN_ERROR_IF: one line per failure path. */
+#ifndef DLX_ERROR_INTERNAL_H
+#define DLX_ERROR_INTERNAL_H
+#include "dlx/error.h"
+
+#if defined(__GNUC__)
+#define DLX_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define DLX_UNLIKELY(x) (x)
+#endif
+
+/* Return status with a formatted message when cond holds. */
+#define DLX_FAIL_IF(cond, status, ...)                                                                 \
+  do {                                                                                                \
+    if (DLX_UNLIKELY(cond)) return dlx_set_error((status), __VA_ARGS__);                              \
+  } while (0)
+
+/* Propagate a failure from a dlx call (its message stays). */
+#define DLX_FORWARD(expr)                                                                             \
+  do {                                                                                                \
+    dlx_status dlx_forward_st_ = (expr);                                                              \
+    if (DLX_UNLIKELY(dlx_forward_st_ != DLX_OK)) return dlx_forward_st_;                              \
+  } while (0)
+
+#define DLX_CHECK_NULL(p) DLX_FAIL_IF((p) == NULL, DLX_ERR_NULL_ARGUMENT, "%s: argument '%s' is NULL", __func__, #p)
+#endif

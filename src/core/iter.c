@@ -1,0 +1,1 @@
+/* src/core/iter.c: see include/dlx/ */

@@ -1,0 +1,1 @@
+/* src/core/layout.c: see include/dlx/ */

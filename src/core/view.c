@@ -1,0 +1,1 @@
+/* src/core/view.c: see include/dlx/ */

@@ -1,0 +1,98 @@
+/* A small in-tree test runner, libuv style: each test binary lists its cases in a table.
+ * Why not cmocka or Check from Debian: the runner must work unchanged under ASan/UBSan, valgrind and
+ * libFuzzer builds, on a fresh machine with no extra package, and print the plain
+ * "N passed, N failed" closing line; 80 lines of C do that with no install step. */
+#ifndef DLX_TESTS_RUNNER_H
+#define DLX_TESTS_RUNNER_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlx/error.h"
+
+typedef struct dlx_test_case {
+  const char *name;
+  void (*fn)(void);
+} dlx_test_case;
+
+static int dlx_test_failures_;
+
+#define CHECK(cond)                                                                                   \
+  do {                                                                                                \
+    if (!(cond)) {                                                                                    \
+      fprintf(stderr, "  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);                     \
+      ++dlx_test_failures_;                                                                           \
+    }                                                                                                 \
+  } while (0)
+
+#define CHECK_EQ(a, b)                                                                                \
+  do {                                                                                                \
+    long long dlx_a_ = (long long)(a), dlx_b_ = (long long)(b);                                       \
+    if (dlx_a_ != dlx_b_) {                                                                           \
+      fprintf(stderr, "  %s:%d: CHECK_EQ(%s, %s): %lld != %lld\n", __FILE__, __LINE__, #a, #b, dlx_a_, \
+              dlx_b_);                                                                                \
+      ++dlx_test_failures_;                                                                           \
+    }                                                                                                 \
+  } while (0)
+
+#define CHECK_STR(a, b)                                                                               \
+  do {                                                                                                \
+    const char *dlx_sa_ = (a), *dlx_sb_ = (b);                                                        \
+    if (dlx_sa_ == NULL || dlx_sb_ == NULL || strcmp(dlx_sa_, dlx_sb_) != 0) {                         \
+      fprintf(stderr, "  %s:%d: CHECK_STR(%s, %s): \"%s\" != \"%s\"\n", __FILE__, __LINE__, #a, #b,     \
+              dlx_sa_ ? dlx_sa_ : "(null)", dlx_sb_ ? dlx_sb_ : "(null)");                            \
+      ++dlx_test_failures_;                                                                           \
+    }                                                                                                 \
+  } while (0)
+
+/* The call returns DLX_OK. */
+#define CHECK_OK(expr)                                                                                \
+  do {                                                                                                \
+    dlx_status dlx_st_ = (expr);                                                                      \
+    if (dlx_st_ != DLX_OK) {                                                                          \
+      fprintf(stderr, "  %s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #expr,                     \
+              dlx_status_name(dlx_st_), dlx_last_error());                                            \
+      ++dlx_test_failures_;                                                                           \
+    }                                                                                                 \
+  } while (0)
+
+/* The call fails with exactly `status`, and the message contains `needle` (a value it must name). */
+#define CHECK_FAIL(expr, status, needle)                                                              \
+  do {                                                                                                \
+    dlx_clear_error();                                                                                \
+    dlx_status dlx_st_ = (expr);                                                                      \
+    if (dlx_st_ != (status)) {                                                                        \
+      fprintf(stderr, "  %s:%d: %s returned %s, expected %s (%s)\n", __FILE__, __LINE__, #expr,       \
+              dlx_status_name(dlx_st_), dlx_status_name(status), dlx_last_error());                   \
+      ++dlx_test_failures_;                                                                           \
+    } else if (strstr(dlx_last_error(), (needle)) == NULL) {                                          \
+      fprintf(stderr, "  %s:%d: %s: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, #expr,        \
+              dlx_last_error(), (needle));                                                            \
+      ++dlx_test_failures_;                                                                           \
+    }                                                                                                 \
+  } while (0)
+
+static inline int dlx_test_main(int argc, char **argv, const dlx_test_case *cases, size_t n) {
+  int passed = 0, failed = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (argc > 1 && strstr(cases[i].name, argv[1]) == NULL) continue;
+    int before = dlx_test_failures_;
+    cases[i].fn();
+    if (dlx_test_failures_ == before) {
+      ++passed;
+      printf("ok   %s\n", cases[i].name);
+    } else {
+      ++failed;
+      printf("FAIL %s\n", cases[i].name);
+    }
+  }
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 && passed > 0 ? 0 : 1;
+}
+
+#define DLX_TEST_MAIN(cases) \
+  int main(int argc, char **argv) { return dlx_test_main(argc, argv, cases, sizeof(cases) / sizeof((cases)[0])); }
+
+#endif
