@@ -153,7 +153,8 @@ DLX_API dlx_status dlx_dtype_storage_bytes(DLDataType dt, uint64_t n, bool padde
  * DLX_ERR_BUFFER_TOO_SMALL when cap is too small, DLX_ERR_NULL_ARGUMENT for a NULL buf. */
 DLX_API dlx_status dlx_dtype_format(DLDataType dt, char *buf, size_t cap);
 
-/* Static canonical name of a legal scalar (lanes == 1) dtype, or NULL for anything else. Never fails. */
+/* Static canonical name of a legal scalar (lanes == 1) dtype with a fixed name, or NULL for anything
+ * else (vectors, kDLOpaqueHandle, illegal dtypes: use dlx_dtype_format). Never fails. */
 DLX_API const char *dlx_dtype_name(DLDataType dt);
 
 /* Parse a canonical name ("float32", "bfloat16", "float32x4", "opaque64"). DLX_ERR_PARSE with the
