@@ -1,0 +1,8 @@
+/* dlx/version.h - the library's own version. CMake and the Python build read it from here. */
+#ifndef DLX_VERSION_H
+#define DLX_VERSION_H
+#define DLX_VERSION_MAJOR 0
+#define DLX_VERSION_MINOR 1
+#define DLX_VERSION_PATCH 0
+#define DLX_VERSION_STRING "0.1.0"
+#endif
