@@ -26,7 +26,8 @@ typedef struct dlx_dynlayout {
   int32_t order[DLX_MAX_NDIM];       /* stride order (dim_order: outermost first) when has_order */
 } dlx_dynlayout;
 
-/* A fully static layout of (ndim, shape, strides). DLX_ERR_RANK for ndim outside [0, 64]. */
+/* A fully static layout of (ndim, shape, strides). DLX_ERR_RANK for ndim outside [0, 64];
+ * DLX_ERR_NULL_ARGUMENT for NULL shape or strides when ndim > 0; DLX_ERR_NEGATIVE_EXTENT. */
 DLX_API dlx_status dlx_dynlayout_init(dlx_dynlayout *l, int32_t ndim, const int64_t *shape, const int64_t *strides);
 
 /* CuTe's mark_layout_dynamic: every shape mode dynamic (div 1); every stride dynamic (div 1) except the
@@ -41,7 +42,8 @@ DLX_API dlx_status dlx_dynlayout_mark_dynamic(dlx_dynlayout *l, int32_t leading_
  * the strides are recomputed as the compact layout in the stride order (innermost stride static 1;
  * a static extent-1 mode gets static stride 0; a stride is dynamic when an inner dynamic extent feeds
  * it, its divisibility the product of inner static extents and inner divisibilities).
- * stride_order NULL: deduce (dlx_layout_deduce_stride_order), or reuse the recorded one. Errors, each
+ * stride_order NULL: deduce (dlx_layout_deduce_stride_order), or reuse the recorded one; once an order is
+ * recorded, a given order is compared with it alone. An empty tensor counts as compact. Errors, each
  * with CuTe's message (seed 003), checked in this order: mode outside [0, ndim) (INDEX, "Expected mode
  * value to be in range [0, 5), but got 30"); order_len != ndim (INVALID_ARGUMENT, "Expected stride_order
  * to have 5 elements, but got 6."); order not a permutation (INVALID_ARGUMENT, "Expected stride_order to
@@ -52,12 +54,13 @@ DLX_API dlx_status dlx_dynlayout_mark_dynamic(dlx_dynlayout *l, int32_t leading_
  * (DEDUCTION, "The layout could not be deduced, please specify the stride_order explicitly"); the
  * strides are not compact in that order (LAYOUT_MISMATCH, "The stride_order is not consistent with the
  * layout"); the extent not divisible (INVALID_ARGUMENT, "The shape(1) of mode(0) is not divisible by the
- * divisibility(4)"). On error *l is unchanged. */
+ * divisibility(4)"); a recomputed stride past int64 (OVERFLOW). On error *l is unchanged. */
 DLX_API dlx_status dlx_dynlayout_mark_compact_shape_dynamic(dlx_dynlayout *l, int32_t mode, const int32_t *stride_order,
                                                             int32_t order_len, int64_t divisibility);
 
 /* Print as CuTe does: "(8,?{div=2},16,2):(2,16,?{div=32},1)"; rank 1 "(5):(1)", rank 0 "():()".
- * DLX_ERR_BUFFER_TOO_SMALL when cap is too small (64 modes of 20-digit values need ~2.9 KB). */
+ * DLX_ERR_BUFFER_TOO_SMALL (buf set to "") when cap is too small; 4096 bytes always suffice (64 modes of
+ * "?{div=<19 digits>}" need ~3.5 KB). */
 DLX_API dlx_status dlx_dynlayout_format(const dlx_dynlayout *l, char *buf, size_t cap);
 
 /* True when some mode is dynamic. */
