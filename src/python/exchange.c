@@ -1,0 +1,120 @@
+/* dlx.Tensor's DLPack 1.3 C exchange API: what a consumer in C calls instead of __dlpack__. */
+#include "internal.h" /* Python.h first, as CPython requires */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dlx/dtype.h"
+#include "dlx/layout.h"
+
+static int check_tensor(void *py_object) {
+  if (!Py_IS_TYPE((PyObject *)py_object, &dlx_TensorType)) {
+    PyErr_Format(PyExc_TypeError, "expected a dlx.Tensor, got '%.100s'", Py_TYPE((PyObject *)py_object)->tp_name);
+    return -1;
+  }
+  return 0;
+}
+
+static int x_allocator(DLTensor *proto, DLManagedTensorVersioned **out, void *error_ctx,
+                       void (*set_error)(void *error_ctx, const char *kind, const char *message)) {
+  const char *kind = "BufferError";
+  char msg[256];
+  if (proto == NULL || out == NULL) {
+    kind = "ValueError";
+    snprintf(msg, sizeof msg, "managed_tensor_allocator: prototype and out must not be NULL");
+    goto fail;
+  }
+  if (proto->device.device_type != kDLCPU) {
+    snprintf(msg, sizeof msg, "dlx allocates host memory only; device type %d requested", (int)proto->device.device_type);
+    goto fail;
+  }
+  /* The prototype's strides do not matter: the new tensor is compact row-major. dlx_view_init wants
+   * non-NULL data for a non-empty view; a placeholder stands in until the allocation below. */
+  dlx_view v;
+  uint64_t nbytes = 0;
+  dlx_status st = dlx_view_init(&v, &v, proto->dtype, proto->device, proto->ndim, proto->shape, NULL);
+  if (st == DLX_OK) st = dlx_dtype_storage_bytes(v.dtype, (uint64_t)dlx_view_size(&v), false, &nbytes);
+  if (st != DLX_OK) {
+    snprintf(msg, sizeof msg, "%s", dlx_last_error());
+    goto fail;
+  }
+  dlx_storage *s = dlx_storage_alloc((size_t)nbytes, 1);
+  if (s == NULL) {
+    PyErr_Clear();
+    kind = "MemoryError";
+    snprintf(msg, sizeof msg, "cannot allocate %llu bytes", (unsigned long long)nbytes);
+    goto fail;
+  }
+  v.data = s->base;
+  PyObject *t = dlx_tensor_wrap(s, &v, 0);
+  if (t == NULL) {
+    PyErr_Clear();
+    kind = "MemoryError";
+    snprintf(msg, sizeof msg, "cannot allocate a tensor");
+    goto fail;
+  }
+  *out = dlx_export_versioned((TensorObject *)t, 0);
+  Py_DECREF(t);
+  if (*out == NULL) {
+    PyErr_Clear();
+    kind = "MemoryError";
+    snprintf(msg, sizeof msg, "cannot allocate a managed tensor");
+    goto fail;
+  }
+  return 0;
+fail:
+  if (set_error) {
+    set_error(error_ctx, kind, msg);
+  } else {
+    PyErr_SetString(strcmp(kind, "MemoryError") == 0 ? PyExc_MemoryError : PyExc_BufferError, msg);
+  }
+  return -1;
+}
+
+static int x_from_py(void *py_object, DLManagedTensorVersioned **out) {
+  if (check_tensor(py_object) != 0) return -1;
+  *out = dlx_export_versioned((TensorObject *)py_object, 0);
+  return *out ? 0 : -1;
+}
+
+static int x_to_py(DLManagedTensorVersioned *tensor, void **out_py_object) {
+  if (tensor == NULL) {
+    PyErr_SetString(PyExc_BufferError, "managed_tensor_to_py_object_no_sync: tensor is NULL");
+    return -1;
+  }
+  PyObject *t = dlx_import_versioned_owned(tensor, 0);
+  if (t == NULL) return -1;
+  *out_py_object = t;
+  return 0;
+}
+
+static int x_dltensor_from_py(void *py_object, DLTensor *out) {
+  if (check_tensor(py_object) != 0) return -1;
+  TensorObject *t = py_object;
+  /* non-owning: shape and strides point into the object, valid while the caller holds it */
+  out->data = t->view.data;
+  out->device = t->view.device;
+  out->ndim = t->view.ndim;
+  out->dtype = t->view.dtype;
+  out->shape = t->view.shape;
+  out->strides = t->view.strides;
+  out->byte_offset = 0;
+  return 0;
+}
+
+static int x_current_work_stream(DLDeviceType device_type, int32_t device_id, void **out_stream) {
+  (void)device_type;
+  (void)device_id;
+  /* no device backend in this build: host work has no stream, and NULL is the legacy default stream */
+  *out_stream = NULL;
+  return 0;
+}
+
+const DLPackExchangeAPI dlx_exchange_api = {
+    {{DLX_DLPACK_MAJOR, DLX_DLPACK_MINOR}, NULL},
+    x_allocator,
+    x_from_py,
+    x_to_py,
+    x_dltensor_from_py,
+    x_current_work_stream,
+};

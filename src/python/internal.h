@@ -1,0 +1,39 @@
+/* Shared between the files of the extension. */
+#ifndef DLX_PY_INTERNAL_H
+#define DLX_PY_INTERNAL_H
+
+#include "tensor.h"
+
+/* Managed tensors dlx exported that are not deleted yet (a test hook). */
+extern atomic_long dlx_exported_alive;
+
+/* Export t as a versioned managed tensor in one allocation (struct, shape, strides). With copy set,
+ * the data is first copied into new compact storage and IS_COPIED is flagged. NULL + exception. */
+DLManagedTensorVersioned *dlx_export_versioned(TensorObject *t, int copy);
+/* The same as a legacy DLManagedTensor. */
+DLManagedTensor *dlx_export_legacy(TensorObject *t, int copy);
+
+/* A compact (row-major) copy of a host-accessible view into new owned storage. -1 + exception. */
+int dlx_copy_compact(const dlx_view *src, dlx_storage **storage, dlx_view *out);
+
+/* Import a managed tensor that dlx now owns (ownership passes to the new Tensor, or its deleter runs
+ * on failure). alignment 0 = natural. NULL + BufferError on failure. */
+PyObject *dlx_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t alignment);
+
+/* The DLPack 1.3 C exchange API table dlx.Tensor advertises. */
+extern const DLPackExchangeAPI dlx_exchange_api;
+
+/* from_dlpack core: x any DLPack object, alignment 0 = natural, copy -1 None / 0 / 1. */
+PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy);
+
+/* Build and validate a view of any DLPack-capable object against spec (the C API of dlx/python.h). */
+int dlx_capi_view_from_object(PyObject *obj, const dlx_import_spec *spec, dlx_view *view, PyObject **handle);
+
+/* Register dlx._testing helpers on the module. */
+int dlx_testing_init(PyObject *module);
+
+/* Interned strings used on hot paths. */
+extern PyObject *dlx_str_dlpack, *dlx_str_max_version, *dlx_str_copy, *dlx_str_dl_device, *dlx_str_stream,
+    *dlx_version_tuple, *dlx_kw_max_version;
+
+#endif

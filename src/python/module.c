@@ -1,0 +1,263 @@
+/* The dlx._dlx extension module: from_dlpack, empty / zeros, the C API capsule. */
+#include "internal.h" /* Python.h first, as CPython requires */
+
+#include <string.h>
+
+#include "dlx/dtype.h"
+#include "dlx/layout.h"
+#include "dlx/python.h"
+#include "dlx/version.h"
+
+PyObject *dlx_str_dlpack, *dlx_str_max_version, *dlx_str_copy, *dlx_str_dl_device, *dlx_str_stream,
+    *dlx_version_tuple, *dlx_kw_max_version;
+static PyObject *str_device, *str_assumed_align;
+
+/* device= of from_dlpack: None, "cpu" or (kDLCPU, 0). 1 for cpu, 0 for None, -1 + exception. */
+static int parse_device(PyObject *d) {
+  if (d == Py_None) return 0;
+  if (PyUnicode_Check(d) && PyUnicode_CompareWithASCIIString(d, "cpu") == 0) return 1;
+  if (PyTuple_Check(d) && PyTuple_GET_SIZE(d) == 2) {
+    long t = PyLong_AsLong(PyTuple_GET_ITEM(d, 0)), i = PyLong_AsLong(PyTuple_GET_ITEM(d, 1));
+    if (PyErr_Occurred()) {
+      PyErr_Format(PyExc_TypeError, "device must be None, \"cpu\" or a (device_type, device_id) tuple, not %R", d);
+      return -1;
+    }
+    if (t == kDLCPU && i == 0) return 1;
+    PyErr_Format(PyExc_BufferError, "cannot import to device (%ld, %ld): this dlx build has host memory only", t, i);
+    return -1;
+  }
+  if (PyUnicode_Check(d)) {
+    PyErr_Format(PyExc_BufferError, "cannot import to device %R: this dlx build has host memory only", d);
+    return -1;
+  }
+  PyErr_Format(PyExc_TypeError, "device must be None, \"cpu\" or a (device_type, device_id) tuple, not %R", d);
+  return -1;
+}
+
+static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  (void)self;
+  if (nargs != 1)
+    return PyErr_Format(PyExc_TypeError, "from_dlpack() takes exactly 1 positional argument (%zd given)", nargs);
+  PyObject *device = Py_None, *copy_obj = Py_None, *align_obj = Py_None;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[1 + i];
+    if (k == str_device || PyUnicode_Compare(k, str_device) == 0) device = v;
+    else if (k == dlx_str_copy || PyUnicode_Compare(k, dlx_str_copy) == 0) copy_obj = v;
+    else if (k == str_assumed_align || PyUnicode_Compare(k, str_assumed_align) == 0) align_obj = v;
+    else return PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument '%U'", k);
+  }
+  int copy = -1;
+  if (copy_obj != Py_None) {
+    if (!PyBool_Check(copy_obj))
+      return PyErr_Format(PyExc_TypeError, "copy must be a bool or None, not %.100s", Py_TYPE(copy_obj)->tp_name);
+    copy = copy_obj == Py_True;
+  }
+  uint32_t alignment = 0;
+  if (align_obj != Py_None) {
+    if (!PyLong_Check(align_obj))
+      return PyErr_Format(PyExc_TypeError, "assumed_align must be an int or None, not %.100s",
+                          Py_TYPE(align_obj)->tp_name);
+    long a = PyLong_AsLong(align_obj);
+    if (a == -1 && PyErr_Occurred()) return NULL;
+    if (a <= 0 || a > (1L << 30) || (a & (a - 1)) != 0)
+      return PyErr_Format(PyExc_ValueError, "assumed_align must be a positive power of two, got %ld", a);
+    alignment = (uint32_t)a;
+  }
+  int to_cpu = parse_device(device);
+  if (to_cpu < 0) return NULL;
+  PyObject *t = dlx_from_dlpack_impl(args[0], alignment, copy);
+  if (t != NULL && to_cpu && !dlx_device_is_host_accessible(((TensorObject *)t)->view.device)) {
+    TensorObject *tt = (TensorObject *)t;
+    PyErr_Format(PyExc_BufferError, "cannot move data from device (%d, %d) to the host: no device backend",
+                 (int)tt->view.device.device_type, (int)tt->view.device.device_id);
+    Py_DECREF(t);
+    return NULL;
+  }
+  return t;
+}
+
+/* shape: an int or a sequence of ints. -1 + exception. */
+static int parse_shape(PyObject *obj, int32_t *ndim, int64_t *shape) {
+  if (PyLong_Check(obj)) {
+    *ndim = 1;
+    shape[0] = PyLong_AsLongLong(obj);
+    return PyErr_Occurred() ? -1 : 0;
+  }
+  PyObject *seq = PySequence_Fast(obj, "shape must be an int or a sequence of ints");
+  if (seq == NULL) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n > DLX_MAX_NDIM) {
+    Py_DECREF(seq);
+    PyErr_Format(PyExc_ValueError, "shape has %zd dimensions; dlx allows at most %d", n, DLX_MAX_NDIM);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    if (!PyLong_Check(item)) {
+      Py_DECREF(seq);
+      PyErr_Format(PyExc_TypeError, "shape[%zd] must be an int, not %.100s", i, Py_TYPE(item)->tp_name);
+      return -1;
+    }
+    shape[i] = PyLong_AsLongLong(item);
+    if (PyErr_Occurred()) {
+      Py_DECREF(seq);
+      return -1;
+    }
+  }
+  Py_DECREF(seq);
+  *ndim = (int32_t)n;
+  return 0;
+}
+
+static PyObject *make_owned(PyObject *args, PyObject *kwargs, int zero, const char *fname) {
+  static char *kw[] = {"shape", "dtype", NULL};
+  PyObject *shape_obj;
+  const char *dtype_name = "float32";
+  char fmt[32];
+  snprintf(fmt, sizeof fmt, "O|s:%s", fname);
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kw, &shape_obj, &dtype_name)) return NULL;
+  int64_t shape[DLX_MAX_NDIM];
+  int32_t ndim;
+  if (parse_shape(shape_obj, &ndim, shape) != 0) return NULL;
+  DLDataType dt;
+  dlx_status st = dlx_dtype_parse(dtype_name, &dt);
+  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  dlx_view v;
+  DLDevice cpu = {kDLCPU, 0};
+  /* a placeholder data pointer until the size is known and the memory allocated */
+  st = dlx_view_init(&v, &v, dt, cpu, ndim, shape, NULL);
+  uint64_t nbytes = 0;
+  if (st == DLX_OK) st = dlx_dtype_storage_bytes(dt, (uint64_t)dlx_view_size(&v), false, &nbytes);
+  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  if (nbytes > (uint64_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
+  dlx_storage *s = dlx_storage_alloc((size_t)nbytes, zero);
+  if (s == NULL) return NULL;
+  v.data = s->base;
+  return dlx_tensor_wrap(s, &v, 0);
+}
+
+static PyObject *m_empty(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  return make_owned(args, kwargs, 0, "empty");
+}
+static PyObject *m_zeros(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  return make_owned(args, kwargs, 1, "zeros");
+}
+
+/* ---- the C API of dlx/python.h ----------------------------------------------------------------- */
+
+int dlx_capi_view_from_object(PyObject *obj, const dlx_import_spec *spec, dlx_view *view, PyObject **handle) {
+  if (obj == NULL || spec == NULL || view == NULL || handle == NULL) {
+    PyErr_SetString(PyExc_SystemError, "dlx_py_view: NULL argument");
+    return -1;
+  }
+  PyObject *t = dlx_from_dlpack_impl(obj, spec->alignment, -1);
+  if (t == NULL) return -1;
+  /* the producer's tensor is valid DLPack; now check it against what the caller requires, with the
+   * same code as any C import: export to a DLTensor and import it under spec */
+  TensorObject *tt = (TensorObject *)t;
+  dlx_dltensor dl;
+  dlx_import_spec s = *spec;
+  s.version = DLX_DLPACK_VERSION_NUM(DLX_DLPACK_MAJOR, DLX_DLPACK_MINOR);
+  dlx_status st = dlx_view_to_dltensor(&tt->view, &dl);
+  if (st == DLX_OK) st = dlx_view_from_dltensor(view, &dl.tensor, &s);
+  if (st != DLX_OK) {
+    Py_DECREF(t);
+    dlx_py_raise(st, PyExc_BufferError);
+    return -1;
+  }
+  view->data = tt->view.data; /* an empty tensor's data stays the producer's */
+  view->flags = tt->view.flags;
+  *handle = t;
+  return 0;
+}
+
+static PyObject *capi_tensor_from_view(const dlx_view *view, PyObject *owner) {
+  if (view == NULL) {
+    PyErr_SetString(PyExc_SystemError, "dlx_py_tensor_from_view: view is NULL");
+    return NULL;
+  }
+  /* re-validate: the view may have been filled by hand */
+  dlx_dltensor dl;
+  dlx_view v;
+  dlx_import_spec spec = {DLX_DTYPE_ANY, DLX_NDIM_ANY, DLX_MEMSPACE_ANY, DLX_LAYOUT_ANY,
+                          DLX_DLPACK_VERSION_NUM(DLX_DLPACK_MAJOR, DLX_DLPACK_MINOR), 1};
+  dlx_status st = dlx_view_to_dltensor(view, &dl);
+  if (st == DLX_OK) st = dlx_view_from_dltensor(&v, &dl.tensor, &spec);
+  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  v.data = view->data;
+  v.flags = view->flags;
+  dlx_storage *s = dlx_storage_new(STORAGE_PYOBJECT, NULL, owner);
+  if (s == NULL) return NULL;
+  return dlx_tensor_wrap(s, &v, 0);
+}
+
+static PyObject *capi_tensor_from_managed(DLManagedTensorVersioned *m) {
+  if (m == NULL) {
+    PyErr_SetString(PyExc_BufferError, "dlx_py_tensor_from_managed: managed tensor is NULL");
+    return NULL;
+  }
+  return dlx_import_versioned_owned(m, 0);
+}
+
+static dlx_py_capi capi_table = {
+    DLX_PY_CAPI_VERSION, sizeof(dlx_py_capi), &dlx_TensorType, dlx_capi_view_from_object, capi_tensor_from_view,
+    capi_tensor_from_managed,
+};
+
+/* ---- module -------------------------------------------------------------------------------------- */
+
+static PyMethodDef module_methods[] = {
+    {"from_dlpack", (PyCFunction)(void (*)(void))m_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
+     "from_dlpack(x, *, device=None, copy=None, assumed_align=None) -> Tensor\n\n"
+     "Import any DLPack object (C exchange API, __dlpack__, or capsule) without a copy."},
+    {"empty", (PyCFunction)(void (*)(void))m_empty, METH_VARARGS | METH_KEYWORDS,
+     "empty(shape, dtype='float32') -> Tensor (uninitialised, 64-byte aligned, C-contiguous)"},
+    {"zeros", (PyCFunction)(void (*)(void))m_zeros, METH_VARARGS | METH_KEYWORDS,
+     "zeros(shape, dtype='float32') -> Tensor (zero-filled, 64-byte aligned, C-contiguous)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "dlx._dlx", "dlx: zero-copy tensor exchange through DLPack (C core).", -1,
+    module_methods, NULL, NULL, NULL, NULL,
+};
+
+static int intern(PyObject **slot, const char *s) {
+  *slot = PyUnicode_InternFromString(s);
+  return *slot ? 0 : -1;
+}
+
+PyMODINIT_FUNC PyInit__dlx(void) {
+  if (intern(&dlx_str_dlpack, "__dlpack__") || intern(&dlx_str_max_version, "max_version") ||
+      intern(&dlx_str_copy, "copy") || intern(&dlx_str_dl_device, "dl_device") || intern(&dlx_str_stream, "stream") ||
+      intern(&str_device, "device") || intern(&str_assumed_align, "assumed_align"))
+    return NULL;
+  dlx_version_tuple = Py_BuildValue("(ii)", DLX_DLPACK_MAJOR, DLX_DLPACK_MINOR);
+  dlx_kw_max_version = PyTuple_Pack(1, dlx_str_max_version);
+  if (dlx_version_tuple == NULL || dlx_kw_max_version == NULL) return NULL;
+  if (PyType_Ready(&dlx_TensorType) < 0) return NULL;
+  PyObject *api = PyCapsule_New((void *)&dlx_exchange_api, "dlpack_exchange_api", NULL);
+  if (api == NULL || PyDict_SetItemString(dlx_TensorType.tp_dict, "__dlpack_c_exchange_api__", api) < 0) {
+    Py_XDECREF(api);
+    return NULL;
+  }
+  Py_DECREF(api);
+  PyType_Modified(&dlx_TensorType);
+
+  PyObject *m = PyModule_Create(&module_def);
+  if (m == NULL) return NULL;
+  Py_INCREF(&dlx_TensorType);
+  if (PyModule_AddObject(m, "Tensor", (PyObject *)&dlx_TensorType) < 0) goto fail;
+  if (PyModule_AddObject(m, "_C_API", PyCapsule_New(&capi_table, DLX_PY_CAPI_NAME, NULL)) < 0) goto fail;
+  if (PyModule_AddStringConstant(m, "__version__", DLX_VERSION_STRING) < 0) goto fail;
+  Py_INCREF(dlx_version_tuple);
+  if (PyModule_AddObject(m, "DLPACK_VERSION", dlx_version_tuple) < 0) goto fail;
+  if (dlx_testing_init(m) < 0) goto fail;
+  return m;
+fail:
+  Py_DECREF(m);
+  return NULL;
+}

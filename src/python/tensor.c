@@ -1,0 +1,594 @@
+/* dlx.Tensor: attributes, CuTe layouts, and the producer side of the DLPack protocol. */
+#include "internal.h" /* Python.h first, as CPython requires */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlx/dtype.h"
+#include "dlx/layout.h"
+
+atomic_long dlx_exported_alive;
+
+PyObject *dlx_py_raise(dlx_status st, PyObject *default_exc) {
+  PyObject *exc = default_exc;
+  switch (st) {
+    case DLX_ERR_OUT_OF_MEMORY:
+      exc = PyExc_MemoryError;
+      break;
+    case DLX_ERR_NULL_ARGUMENT:
+      exc = PyExc_SystemError; /* a NULL from C code, never from Python input */
+      break;
+    default:
+      break;
+  }
+  PyErr_SetString(exc, dlx_last_error()[0] ? dlx_last_error() : dlx_status_name(st));
+  return NULL;
+}
+
+/* ---- allocation ---------------------------------------------------------------------------------- */
+
+PyObject *dlx_tensor_wrap(dlx_storage *storage, const dlx_view *view, uint32_t alignment) {
+  /* No zeroing of the 1 KiB inline view: only ndim entries are ever read. */
+  TensorObject *t = (TensorObject *)PyObject_Malloc(sizeof(TensorObject));
+  if (t == NULL) {
+    dlx_storage_decref(storage);
+    return PyErr_NoMemory();
+  }
+  PyObject_Init((PyObject *)t, &dlx_TensorType);
+  t->storage = storage;
+  t->dyn = NULL;
+  t->alignment = alignment ? alignment : (uint32_t)dlx_dtype_alignment(view->dtype);
+  t->view.data = view->data;
+  t->view.dtype = view->dtype;
+  t->view.device = view->device;
+  t->view.ndim = view->ndim;
+  t->view.flags = view->flags;
+  memcpy(t->view.shape, view->shape, (size_t)view->ndim * sizeof(int64_t));
+  memcpy(t->view.strides, view->strides, (size_t)view->ndim * sizeof(int64_t));
+  return (PyObject *)t;
+}
+
+static void tensor_dealloc(TensorObject *t) {
+  dlx_storage_decref(t->storage);
+  PyMem_Free(t->dyn);
+  PyObject_Free(t);
+}
+
+/* ---- attributes ---------------------------------------------------------------------------------- */
+
+static PyObject *int64_tuple(const int64_t *v, int32_t n) {
+  PyObject *tup = PyTuple_New(n);
+  if (tup == NULL) return NULL;
+  for (int32_t i = 0; i < n; ++i) {
+    PyObject *x = PyLong_FromLongLong(v[i]);
+    if (x == NULL) {
+      Py_DECREF(tup);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(tup, i, x);
+  }
+  return tup;
+}
+
+static PyObject *t_shape(TensorObject *t, void *c) { (void)c; return int64_tuple(t->view.shape, t->view.ndim); }
+static PyObject *t_stride(TensorObject *t, void *c) { (void)c; return int64_tuple(t->view.strides, t->view.ndim); }
+static PyObject *t_ndim(TensorObject *t, void *c) { (void)c; return PyLong_FromLong(t->view.ndim); }
+static PyObject *t_size(TensorObject *t, void *c) { (void)c; return PyLong_FromLongLong(dlx_view_size(&t->view)); }
+static PyObject *t_itemsize(TensorObject *t, void *c) {
+  (void)c;
+  return PyLong_FromSize_t(dlx_dtype_itemsize(t->view.dtype));
+}
+static PyObject *t_nbytes(TensorObject *t, void *c) {
+  (void)c;
+  uint64_t b = 0;
+  if (dlx_dtype_storage_bytes(t->view.dtype, (uint64_t)dlx_view_size(&t->view),
+                              (t->view.flags & DLX_VIEW_SUBBYTE_PADDED) != 0, &b) != DLX_OK)
+    return dlx_py_raise(DLX_ERR_OVERFLOW, PyExc_OverflowError);
+  return PyLong_FromUnsignedLongLong(b);
+}
+static PyObject *t_data_ptr(TensorObject *t, void *c) { (void)c; return PyLong_FromVoidPtr(t->view.data); }
+static PyObject *t_readonly(TensorObject *t, void *c) {
+  (void)c;
+  return PyBool_FromLong((t->view.flags & DLX_VIEW_READ_ONLY) != 0);
+}
+static PyObject *t_is_contiguous(TensorObject *t, void *c) {
+  (void)c;
+  return PyBool_FromLong(dlx_view_is_c_contiguous(&t->view));
+}
+static PyObject *t_device(TensorObject *t, void *c) {
+  (void)c;
+  return Py_BuildValue("(ii)", (int)t->view.device.device_type, (int)t->view.device.device_id);
+}
+static PyObject *t_alignment(TensorObject *t, void *c) { (void)c; return PyLong_FromUnsignedLong(t->alignment); }
+
+static const char *memspace_name(DLDevice d) {
+  /* CuTe's words: "generic" for memory the host reaches directly, "gmem" for GPU global memory */
+  return (d.device_type == kDLCPU || d.device_type == kDLCUDAHost || d.device_type == kDLROCMHost) ? "generic"
+                                                                                                  : "gmem";
+}
+static PyObject *t_memspace(TensorObject *t, void *c) {
+  (void)c;
+  return PyUnicode_FromString(memspace_name(t->view.device));
+}
+
+static PyObject *t_dtype(TensorObject *t, void *c) {
+  (void)c;
+  const char *name = dlx_dtype_name(t->view.dtype);
+  if (name) return PyUnicode_FromString(name);
+  char buf[DLX_DTYPE_NAME_MAX];
+  dlx_status st = dlx_dtype_format(t->view.dtype, buf, sizeof buf);
+  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  return PyUnicode_FromString(buf);
+}
+
+/* CuTe's element type names: "float8_e4m3fn" -> "Float8E4M3FN", "bfloat16" -> "BFloat16",
+ * "uint8" -> "Uint8", "bool" -> "Boolean". */
+static PyObject *t_element_type(TensorObject *t, void *c) {
+  (void)c;
+  char name[DLX_DTYPE_NAME_MAX], out[DLX_DTYPE_NAME_MAX + 8];
+  dlx_status st = dlx_dtype_format(t->view.dtype, name, sizeof name);
+  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  if (strcmp(name, "bool") == 0) return PyUnicode_FromString("Boolean");
+  size_t o = 0;
+  const char *p = name;
+  if (strncmp(p, "bfloat", 6) == 0) {
+    memcpy(out, "BFloat", 6);
+    o = 6;
+    p += 6;
+  }
+  int word_start = o == 0;
+  for (; *p && o + 1 < sizeof out; ++p) {
+    if (*p == '_') {
+      /* after the width, a format suffix (e4m3fn, e8m0fnu) is spelled in capitals */
+      ++p;
+      while (*p && *p != '_' && o + 1 < sizeof out) out[o++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p), ++p;
+      --p;
+      continue;
+    }
+    out[o++] = (char)(word_start && *p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+    word_start = 0;
+  }
+  out[o] = '\0';
+  return PyUnicode_FromString(out);
+}
+
+/* "(30,20):(20,1)" for a static layout. */
+static int format_static_layout(const dlx_view *v, char *buf, size_t cap, const char *sep) {
+  size_t o = 0;
+  for (int part = 0; part < 2; ++part) {
+    const int64_t *vals = part == 0 ? v->shape : v->strides;
+    int n = snprintf(buf + o, cap - o, part == 0 ? "(" : ":(");
+    o += (size_t)n;
+    for (int32_t i = 0; i < v->ndim && o < cap; ++i) {
+      n = snprintf(buf + o, cap - o, "%s%lld", i ? sep : "", (long long)vals[i]);
+      o += (size_t)n;
+    }
+    /* Python spells a 1-tuple "(5,)"; the repr keeps that spelling */
+    if (v->ndim == 1 && sep[0] == ',' && sep[1] == ' ' && o < cap) o += (size_t)snprintf(buf + o, cap - o, ",");
+    if (o < cap) o += (size_t)snprintf(buf + o, cap - o, ")");
+    if (o >= cap) return -1;
+  }
+  return 0;
+}
+
+#define LAYOUT_CAP (2 * DLX_MAX_NDIM * 32 + 16)
+
+static PyObject *layout_string(TensorObject *t, const char *static_sep) {
+  char buf[LAYOUT_CAP];
+  if (t->dyn && dlx_dynlayout_is_dynamic(t->dyn)) {
+    dlx_status st = dlx_dynlayout_format(t->dyn, buf, sizeof buf);
+    if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  } else if (format_static_layout(&t->view, buf, sizeof buf, static_sep) != 0) {
+    PyErr_SetString(PyExc_SystemError, "layout string too long");
+    return NULL;
+  }
+  return PyUnicode_FromString(buf);
+}
+
+static PyObject *t_layout(TensorObject *t, void *c) { (void)c; return layout_string(t, ","); }
+
+static PyObject *tensor_repr(TensorObject *t) {
+  PyObject *layout = layout_string(t, ", ");
+  if (layout == NULL) return NULL;
+  /* PyUnicode_FromFormat has no zero-padded hex, so the address is formatted first */
+  char head[64];
+  snprintf(head, sizeof head, "Tensor<0x%016llx@%s o ", (unsigned long long)(uintptr_t)t->view.data,
+           memspace_name(t->view.device));
+  PyObject *r = PyUnicode_FromFormat("%s%U>", head, layout);
+  Py_DECREF(layout);
+  return r;
+}
+
+/* ---- CuTe layout marking ------------------------------------------------------------------------- */
+
+static dlx_dynlayout *ensure_dyn(TensorObject *t) {
+  if (t->dyn) return t->dyn;
+  dlx_dynlayout *d = PyMem_Malloc(sizeof *d);
+  if (d == NULL) return (dlx_dynlayout *)PyErr_NoMemory();
+  dlx_status st = dlx_dynlayout_init(d, t->view.ndim, t->view.shape, t->view.strides);
+  if (st != DLX_OK) {
+    PyMem_Free(d);
+    return (dlx_dynlayout *)dlx_py_raise(st, PyExc_ValueError);
+  }
+  t->dyn = d;
+  return d;
+}
+
+static PyObject *t_mark_layout_dynamic(TensorObject *t, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"leading_dim", NULL};
+  PyObject *lead = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:mark_layout_dynamic", kw, &lead)) return NULL;
+  int32_t ld = -1;
+  if (lead != Py_None) {
+    if (!PyLong_Check(lead)) return PyErr_Format(PyExc_TypeError, "leading_dim must be an int or None, not %.100s",
+                                                 Py_TYPE(lead)->tp_name);
+    long v = PyLong_AsLong(lead);
+    if (v == -1 && PyErr_Occurred()) return NULL;
+    if (v < 0 || v >= t->view.ndim)
+      return PyErr_Format(PyExc_ValueError, "Expected leading_dim in range [0, %d), but got %ld", t->view.ndim, v);
+    ld = (int32_t)v;
+  }
+  dlx_dynlayout *d = ensure_dyn(t);
+  if (d == NULL) return NULL;
+  dlx_status st = dlx_dynlayout_mark_dynamic(d, ld);
+  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  Py_INCREF(t);
+  return (PyObject *)t;
+}
+
+static PyObject *t_mark_compact_shape_dynamic(TensorObject *t, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"mode", "stride_order", "divisibility", NULL};
+  PyObject *order_obj = Py_None;
+  long mode;
+  long long div = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "l|OL:mark_compact_shape_dynamic", kw, &mode, &order_obj, &div))
+    return NULL;
+  int32_t order[DLX_MAX_NDIM + 1];
+  int32_t order_len = 0;
+  const int32_t *order_ptr = NULL;
+  if (order_obj != Py_None) {
+    PyObject *seq = PySequence_Fast(order_obj, "stride_order must be a sequence of ints or None");
+    if (seq == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > DLX_MAX_NDIM) {
+      Py_DECREF(seq);
+      return PyErr_Format(PyExc_ValueError, "Expected stride_order to have %d elements, but got %zd.", t->view.ndim, n);
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+      long v = PyLong_Check(item) ? PyLong_AsLong(item) : -1;
+      if (!PyLong_Check(item) || (v == -1 && PyErr_Occurred())) {
+        Py_DECREF(seq);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "stride_order must contain ints");
+        return NULL;
+      }
+      order[i] = (v < INT32_MIN || v > INT32_MAX) ? -1 : (int32_t)v;
+    }
+    Py_DECREF(seq);
+    order_len = (int32_t)n;
+    order_ptr = order;
+  }
+  if (mode < INT32_MIN || mode > INT32_MAX) mode = INT32_MAX;
+  dlx_dynlayout *d = ensure_dyn(t);
+  if (d == NULL) return NULL;
+  dlx_status st = dlx_dynlayout_mark_compact_shape_dynamic(d, (int32_t)mode, order_ptr, order_len, (int64_t)div);
+  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  Py_INCREF(t);
+  return (PyObject *)t;
+}
+
+/* Hashable key: what a compiled kernel depends on. Dynamic modes contribute ("?", divisibility). */
+static PyObject *mode_key(int64_t value, int64_t div) {
+  return div ? Py_BuildValue("(sL)", "?", (long long)div) : PyLong_FromLongLong(value);
+}
+
+static PyObject *t_layout_key(TensorObject *t, void *c) {
+  (void)c;
+  int32_t n = t->view.ndim;
+  PyObject *shape = PyTuple_New(n), *stride = PyTuple_New(n), *dtype = NULL, *key = NULL;
+  if (shape == NULL || stride == NULL) goto done;
+  for (int32_t i = 0; i < n; ++i) {
+    PyObject *a = t->dyn ? mode_key(t->dyn->shape[i], t->dyn->shape_div[i]) : PyLong_FromLongLong(t->view.shape[i]);
+    PyObject *b = t->dyn ? mode_key(t->dyn->stride[i], t->dyn->stride_div[i]) : PyLong_FromLongLong(t->view.strides[i]);
+    if (a == NULL || b == NULL) {
+      Py_XDECREF(a);
+      Py_XDECREF(b);
+      goto done;
+    }
+    PyTuple_SET_ITEM(shape, i, a);
+    PyTuple_SET_ITEM(stride, i, b);
+  }
+  dtype = t_dtype(t, NULL);
+  if (dtype == NULL) goto done;
+  key = Py_BuildValue("(OIsOO)", dtype, (unsigned)t->alignment, memspace_name(t->view.device), shape, stride);
+done:
+  Py_XDECREF(shape);
+  Py_XDECREF(stride);
+  Py_XDECREF(dtype);
+  return key;
+}
+
+/* ---- producer ------------------------------------------------------------------------------------ */
+
+int dlx_copy_compact(const dlx_view *src, dlx_storage **storage, dlx_view *out) {
+  if (!dlx_device_is_host_accessible(src->device)) {
+    PyErr_Format(PyExc_BufferError, "cannot copy data on device type %d on the host (no device backend)",
+                 (int)src->device.device_type);
+    return -1;
+  }
+  int64_t n = dlx_view_size(src);
+  int padded = (src->flags & DLX_VIEW_SUBBYTE_PADDED) != 0;
+  uint64_t nbytes = 0;
+  dlx_status st = dlx_dtype_storage_bytes(src->dtype, (uint64_t)n, padded, &nbytes);
+  if (st != DLX_OK) {
+    dlx_py_raise(st, PyExc_BufferError);
+    return -1;
+  }
+  int contiguous = dlx_view_is_c_contiguous(src);
+  if (dlx_dtype_is_subbyte(src->dtype) && !padded && !contiguous) {
+    PyErr_SetString(PyExc_BufferError, "cannot copy a strided view of packed sub-byte elements");
+    return -1;
+  }
+  dlx_storage *s = dlx_storage_alloc((size_t)nbytes, 0);
+  if (s == NULL) return -1;
+  *out = *src;
+  out->data = n ? s->base : NULL;
+  out->flags &= ~(uint32_t)DLX_VIEW_READ_ONLY;
+  dlx_layout_compact_strides(src->ndim, src->shape, NULL, out->strides);
+  if (n > 0 && contiguous) {
+    memcpy(s->base, src->data, (size_t)nbytes);
+  } else if (n > 0) {
+    /* Strided gather through the joint iteration plan; the inner loop copies one element at a time. */
+    const dlx_view *ops[2] = {out, src};
+    dlx_iter it;
+    st = dlx_iter_init(&it, 2, ops, DLX_ITER_OUTPUT_FULL | DLX_ITER_NO_REORDER);
+    if (st != DLX_OK) {
+      dlx_storage_decref(s);
+      dlx_py_raise(st, PyExc_BufferError);
+      return -1;
+    }
+    size_t item = dlx_dtype_itemsize(src->dtype);
+    int64_t idx[DLX_MAX_NDIM] = {0};
+    int32_t nd = it.ndim;
+    int64_t inner = nd ? it.shape[nd - 1] : 1;
+    int64_t ds = nd ? it.strides[0][nd - 1] : 0, ss = nd ? it.strides[1][nd - 1] : 0;
+    for (int64_t done = 0; done < it.size; done += inner) {
+      char *d = it.data[0], *sp = it.data[1];
+      for (int32_t k = 0; k + 1 < nd; ++k) {
+        d += idx[k] * it.strides[0][k];
+        sp += idx[k] * it.strides[1][k];
+      }
+      for (int64_t i = 0; i < inner; ++i) memcpy(d + i * ds, sp + i * ss, item);
+      for (int32_t k = nd - 2; k >= 0; --k) {
+        if (++idx[k] < it.shape[k]) break;
+        idx[k] = 0;
+      }
+    }
+  }
+  *storage = s;
+  return 0;
+}
+
+/* What an exported managed tensor carries in manager_ctx. */
+static void export_release(dlx_storage *s) {
+  dlx_storage_decref(s);
+  atomic_fetch_sub_explicit(&dlx_exported_alive, 1, memory_order_relaxed);
+}
+static void export_deleter_versioned(DLManagedTensorVersioned *m) {
+  if (m == NULL) return;
+  export_release(m->manager_ctx);
+  free(m);
+}
+static void export_deleter_legacy(DLManagedTensor *m) {
+  if (m == NULL) return;
+  export_release(m->manager_ctx);
+  free(m);
+}
+
+/* Source of an export: the tensor's own storage, or a fresh compact copy. */
+static int export_source(TensorObject *t, int copy, dlx_storage **s, dlx_view *v) {
+  if (copy) return dlx_copy_compact(&t->view, s, v);
+  *s = t->storage;
+  dlx_storage_incref(*s);
+  *v = t->view;
+  return 0;
+}
+
+static void fill_dltensor(DLTensor *dl, const dlx_view *v, int64_t *shape, int64_t *strides) {
+  dl->data = dlx_view_size(v) ? v->data : NULL;
+  dl->device = v->device;
+  dl->ndim = v->ndim;
+  dl->dtype = v->dtype;
+  dl->shape = shape;
+  dl->strides = strides;
+  dl->byte_offset = 0;
+  memcpy(shape, v->shape, (size_t)v->ndim * sizeof(int64_t));
+  memcpy(strides, v->strides, (size_t)v->ndim * sizeof(int64_t));
+}
+
+DLManagedTensorVersioned *dlx_export_versioned(TensorObject *t, int copy) {
+  dlx_storage *s;
+  dlx_view v;
+  if (export_source(t, copy, &s, &v) != 0) return NULL;
+  /* one block: struct, then shape, then strides (as NumPy does) */
+  DLManagedTensorVersioned *m = malloc(sizeof *m + 2 * (size_t)v.ndim * sizeof(int64_t));
+  if (m == NULL) {
+    dlx_storage_decref(s);
+    return (DLManagedTensorVersioned *)PyErr_NoMemory();
+  }
+  int64_t *shape = (int64_t *)(m + 1);
+  m->version.major = DLX_DLPACK_MAJOR;
+  m->version.minor = DLX_DLPACK_MINOR;
+  m->manager_ctx = s;
+  m->deleter = export_deleter_versioned;
+  m->flags = 0;
+  if (v.flags & DLX_VIEW_READ_ONLY) m->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+  if (v.flags & DLX_VIEW_SUBBYTE_PADDED) m->flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+  if (copy) m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+  fill_dltensor(&m->dl_tensor, &v, shape, shape + v.ndim);
+  atomic_fetch_add_explicit(&dlx_exported_alive, 1, memory_order_relaxed);
+  return m;
+}
+
+DLManagedTensor *dlx_export_legacy(TensorObject *t, int copy) {
+  if ((t->view.flags & DLX_VIEW_READ_ONLY) && !copy) {
+    /* a legacy capsule has no READ_ONLY flag: the consumer would be free to write (NumPy refuses too) */
+    PyErr_SetString(PyExc_BufferError,
+                    "cannot export read-only data as a legacy DLPack capsule (it has no read-only flag); "
+                    "pass max_version=(1, 0) or later");
+    return NULL;
+  }
+  if ((t->view.flags & DLX_VIEW_SUBBYTE_PADDED)) {
+    PyErr_SetString(PyExc_BufferError, "cannot export padded sub-byte data as a legacy DLPack capsule");
+    return NULL;
+  }
+  dlx_storage *s;
+  dlx_view v;
+  if (export_source(t, copy, &s, &v) != 0) return NULL;
+  DLManagedTensor *m = malloc(sizeof *m + 2 * (size_t)v.ndim * sizeof(int64_t));
+  if (m == NULL) {
+    dlx_storage_decref(s);
+    return (DLManagedTensor *)PyErr_NoMemory();
+  }
+  int64_t *shape = (int64_t *)(m + 1);
+  m->manager_ctx = s;
+  m->deleter = export_deleter_legacy;
+  fill_dltensor(&m->dl_tensor, &v, shape, shape + v.ndim);
+  atomic_fetch_add_explicit(&dlx_exported_alive, 1, memory_order_relaxed);
+  return m;
+}
+
+/* An unconsumed capsule deletes its tensor; a consumed one ("used_...") belongs to its consumer. */
+static void capsule_destructor_versioned(PyObject *cap) {
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, "dltensor_versioned");
+    if (m && m->deleter) m->deleter(m);
+  }
+}
+static void capsule_destructor_legacy(PyObject *cap) {
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    DLManagedTensor *m = PyCapsule_GetPointer(cap, "dltensor");
+    if (m && m->deleter) m->deleter(m);
+  }
+}
+
+/* Parse "(int, int)" into *a, *b; -1 + TypeError naming what when it is not that. */
+static int parse_int_pair(PyObject *o, const char *what, long *a, long *b) {
+  if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2 || !PyLong_Check(PyTuple_GET_ITEM(o, 0)) ||
+      !PyLong_Check(PyTuple_GET_ITEM(o, 1))) {
+    PyErr_Format(PyExc_TypeError, "%s must be a tuple of two ints, not %R", what, o);
+    return -1;
+  }
+  *a = PyLong_AsLong(PyTuple_GET_ITEM(o, 0));
+  *b = PyLong_AsLong(PyTuple_GET_ITEM(o, 1));
+  return PyErr_Occurred() ? -1 : 0;
+}
+
+static int kw_is(PyObject *name, PyObject *interned) {
+  return name == interned || PyUnicode_Compare(name, interned) == 0;
+}
+
+static PyObject *t_dlpack(TensorObject *t, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (nargs != 0) return PyErr_Format(PyExc_TypeError, "__dlpack__() takes only keyword arguments (%zd positional given)", nargs);
+  PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy_obj = Py_None;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[i];
+    if (kw_is(k, dlx_str_max_version)) max_version = v;
+    else if (kw_is(k, dlx_str_copy)) copy_obj = v;
+    else if (kw_is(k, dlx_str_dl_device)) dl_device = v;
+    else if (kw_is(k, dlx_str_stream)) stream = v;
+    else return PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'", k);
+  }
+  int versioned = 0;
+  if (max_version != Py_None) {
+    long major, minor;
+    if (parse_int_pair(max_version, "max_version", &major, &minor) != 0) return NULL;
+    versioned = major >= 1;
+  }
+  int copy = 0;
+  if (copy_obj != Py_None) {
+    if (!PyBool_Check(copy_obj)) return PyErr_Format(PyExc_TypeError, "copy must be a bool or None, not %.100s",
+                                                     Py_TYPE(copy_obj)->tp_name);
+    copy = copy_obj == Py_True;
+  }
+  if (stream != Py_None) {
+    if (!PyLong_Check(stream)) return PyErr_Format(PyExc_TypeError, "stream must be an int or None, not %.100s",
+                                                   Py_TYPE(stream)->tp_name);
+    if (t->view.device.device_type == kDLCPU || t->view.device.device_type == kDLCUDAHost ||
+        t->view.device.device_type == kDLROCMHost)
+      return PyErr_Format(PyExc_BufferError, "stream=%R given for host memory: only stream=None is allowed", stream);
+  }
+  if (dl_device != Py_None) {
+    long dt, id;
+    if (parse_int_pair(dl_device, "dl_device", &dt, &id) != 0) return NULL;
+    int same = dt == t->view.device.device_type && id == t->view.device.device_id;
+    int to_cpu = dt == kDLCPU && id == 0;
+    if (!same && !(to_cpu && dlx_device_is_host_accessible(t->view.device)))
+      return PyErr_Format(PyExc_BufferError, "cannot export to dl_device (%ld, %ld) from device (%d, %d)", dt, id,
+                          (int)t->view.device.device_type, (int)t->view.device.device_id);
+    if (!same && copy_obj == Py_False)
+      return PyErr_Format(PyExc_BufferError, "exporting to dl_device (%ld, %ld) needs a copy, but copy=False", dt, id);
+    if (!same) copy = 1;
+  }
+  if (versioned) {
+    DLManagedTensorVersioned *m = dlx_export_versioned(t, copy);
+    if (m == NULL) return NULL;
+    PyObject *cap = PyCapsule_New(m, "dltensor_versioned", capsule_destructor_versioned);
+    if (cap == NULL) m->deleter(m);
+    return cap;
+  }
+  DLManagedTensor *m = dlx_export_legacy(t, copy);
+  if (m == NULL) return NULL;
+  PyObject *cap = PyCapsule_New(m, "dltensor", capsule_destructor_legacy);
+  if (cap == NULL) m->deleter(m);
+  return cap;
+}
+
+static PyObject *t_dlpack_device(TensorObject *t, PyObject *unused) {
+  (void)unused;
+  return t_device(t, NULL);
+}
+
+static PyGetSetDef tensor_getset[] = {
+    {"shape", (getter)t_shape, NULL, "extents, a tuple", NULL},
+    {"stride", (getter)t_stride, NULL, "strides in elements, a tuple", NULL},
+    {"dtype", (getter)t_dtype, NULL, "canonical dtype name (\"float32\", \"bfloat16\", ...)", NULL},
+    {"element_type", (getter)t_element_type, NULL, "CuTe element type name (Float32, BFloat16, ...)", NULL},
+    {"device", (getter)t_device, NULL, "(device_type, device_id)", NULL},
+    {"memspace", (getter)t_memspace, NULL, "\"generic\" for host memory, \"gmem\" for device memory", NULL},
+    {"data_ptr", (getter)t_data_ptr, NULL, "address of element 0", NULL},
+    {"ndim", (getter)t_ndim, NULL, "rank", NULL},
+    {"size", (getter)t_size, NULL, "number of elements", NULL},
+    {"itemsize", (getter)t_itemsize, NULL, "bytes per element (padded for sub-byte types)", NULL},
+    {"nbytes", (getter)t_nbytes, NULL, "bytes of the elements", NULL},
+    {"readonly", (getter)t_readonly, NULL, "True when the producer marked the data read-only", NULL},
+    {"is_contiguous", (getter)t_is_contiguous, NULL, "C-contiguous (extent-1 strides ignored)", NULL},
+    {"layout", (getter)t_layout, NULL, "CuTe layout string, e.g. (30,20):(20,1) or (?,?):(?,1)", NULL},
+    {"alignment", (getter)t_alignment, NULL, "assumed alignment of the data in bytes", NULL},
+    {"layout_key", (getter)t_layout_key, NULL, "hashable key for kernel caches", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef tensor_methods[] = {
+    {"__dlpack__", (PyCFunction)(void (*)(void))t_dlpack, METH_FASTCALL | METH_KEYWORDS,
+     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)"},
+    {"__dlpack_device__", (PyCFunction)t_dlpack_device, METH_NOARGS, "(device_type, device_id)"},
+    {"mark_layout_dynamic", (PyCFunction)(void (*)(void))t_mark_layout_dynamic, METH_VARARGS | METH_KEYWORDS,
+     "mark_layout_dynamic(leading_dim=None) -> self"},
+    {"mark_compact_shape_dynamic", (PyCFunction)(void (*)(void))t_mark_compact_shape_dynamic,
+     METH_VARARGS | METH_KEYWORDS, "mark_compact_shape_dynamic(mode, stride_order=None, divisibility=1) -> self"},
+    {NULL, NULL, 0, NULL},
+};
+
+PyTypeObject dlx_TensorType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "dlx.Tensor",
+    .tp_basicsize = sizeof(TensorObject),
+    .tp_dealloc = (destructor)tensor_dealloc,
+    .tp_repr = (reprfunc)tensor_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A strided tensor shared through DLPack (see dlx.from_dlpack).",
+    .tp_methods = tensor_methods,
+    .tp_getset = tensor_getset,
+};

@@ -1,0 +1,28 @@
+/* dlx.Tensor: a dlx_view over refcounted storage, plus CuTe layout state. */
+#ifndef DLX_PY_TENSOR_H
+#define DLX_PY_TENSOR_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "dlx/dynlayout.h"
+#include "dlx/view.h"
+#include "storage.h"
+
+typedef struct TensorObject {
+  PyObject_HEAD
+  dlx_storage *storage;
+  dlx_dynlayout *dyn; /* NULL while the layout is fully static */
+  uint32_t alignment; /* assumed alignment of data in bytes (seed 003) */
+  dlx_view view;      /* last: only its first ndim shape/stride entries are ever written */
+} TensorObject;
+
+extern PyTypeObject dlx_TensorType;
+
+/* New tensor over storage (the reference is taken over, even on failure). The view is copied. */
+PyObject *dlx_tensor_wrap(dlx_storage *storage, const dlx_view *view, uint32_t alignment);
+
+/* The Python exception a dlx_status becomes in the given context; the message is dlx_last_error(). */
+PyObject *dlx_py_raise(dlx_status st, PyObject *default_exc);
+
+#endif

@@ -1,0 +1,211 @@
+/* dlx._testing: producer capsules with counting deleters, for the ownership tests. Real code paths:
+ * the capsules are ordinary DLPack producers written in C, like any extension's. */
+#include "internal.h" /* Python.h first, as CPython requires */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlx/dtype.h"
+#include "dlx/layout.h"
+
+static atomic_long deleter_calls;
+
+/* One block: the managed struct, shape, strides, then the data buffer. */
+typedef struct test_block {
+  union {
+    DLManagedTensorVersioned v;
+    DLManagedTensor l;
+  } m;
+  int64_t shape[DLX_MAX_NDIM];
+  int64_t strides[DLX_MAX_NDIM];
+  _Alignas(64) unsigned char data[];
+} test_block;
+
+static void test_deleter_v(DLManagedTensorVersioned *m) {
+  atomic_fetch_add(&deleter_calls, 1);
+  free(m);
+}
+static void test_deleter_l(DLManagedTensor *m) {
+  atomic_fetch_add(&deleter_calls, 1);
+  free(m);
+}
+
+static void cap_destroy_v(PyObject *cap) {
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, "dltensor_versioned");
+    if (m->deleter) m->deleter(m);
+    else free(m); /* a NULL deleter: the test still frees its block so nothing leaks */
+  }
+}
+static void cap_destroy_l(PyObject *cap) {
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    DLManagedTensor *m = PyCapsule_GetPointer(cap, "dltensor");
+    if (m->deleter) m->deleter(m);
+    else free(m);
+  }
+}
+
+static PyObject *make_capsule(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  static char *kw[] = {"shape", "dtype", "strides", "versioned", "version", "readonly", "byte_offset", "null_data",
+                       "null_strides", "device", "null_deleter", "dtype_code", NULL};
+  PyObject *shape_obj, *strides_obj = Py_None, *version_obj = Py_None, *device_obj = Py_None, *code_obj = Py_None;
+  const char *dtype_name = "float32";
+  int versioned = 1, readonly = 0, null_data = 0, null_strides = 0, null_deleter = 0;
+  unsigned long long byte_offset = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|s$OpOpKppOpO:make_capsule", kw, &shape_obj, &dtype_name,
+                                   &strides_obj, &versioned, &version_obj, &readonly, &byte_offset, &null_data,
+                                   &null_strides, &device_obj, &null_deleter, &code_obj))
+    return NULL;
+  PyObject *shape_seq = PySequence_Fast(shape_obj, "shape must be a sequence");
+  if (shape_seq == NULL) return NULL;
+  Py_ssize_t ndim = PySequence_Fast_GET_SIZE(shape_seq);
+  if (ndim > DLX_MAX_NDIM) {
+    Py_DECREF(shape_seq);
+    return PyErr_Format(PyExc_ValueError, "too many dimensions");
+  }
+  int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM];
+  for (Py_ssize_t i = 0; i < ndim; ++i) shape[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(shape_seq, i));
+  Py_DECREF(shape_seq);
+  if (PyErr_Occurred()) return NULL;
+  DLDataType dt;
+  if (code_obj != Py_None) { /* a raw (code, bits, lanes), possibly illegal */
+    unsigned c, b, l;
+    if (!PyArg_ParseTuple(code_obj, "III", &c, &b, &l)) return NULL;
+    dt = DLX_DTYPE_MAKE(c, b, l);
+  } else if (dlx_dtype_parse(dtype_name, &dt) != DLX_OK) {
+    return PyErr_Format(PyExc_ValueError, "%s", dlx_last_error());
+  }
+  /* buffer: the span of the compact layout (or of the given strides), plus the byte offset */
+  int64_t count = 1;
+  for (Py_ssize_t i = 0; i < ndim; ++i) count *= shape[i] > 0 ? shape[i] : 0;
+  if (strides_obj != Py_None) {
+    PyObject *sseq = PySequence_Fast(strides_obj, "strides must be a sequence");
+    if (sseq == NULL) return NULL;
+    if (PySequence_Fast_GET_SIZE(sseq) != ndim) {
+      Py_DECREF(sseq);
+      return PyErr_Format(PyExc_ValueError, "strides must have ndim entries");
+    }
+    for (Py_ssize_t i = 0; i < ndim; ++i) strides[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(sseq, i));
+    Py_DECREF(sseq);
+    if (PyErr_Occurred()) return NULL;
+    int64_t span = 1;
+    for (Py_ssize_t i = 0; i < ndim; ++i)
+      if (shape[i] > 0) span += (shape[i] - 1) * (strides[i] < 0 ? -strides[i] : strides[i]);
+    if (span > count) count = span;
+  } else {
+    int64_t s = 1;
+    for (Py_ssize_t i = ndim - 1; i >= 0; --i) {
+      strides[i] = s;
+      s *= shape[i] > 0 ? shape[i] : 1;
+    }
+  }
+  size_t item = dlx_dtype_itemsize(dt) ? dlx_dtype_itemsize(dt) : 1;
+  size_t nbytes = (size_t)count * item + (size_t)byte_offset + 64;
+  test_block *b = calloc(1, sizeof(test_block) + nbytes);
+  if (b == NULL) return PyErr_NoMemory();
+  memcpy(b->shape, shape, sizeof(int64_t) * (size_t)ndim);
+  memcpy(b->strides, strides, sizeof(int64_t) * (size_t)ndim);
+  DLTensor *t = versioned ? &b->m.v.dl_tensor : &b->m.l.dl_tensor;
+  t->data = null_data ? NULL : b->data;
+  t->device.device_type = kDLCPU;
+  t->device.device_id = 0;
+  if (device_obj != Py_None) {
+    int dtp, did;
+    if (!PyArg_ParseTuple(device_obj, "ii", &dtp, &did)) {
+      free(b);
+      return NULL;
+    }
+    t->device.device_type = (DLDeviceType)dtp;
+    t->device.device_id = did;
+  }
+  t->ndim = (int32_t)ndim;
+  t->dtype = dt;
+  t->shape = b->shape;
+  t->strides = null_strides ? NULL : b->strides;
+  t->byte_offset = byte_offset;
+  if (versioned) {
+    unsigned major = 1, minor = 3;
+    if (version_obj != Py_None && !PyArg_ParseTuple(version_obj, "II", &major, &minor)) {
+      free(b);
+      return NULL;
+    }
+    b->m.v.version.major = major;
+    b->m.v.version.minor = minor;
+    b->m.v.manager_ctx = NULL;
+    b->m.v.deleter = null_deleter ? NULL : test_deleter_v;
+    b->m.v.flags = readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+    PyObject *cap = PyCapsule_New(&b->m.v, "dltensor_versioned", cap_destroy_v);
+    if (cap == NULL) free(b);
+    return cap;
+  }
+  b->m.l.manager_ctx = NULL;
+  b->m.l.deleter = null_deleter ? NULL : test_deleter_l;
+  PyObject *cap = PyCapsule_New(&b->m.l, "dltensor", cap_destroy_l);
+  if (cap == NULL) free(b);
+  return cap;
+}
+
+static PyObject *get_deleter_calls(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyLong_FromLong(atomic_load(&deleter_calls));
+}
+
+static PyObject *get_exported_alive(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyLong_FromLong(atomic_load(&dlx_exported_alive));
+}
+
+/* Run the exchange API's allocator from C, as a C consumer would (for tests). */
+static PyObject *exchange_allocate(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *shape_obj;
+  const char *dtype_name;
+  int device_type = kDLCPU;
+  if (!PyArg_ParseTuple(args, "Os|i", &shape_obj, &dtype_name, &device_type)) return NULL;
+  PyObject *seq = PySequence_Fast(shape_obj, "shape must be a sequence");
+  if (seq == NULL) return NULL;
+  int64_t shape[DLX_MAX_NDIM];
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  for (Py_ssize_t i = 0; i < n && i < DLX_MAX_NDIM; ++i) shape[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+  Py_DECREF(seq);
+  if (PyErr_Occurred()) return NULL;
+  DLTensor proto = {0};
+  if (dlx_dtype_parse(dtype_name, &proto.dtype) != DLX_OK) return PyErr_Format(PyExc_ValueError, "%s", dlx_last_error());
+  proto.device.device_type = (DLDeviceType)device_type;
+  proto.ndim = (int32_t)n;
+  proto.shape = shape;
+  DLManagedTensorVersioned *m = NULL;
+  if (dlx_exchange_api.managed_tensor_allocator(&proto, &m, NULL, NULL) != 0) return NULL;
+  void *out = NULL;
+  if (dlx_exchange_api.managed_tensor_to_py_object_no_sync(m, &out) != 0) return NULL;
+  return out;
+}
+
+static PyMethodDef testing_methods[] = {
+    {"make_capsule", (PyCFunction)(void (*)(void))make_capsule, METH_VARARGS | METH_KEYWORDS,
+     "make_capsule(shape, dtype='float32', *, strides=None, versioned=True, version=(1, 3), readonly=False, "
+     "byte_offset=0, null_data=False, null_strides=False, device=(1, 0), null_deleter=False, dtype_code=None)"},
+    {"deleter_calls", get_deleter_calls, METH_NOARGS, "calls of make_capsule deleters so far"},
+    {"exported_alive", get_exported_alive, METH_NOARGS, "managed tensors dlx exported and not yet deleted"},
+    {"exchange_allocate", exchange_allocate, METH_VARARGS,
+     "exchange_allocate(shape, dtype, device_type=1): the C exchange API's allocator, called from C"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef testing_def = {
+    PyModuleDef_HEAD_INIT, "dlx._testing", "Test hooks of dlx (producer capsules with counting deleters).", -1,
+    testing_methods, NULL, NULL, NULL, NULL,
+};
+
+int dlx_testing_init(PyObject *module) {
+  PyObject *t = PyModule_Create(&testing_def);
+  if (t == NULL) return -1;
+  if (PyModule_AddObject(module, "_testing", t) < 0) {
+    Py_DECREF(t);
+    return -1;
+  }
+  return 0;
+}
