@@ -28,9 +28,17 @@ PyObject *dlx_py_raise(dlx_status st, PyObject *default_exc) {
 
 /* ---- allocation ---------------------------------------------------------------------------------- */
 
+/* A Tensor is about 1.1 KiB (the inline rank-64 view), past pymalloc's small-object limit, so each
+ * would cost a system malloc and free. Dead tensors are kept for reuse instead; the list is only
+ * touched under the GIL (allocation and tp_dealloc both hold it). */
+#define TENSOR_FREELIST_MAX 64
+static TensorObject *tensor_freelist[TENSOR_FREELIST_MAX];
+static int tensor_freelist_len;
+
 PyObject *dlx_tensor_wrap(dlx_storage *storage, const dlx_view *view, uint32_t alignment) {
   /* No zeroing of the 1 KiB inline view: only ndim entries are ever read. */
-  TensorObject *t = (TensorObject *)PyObject_Malloc(sizeof(TensorObject));
+  TensorObject *t = tensor_freelist_len ? tensor_freelist[--tensor_freelist_len]
+                                        : (TensorObject *)PyObject_Malloc(sizeof(TensorObject));
   if (t == NULL) {
     dlx_storage_decref(storage);
     return PyErr_NoMemory();
@@ -52,7 +60,11 @@ PyObject *dlx_tensor_wrap(dlx_storage *storage, const dlx_view *view, uint32_t a
 static void tensor_dealloc(TensorObject *t) {
   dlx_storage_decref(t->storage);
   PyMem_Free(t->dyn);
-  PyObject_Free(t);
+  if (tensor_freelist_len < TENSOR_FREELIST_MAX) {
+    tensor_freelist[tensor_freelist_len++] = t;
+  } else {
+    PyObject_Free(t);
+  }
 }
 
 /* ---- attributes ---------------------------------------------------------------------------------- */
