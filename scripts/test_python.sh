@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Build the dlx Python module into .venv and run its test suite, then the example C extension's
+# tests and the `python -m dlx` smoke run. Works on a fresh machine: only python3 (>= 3.9) and a C
+# compiler are needed; everything else comes from PyPI. PyTorch is optional and large: install it
+# with scripts/install_torch.sh and the suite uses it too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  "$PY" -m venv .venv
+fi
+VPY=.venv/bin/python
+
+echo "== installing test dependencies"
+"$VPY" -m pip install -q --upgrade pip setuptools wheel
+"$VPY" -m pip install -q pytest hypothesis "numpy>=2" ml_dtypes "jax[cpu]"
+
+echo "== building and installing dlx"
+"$VPY" -m pip install -q --force-reinstall --no-deps .
+
+if [ -d examples/python_ext ]; then
+  echo "== building the example extension (examples/python_ext)"
+  # the example asks the installed dlx for its headers, so it builds without isolation
+  "$VPY" -m pip install -q --force-reinstall --no-deps --no-build-isolation ./examples/python_ext
+fi
+
+echo "== python tests"
+"$VPY" -m pytest python/tests -q -rs "$@"
+
+echo "== python -m dlx (smoke)"
+"$VPY" -m dlx
