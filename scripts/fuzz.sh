@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# scripts/fuzz.sh [seconds] - build the libFuzzer harnesses with clang (ASan + UBSan) into build-fuzz and
+# run each for N seconds (default 30, what CI uses), starting from the committed seed corpus.
+#   bash scripts/fuzz.sh          # 30 s per harness
+#   bash scripts/fuzz.sh 3600     # long mode: an hour per harness (run before a release)
+# Environment: CC (default clang), DLX_FUZZ_JOBS (parallel fuzzing workers per harness, default 1),
+# DLX_FUZZ_ARGS (extra libFuzzer flags). New interesting inputs go to fuzz/corpus-run/<harness>
+# (git-ignored); a crash leaves crash-* files in build-fuzz/ and fails the script. To keep a crash as a
+# regression seed, copy it into fuzz/corpus/<harness>/ (the C tests replay that folder).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SECONDS_PER_HARNESS=${1:-30}
+case $SECONDS_PER_HARNESS in ''|*[!0-9]*) echo "usage: $0 [seconds]" >&2; exit 2 ;; esac
+CC_FUZZ=${CC:-clang}
+case $(basename "$CC_FUZZ") in *clang*) ;; *) CC_FUZZ=clang ;; esac
+if ! command -v "$CC_FUZZ" >/dev/null 2>&1; then
+  echo "fuzz.sh: clang not found (libFuzzer comes with clang; Debian: apt-get install clang)" >&2
+  exit 1
+fi
+BUILD=build-fuzz
+JOBS=$(nproc 2>/dev/null || echo 2)
+
+cmake -S . -B "$BUILD" -DCMAKE_C_COMPILER="$CC_FUZZ" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DDLX_BUILD_FUZZ=ON -DDLX_BUILD_TESTS=OFF -DDLX_BUILD_EXAMPLES=OFF -DDLX_BUILD_BENCH=OFF >/dev/null
+cmake --build "$BUILD" -j "$JOBS" --target fuzz_dltensor_import fuzz_dtype_parse >/dev/null
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+summary=()
+status=0
+for h in dltensor_import dtype_parse; do
+  run_corpus=fuzz/corpus-run/$h
+  mkdir -p "$run_corpus"
+  log=$BUILD/fuzz_$h.log
+  echo "== fuzz_$h for ${SECONDS_PER_HARNESS}s (seeds: fuzz/corpus/$h, new inputs: $run_corpus)"
+  set +e
+  # -max_len covers rank-64 tensors with raw 9-byte extents; artifacts land in the build dir.
+  parallel=()
+  if [ "${DLX_FUZZ_JOBS:-1}" -gt 1 ]; then parallel=(-fork="$DLX_FUZZ_JOBS"); fi
+  (cd "$BUILD" && ./fuzz/fuzz_$h -max_total_time="$SECONDS_PER_HARNESS" -max_len=2048 -timeout=10 \
+      -rss_limit_mb=2048 -print_final_stats=1 "${parallel[@]+"${parallel[@]}"}" ${DLX_FUZZ_ARGS:-} \
+      "../$run_corpus" "../fuzz/corpus/$h") >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(awk '/^stat::number_of_executed_units/ {s += $2} END {print s + 0}' "$log")
+  rate=$(awk '/^stat::average_exec_per_sec/ {s += $2} END {print s + 0}' "$log")
+  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1 | awk '{print $2}' || true)
+  if [ "$execs" = 0 ]; then # killed before the final stats: take the last status line
+    execs=$(grep -oE '^#[0-9]+' "$log" | tail -n 1 | tr -d '#' || true)
+    execs=${execs:-0}
+  fi
+  if [ $rc -eq 0 ]; then
+    line="fuzz_$h: ${execs} executions in ${SECONDS_PER_HARNESS}s (${rate}/s), coverage ${cov:-?} edges, no crash"
+  else
+    status=1
+    line="fuzz_$h: FAILED (exit $rc) after ${execs} executions; see $log and $BUILD/crash-*"
+    grep -E 'ERROR|fuzz_dltensor_import:|fuzz_dtype_parse:|SUMMARY|Test unit written' "$log" | head -n 12 >&2 || true
+  fi
+  echo "$line"
+  summary+=("$line")
+done
+echo
+echo "fuzz summary:"
+for l in "${summary[@]}"; do echo "  $l"; done
+exit $status
