@@ -190,6 +190,10 @@ def dltensor_import_seeds():
     s["u8_rank2_broadcast_iter_noreorder"] = seed([4, 6], [0, 1], dtype=(UINT, 8, 1), layout=L_ANY, iter_flags=1)
     s["f32_extent1_odd_strides"] = seed([3, 1, 4], [4, 99, 1], layout=L_RIGHT)  # size-1 dims: any stride
     s["f32_empty_null_data_garbage_strides"] = seed([3, 0, 4], [0, 0, 0], ptrs=P_DATA_NULL, layout=L_RIGHT)
+    # Found by the fuzzer: an empty tensor with a huge extent imports under LEFT, not under RIGHT/ANY.
+    s["f16_empty_huge_extent_left"] = seed([2, 0, 0, 0, 4, 4208107446662987775], [0, 1, 4, 2, 0, 1],
+                                           dtype=(FLOAT, 16, 1), device=(CUDA, 2), memspace=MS_ANY,
+                                           layout=L_LEFT, version=V_LEGACY, ptrs=P_DATA_NULL)
     s["f32_null_data_with_elements"] = seed([2, 2], ptrs=P_DATA_NULL)  # NULL_DATA
     s["f32_null_shape_rank2"] = seed(None, [3, 1], ndim=2)  # NULL_SHAPE
     s["f32_null_strides_legacy"] = seed([2, 3], None, version=V_LEGACY, layout=L_RIGHT)
