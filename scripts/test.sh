@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# scripts/test.sh - the whole test suite, as CI runs it (.ci/run). On a fresh Debian machine it first
+# installs what is missing (apt-get; sudo only when not root), then:
+#   1. build with gcc and -Werror, run ctest (unit tests, examples, ABI + header coexistence, seed replay)
+#   2. build with clang, ASan + UBSan, run ctest again
+#   3. scripts/check_install.sh: install, then find_package(dlx) and pkg-config consumers
+#   4. scripts/fuzz.sh: each libFuzzer harness for DLX_FUZZ_SECONDS (default 20) seconds
+#   5. scripts/test_python.sh, when pyproject.toml and that script exist
+# Stops at the first failure and prints a summary either way.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/deps.sh
+. scripts/deps.sh
+
+JOBS=$(nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS=${DLX_FUZZ_SECONDS:-20}
+# One cache of the official DLPack headers for both builds (the coexistence test downloads them).
+export DLX_DLPACK_CACHE_DIR=${DLX_DLPACK_CACHE_DIR:-$PWD/build-dlpack-cache}
+export CTEST_OUTPUT_ON_FAILURE=1
+
+START=$(date +%s)
+SUMMARY=()
+finish() {
+  local rc=$?
+  echo
+  echo "================ test.sh summary ($(( $(date +%s) - START )) s${CI:+, CI})"
+  local l
+  for l in "${SUMMARY[@]+"${SUMMARY[@]}"}"; do echo "  $l"; done
+  if [ $rc -eq 0 ]; then echo "ALL PASSED"; else echo "FAILED (exit $rc)"; fi
+}
+trap finish EXIT
+
+# step <name> <command...>: run, time, record; stop at the first failure.
+step() {
+  local name=$1 t0 rc
+  shift
+  echo
+  echo "================ $name"
+  t0=$(date +%s)
+  set +e
+  (set -e; "$@") # a subshell, so that errexit holds inside functions too
+  rc=$?
+  set -e
+  local dt=$(( $(date +%s) - t0 ))
+  if [ $rc -eq 0 ]; then
+    SUMMARY+=("ok     ${dt}s  $name")
+  else
+    SUMMARY+=("FAILED ${dt}s  $name (exit $rc)")
+    exit $rc
+  fi
+}
+
+# ---- 0. dependencies ------------------------------------------------------------------------------
+deps() {
+  dlx_need cmake cmake
+  dlx_need make make
+  dlx_need gcc gcc
+  dlx_need g++ g++ # the C++ check of the public headers
+  dlx_need clang clang
+  dlx_need valgrind valgrind
+  dlx_need pkg-config pkg-config
+  dlx_need python3 python3
+  # the coexistence test fetches a wheel with pip; Debian's python3 gets pip through a venv
+  if command -v python3 >/dev/null 2>&1 && ! python3 -m pip --version >/dev/null 2>&1 &&
+    ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+    dlx_need_pkg python3-venv
+  fi
+  if [ -f pyproject.toml ]; then
+    command -v python3 >/dev/null 2>&1 && python3 -c 'import ensurepip' >/dev/null 2>&1 || dlx_need_pkg python3-venv
+    if ! command -v python3 >/dev/null 2>&1 ||
+      [ ! -f "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)/Python.h" ]; then
+      dlx_need_pkg python3-dev
+    fi
+  fi
+  dlx_install_needed
+  # libFuzzer and the sanitizer runtimes are a separate package for some clang versions.
+  local probe
+  probe=$(mktemp -d)
+  printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$probe/f.c"
+  if ! clang -fsanitize=fuzzer,address,undefined "$probe/f.c" -o "$probe/f" >/dev/null 2>&1; then
+    local major
+    major=$(clang -dumpversion | cut -d. -f1)
+    dlx_need_pkg "libclang-rt-$major-dev"
+    dlx_install_needed
+    clang -fsanitize=fuzzer,address,undefined "$probe/f.c" -o "$probe/f" ||
+      { echo "clang cannot link libFuzzer + ASan + UBSan"; rm -rf "$probe"; return 1; }
+  fi
+  rm -rf "$probe"
+  echo "cmake $(cmake --version | head -n 1 | awk '{print $3}'), gcc $(gcc -dumpfullversion), clang $(clang -dumpversion), valgrind $(valgrind --version | sed 's/valgrind-//'), pkg-config $(pkg-config --version)"
+}
+
+build_and_test() { # <build-dir> <cmake args...>
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" "$@"
+  cmake --build "$dir" -j "$JOBS"
+  (cd "$dir" && ctest -j "$JOBS" --timeout 600)
+}
+
+step "dependencies" deps
+step "gcc build (-Werror) + ctest" build_and_test build-test -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Release \
+  -DDLX_WERROR=ON
+asan_build_and_test() {
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  build_and_test build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLX_WERROR=ON \
+    -DDLX_SANITIZE=address,undefined -DDLX_BUILD_BENCH=OFF
+}
+step "clang ASan+UBSan build + ctest" asan_build_and_test
+step "install + find_package/pkg-config consumers" bash scripts/check_install.sh build-test
+step "fuzz (${FUZZ_SECONDS}s per harness)" bash scripts/fuzz.sh "$FUZZ_SECONDS"
+if [ -f pyproject.toml ]; then
+  if [ -f scripts/test_python.sh ]; then
+    step "python (scripts/test_python.sh)" bash scripts/test_python.sh
+  else
+    SUMMARY+=("skip       python: pyproject.toml exists but scripts/test_python.sh does not")
+  fi
+fi
