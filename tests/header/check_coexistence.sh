@@ -8,7 +8,7 @@
 #   4. dlx first, then the 0.6 header             -> compiles (dlx claims the include guard)
 #   5. include/dlx/dlx.h alone as C++             -> g++ -fsyntax-only, C++11 and C++17
 # No official header is committed to this repository. They are fetched at test time into the cache
-# directory (default: ./dlpack-headers under the current directory, which CTest sets to the build dir):
+# directory (the second argument; CTest passes <build>/dlpack-headers; default: a folder under $TMPDIR):
 #   - DLPack 1.3 from the PyPI wheel apache-tvm-ffi (tvm_ffi/include/dlpack/dlpack.h), via pip download;
 #   - DLPack 0.6 from Debian's libdlpack-dev, via apt-get download (no root needed, no install).
 # Overrides: DLX_OFFICIAL_DLPACK_DIR / DLX_OLD_DLPACK_DIR name an include root holding dlpack/dlpack.h;
@@ -23,7 +23,7 @@ fi
 CC_BIN=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-CACHE=${DLX_DLPACK_CACHE_DIR:-${2:-$PWD/dlpack-headers}}
+CACHE=${DLX_DLPACK_CACHE_DIR:-${2:-${TMPDIR:-/tmp}/dlx-dlpack-headers-$(id -u)}}
 mkdir -p "$CACHE"
 CACHE=$(cd "$CACHE" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/dlx-coexist.XXXXXX")
