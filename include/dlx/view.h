@@ -80,7 +80,8 @@ DLX_API const char *dlx_device_type_name(int32_t device_type);
 
 /* Fill *v from int64 shape and strides (strides NULL = row-major). Validates: ndim in [0, 64], a legal
  * dtype, a known device type, non-negative extents, element count and row-major strides in int64, and
- * non-NULL data when the view has elements. flags start at 0. */
+ * non-NULL data when the view has elements. flags start at 0. The element count is checked with extents
+ * of 0 counted as 1, as NumPy does, so that no partial product of a view's extents overflows. */
 DLX_API dlx_status dlx_view_init(dlx_view *v, void *data, DLDataType dtype, DLDevice device, int32_t ndim,
                                  const int64_t *shape, const int64_t *strides);
 
@@ -130,9 +131,10 @@ typedef struct dlx_import_spec {
  * (NULL_SHAPE); negative extents (NEGATIVE_EXTENT); NULL data with elements (NULL_DATA); NULL strides for
  * DLPack >= 1.2, or for LAYOUT_LEFT with rank > 1 (NULL_STRIDES; older tensors' NULL strides mean
  * row-major); non-positive strides under LAYOUT_STRIDE (BAD_STRIDE); strides that are not the requested
- * compact layout (LAYOUT_MISMATCH); element count, byte span or data + byte_offset that overflow
- * (OVERFLOW); the element-0 address not a multiple of the alignment (MISALIGNED).
- * byte_offset is applied to data. */
+ * compact layout (LAYOUT_MISMATCH); element count (0 counted as 1, as in dlx_view_init), byte span, or
+ * data + byte_offset that overflow, or elements outside the address space (OVERFLOW); the element-0
+ * address not a multiple of the alignment (MISALIGNED). byte_offset is applied to data. An empty view
+ * gets compact strides (column-major under LAYOUT_LEFT, row-major otherwise). */
 DLX_API dlx_status dlx_view_from_dltensor(dlx_view *out, const DLTensor *t, const dlx_import_spec *spec);
 
 /* Import a versioned managed tensor: version.major must be 1 (DLX_ERR_VERSION otherwise; the version
