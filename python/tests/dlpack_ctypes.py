@@ -9,7 +9,6 @@ Struct layouts follow the DLPack 1.3 C ABI (x86-64 / LP64 offsets, checked below
 
 import ctypes as C
 import itertools
-import threading
 
 import numpy as np
 
@@ -187,23 +186,28 @@ class Producer:
     """
 
     def __init__(self):
-        self._lock = threading.Lock()
+        # No locks: a deleter may be called in a state where a lock could not be released again
+        # (e.g. with a Python exception already set); list.append and dict.pop are atomic under the GIL.
         self._keep = {}
-        self.calls = 0
+        self._deleted = []
         self._ids = itertools.count(1)
         # One C callback for every managed tensor, and one capsule destructor.
         self._deleter = DELETER(self._on_delete)
         self._destructor = C.CFUNCTYPE(None, C.c_void_p)(self._on_capsule_free)
 
     @property
+    def calls(self):
+        """Deleter calls so far."""
+        return len(self._deleted)
+
+    @property
     def live(self):
-        with self._lock:
-            return len(self._keep)
+        """Managed tensors made and not yet deleted."""
+        return len(self._keep)
 
     def _on_delete(self, addr):
-        with self._lock:
-            self.calls += 1
-            self._keep.pop(addr, None)
+        self._deleted.append(addr)
+        self._keep.pop(addr, None)
 
     def _on_capsule_free(self, cap_addr):
         name = _raw.PyCapsule_GetName(cap_addr)
@@ -212,10 +216,16 @@ class Producer:
         ptr = _raw.PyCapsule_GetPointer(cap_addr, name)
         self._on_delete(ptr)
 
-    def capsule(self, array=None, *, shape=None, strides=None, code=None, bits=None, lanes=1,
+    def capsule(self, array=None, **kw):
+        """A capsule describing `array` (or raw fields); see managed() for the keywords."""
+        addr, name = self.managed(array, **kw)
+        return _api.PyCapsule_New(addr, name, C.cast(self._destructor, C.c_void_p).value)
+
+    def managed(self, array=None, *, shape=None, strides=None, code=None, bits=None, lanes=1,
                 versioned=True, version=(1, 3), flags=0, byte_offset=0, data=None, null_data=False,
                 null_strides=False, null_shape=False, device=(KDL_CPU, 0), deleter=True):
-        """A capsule describing `array` (or raw fields). shape/strides default to the array's."""
+        """A managed tensor describing `array` (or raw fields): (address, capsule name).
+        shape/strides/dtype default to the array's."""
         if array is not None:
             array = np.asarray(array)
             if shape is None:
@@ -256,9 +266,8 @@ class Producer:
         m.deleter = deleter_ptr
         addr = C.addressof(m)
         m.manager_ctx = next(self._ids)
-        with self._lock:
-            self._keep[addr] = (m, shape_arr, stride_arr, array)
-        return _api.PyCapsule_New(addr, name, C.cast(self._destructor, C.c_void_p).value)
+        self._keep[addr] = (m, shape_arr, stride_arr, array)
+        return addr, name
 
 
 class Owner:
@@ -285,13 +294,18 @@ class Owner:
 class Parsed:
     """What a capsule holds, read field by field; `consume()` renames it and takes ownership."""
 
-    def __init__(self, cap):
+    def __init__(self, cap=None, *, managed_addr=None):
+        """From a capsule, or from the address of a DLManagedTensorVersioned (already owned)."""
         self.capsule = cap
-        self.name = capsule_name(cap)
+        if cap is None:
+            self.name = "dltensor_versioned"
+            self.addr = managed_addr
+        else:
+            self.name = capsule_name(cap)
+            if self.name not in ("dltensor", "dltensor_versioned"):
+                raise ValueError(f"not an unconsumed DLPack capsule: {self.name!r}")
+            self.addr = capsule_pointer(cap)
         self.versioned = self.name == "dltensor_versioned"
-        if self.name not in ("dltensor", "dltensor_versioned"):
-            raise ValueError(f"not an unconsumed DLPack capsule: {self.name!r}")
-        self.addr = capsule_pointer(cap)
         if self.versioned:
             self.managed = DLManagedTensorVersioned.from_address(self.addr)
             self.version = (self.managed.version.major, self.managed.version.minor)
@@ -308,7 +322,7 @@ class Parsed:
         self.dtype = (t.dtype.code, t.dtype.bits, t.dtype.lanes)
         self.shape = tuple(t.shape[i] for i in range(t.ndim)) if t.ndim else ()
         self.strides = tuple(t.strides[i] for i in range(t.ndim)) if (t.ndim and t.strides) else None
-        self.owned = False
+        self.owned = cap is None
 
     @property
     def address(self):
