@@ -1,0 +1,186 @@
+"""`python -m dlx`: an interoperability matrix of the installed frameworks.
+
+For every producer -> consumer pair (dlx, NumPy, JAX, PyTorch; bfloat16 and fp8 in NumPy through
+ml_dtypes) and every dtype: does the exchange work, is it zero-copy (the consumer's data pointer is the
+producer's), and what one call costs in ns (a short loop, best of 3). Takes well under 30 s.
+"""
+
+import os
+import sys
+import time
+
+SHAPE = (32, 32)
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
+          "float32", "float64", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+          "float8_e5m2fnuz", "float8_e8m0fnu"]
+CALLS = 2000  # per repeat, fewer for slow pairs (each repeat is capped near TARGET_NS)
+REPEATS = 3
+TARGET_NS = 4_000_000
+BUDGET_S = 25.0
+
+
+class Framework:
+    """How to make an array of a dtype, import with from_dlpack, and find the data pointer."""
+
+    def __init__(self, name, version, make, consume, ptr, note=""):
+        self.name, self.version, self.make, self.consume, self.ptr, self.note = name, version, make, consume, ptr, note
+
+
+def _frameworks():
+    import dlx
+
+    fws = [Framework("dlx", dlx.__version__, lambda dt: dlx.zeros(SHAPE, dt), dlx.from_dlpack, lambda t: t.data_ptr,
+                     "C exchange API: yes")]
+    missing = []
+    try:
+        import numpy as np
+    except ImportError as e:
+        missing.append(f"numpy ({e})")
+        return fws, missing, {}
+    try:
+        import ml_dtypes
+    except ImportError:
+        ml_dtypes = None
+        missing.append("ml_dtypes (bfloat16/fp8 NumPy arrays unavailable)")
+
+    def np_dtype(dt):
+        try:
+            return np.dtype(dt)
+        except TypeError:
+            if ml_dtypes is None or not hasattr(ml_dtypes, dt):
+                return None
+            return np.dtype(getattr(ml_dtypes, dt))
+
+    def np_make(dt):
+        d = np_dtype(dt)
+        return None if d is None else np.zeros(SHAPE, d)
+
+    fws.append(Framework("numpy", np.__version__, np_make, np.from_dlpack,
+                         lambda a: a.__array_interface__["data"][0], "C exchange API: no"))
+    versions = {"ml_dtypes": getattr(ml_dtypes, "__version__", None)}
+
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ.setdefault("JAX_ENABLE_X64", "1")  # so int64/float64/complex128 stay themselves
+    try:
+        import jax
+        import jax.dlpack
+        import jax.numpy as jnp
+
+        def jax_make(dt):
+            d = getattr(jnp, dt, None)
+            return None if d is None else jnp.zeros(SHAPE, d)
+
+        fws.append(Framework("jax", jax.__version__, jax_make, jax.dlpack.from_dlpack,
+                             lambda a: a.unsafe_buffer_pointer(), "C exchange API: no"))
+        import jaxlib
+
+        versions["jaxlib"] = jaxlib.__version__
+    except Exception as e:  # noqa: BLE001 - any import failure means "not available"
+        missing.append(f"jax ({type(e).__name__}: {e})")
+
+    try:
+        import torch
+
+        def torch_make(dt):
+            d = getattr(torch, dt, None)
+            return None if d is None else torch.zeros(SHAPE, dtype=d)
+
+        has = hasattr(torch.Tensor, "__dlpack_c_exchange_api__") or hasattr(torch.Tensor, "__c_dlpack_exchange_api__")
+        fws.append(Framework("torch", torch.__version__, torch_make, torch.from_dlpack, lambda t: t.data_ptr(),
+                             f"C exchange API: {'yes (dlx.from_dlpack uses it)' if has else 'no'}"))
+    except Exception as e:  # noqa: BLE001
+        missing.append(f"torch ({type(e).__name__}: {e}; install: bash scripts/install_torch.sh)")
+    return fws, missing, versions
+
+
+def _time_ns(fn, x):
+    t0 = time.perf_counter_ns()
+    fn(x)
+    one = max(time.perf_counter_ns() - t0, 1)
+    n = max(20, min(CALLS, TARGET_NS // one))
+    best = float("inf")
+    for _ in range(REPEATS):
+        t0 = time.perf_counter_ns()
+        for _ in range(n):
+            fn(x)
+        best = min(best, (time.perf_counter_ns() - t0) / n)
+    return best
+
+
+def _cell(prod, cons, dt, deadline, notes):
+    """(text, ok) for one producer/consumer/dtype."""
+    try:
+        x = prod.make(dt)
+    except Exception:  # noqa: BLE001
+        x = None
+    if x is None:
+        return ".", None
+    try:
+        y = cons.consume(x)
+    except Exception as e:  # noqa: BLE001
+        msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:110]
+        if msg not in notes:
+            notes.append(msg)
+        return f"x{notes.index(msg) + 1}", False
+    try:
+        zero = cons.ptr(y) == prod.ptr(x)
+    except Exception:  # noqa: BLE001
+        zero = False
+    mark = "Z" if zero else "C"
+    if time.perf_counter() > deadline:
+        return f"{mark} ?", True
+    return f"{mark} {_fmt_ns(_time_ns(cons.consume, x))}", True
+
+
+def _fmt_ns(ns):
+    if ns < 9_999.5:
+        return f"{ns:.0f}"
+    if ns < 99_950:
+        return f"{ns / 1000:.1f}k"
+    return f"{ns / 1000:.0f}k"
+
+
+def main(argv=None):
+    start = time.perf_counter()
+    deadline = start + BUDGET_S
+    fws, missing, versions = _frameworks()
+
+    print(f"dlx interoperability matrix  (Python {sys.version.split()[0]}, shape {SHAPE})")
+    for f in fws:
+        print(f"  {f.name:6s} {f.version:22s} {f.note}")
+    for k, v in versions.items():
+        if v:
+            print(f"  {k:6s} {v}")
+    for m in missing:
+        print(f"  missing: {m}")
+    import dlx
+
+    print(f"  DLPack {dlx.DLPACK_VERSION[0]}.{dlx.DLPACK_VERSION[1]}")
+    print()
+    print("Cells: Z = zero-copy (same data pointer), C = works but copies; then ns per from_dlpack call "
+          "(best of 3; k = 1000 ns).")
+    print("       x<n> = fails (reason n below), . = the producer has no such dtype.")
+
+    notes = []
+    width = 11
+    for cons in fws:
+        print()
+        print(f"consumer: {cons.name}.from_dlpack" if cons.name != "jax" else "consumer: jax.dlpack.from_dlpack")
+        print(f"  {'dtype':16s}" + "".join(f"{'from ' + p.name:>{width}s}" for p in fws))
+        for dt in DTYPES:
+            cells = [_cell(p, cons, dt, deadline, notes)[0] for p in fws]
+            print(f"  {dt:16s}" + "".join(f"{c:>{width}s}" for c in cells))
+    if notes:
+        print()
+        print("Failures:")
+        for i, n in enumerate(notes, 1):
+            print(f"  x{i}: {n}")
+    elapsed = time.perf_counter() - start
+    if elapsed > BUDGET_S:
+        print(f"\n(time budget of {BUDGET_S:.0f} s reached: cells marked '?' were not timed)")
+    print(f"\n{elapsed:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
