@@ -49,7 +49,7 @@ def test_scale_dlx_tensor(exported_alive):
 
 
 def test_scale_torch():
-    torch = pytest.importorskip("torch", reason="torch is not installed")
+    torch = pytest.importorskip("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
     x = torch.ones(3, 3)
     ext.scale_(x, -1.0)
     assert torch.equal(x, -torch.ones(3, 3))
@@ -112,6 +112,6 @@ def test_row_sums_from_jax():
 
 
 def test_row_sums_from_torch():
-    torch = pytest.importorskip("torch", reason="torch is not installed")
+    torch = pytest.importorskip("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
     y = torch.arange(6, dtype=torch.float64).reshape(2, 3)
     np.testing.assert_array_equal(np.from_dlpack(ext.row_sums(y)), [3.0, 12.0])

@@ -232,6 +232,27 @@ def test_memspace_of_known_devices(device, memspace):
     assert repr(t).startswith(f"Tensor<0x{t.data_ptr:016x}@{memspace} o ")
 
 
+@pytest.mark.parametrize("device, memspace", [((3, 0), "generic"), ((11, 0), "generic"), ((13, 0), "gmem")])
+def test_host_accessible_devices_reach_numpy(device, memspace):
+    """Edge case 14: pinned (kDLCUDAHost, kDLROCMHost) and managed memory are host-accessible."""
+    t = dlx.from_dlpack(T.make_capsule((2, 3), device=device))
+    assert t.memspace == memspace
+    a = np.from_dlpack(t)
+    assert a.__array_interface__["data"][0] == t.data_ptr
+    a[...] = 4
+    assert np.from_dlpack(t).sum() == 24
+
+
+@pytest.mark.parametrize("code", [(99, 8, 1), (18, 8, 1), (2, 24, 1), (6, 16, 1)])
+def test_illegal_dtypes_from_make_capsule(code, deleter_calls):
+    cap = T.make_capsule((2,), dtype_code=code)
+    with pytest.raises(BufferError) as e:
+        dlx.from_dlpack(cap)
+    assert str(code[0]) in str(e.value) and str(code[1]) in str(e.value)
+    del cap, e
+    assert deleter_calls() == 1
+
+
 # --- dtypes through the ctypes producer (edge cases 10-12, 15) --------------------------------------
 
 
@@ -335,6 +356,34 @@ def test_negative_strides(producer):
     assert t.data_ptr == v.__array_interface__["data"][0]
     assert not t.is_contiguous
     np.testing.assert_array_equal(np.from_dlpack(t), v)
+
+
+def test_rank_limit(producer):
+    one = np.zeros(1, np.float32)
+    t = dlx.from_dlpack(producer.capsule(one, shape=(1,) * 64, strides=(1,) * 64))
+    assert t.ndim == 64 and t.size == 1
+    del t
+    cap = producer.capsule(one, shape=(1,) * 65, strides=(1,) * 65)
+    with pytest.raises(BufferError, match="65"):
+        dlx.from_dlpack(cap)
+    del cap
+
+
+@pytest.mark.parametrize(
+    "shape, strides, needle",
+    [
+        ((2**40, 2**40), (2**40, 1), "overflow"),  # element count past int64
+        ((2,), (2**62,), "overflow"),  # byte span past int64
+        ((-1,), (1,), "-1"),  # negative extent
+        ((3, -2), (1, 1), "-2"),
+    ],
+)
+def test_hostile_shapes_are_refused(producer, shape, strides, needle):
+    cap = producer.capsule(np.zeros(1, np.float32), shape=shape, strides=strides)
+    with pytest.raises(BufferError) as e:
+        dlx.from_dlpack(cap)
+    assert needle in str(e.value)
+    del cap, e
 
 
 # --- from_dlpack arguments ------------------------------------------------------------------------

@@ -330,6 +330,16 @@ def test_compact_page_stride_order_examples():
             mode=2, stride_order=(0, 1, 2, 3))
 
 
+@pytest.mark.parametrize("mode", [5, 2**31, 2**40])
+def test_compact_mode_out_of_range_names_the_value(mode):
+    t = dlx.from_dlpack(make_a())
+    with pytest.raises((ValueError, OverflowError)) as e:
+        t.mark_compact_shape_dynamic(mode=mode)
+    if isinstance(e.value, ValueError) and not isinstance(e.value, OverflowError):
+        assert f"Expected mode value to be in range [0, 4), but got {mode}" in str(e.value)
+    assert t.layout == "(8,4,16,2):(2,16,64,1)"
+
+
 def test_compact_needs_a_compact_tensor():
     with pytest.raises(ValueError):
         dlx.from_dlpack(make_c()).mark_compact_shape_dynamic(mode=0)

@@ -106,6 +106,34 @@ def test_stream_must_be_none_on_cpu(stream):
         t.__dlpack__(stream=stream, max_version=(1, 3))
 
 
+@pytest.mark.parametrize("device, stream", [((2, 0), 0), ((10, 0), 1), ((10, 0), 2)])
+def test_stream_values_the_standard_forbids_on_devices(device, stream):
+    """DLPACK.md section 2: CUDA streams may not be 0; ROCm streams may not be 1 or 2."""
+    t = dlx.from_dlpack(dlx._testing.make_capsule((2, 2), device=device))
+    with pytest.raises((BufferError, ValueError)):
+        t.__dlpack__(max_version=(1, 3), stream=stream)
+
+
+@pytest.mark.parametrize("device, stream", [((2, 0), None), ((2, 0), 1), ((2, 0), 2), ((2, 0), -1), ((2, 0), 12345),
+                                            ((10, 0), None), ((10, 0), 0), ((10, 0), 12345)])
+def test_stream_values_allowed_on_devices(device, stream):
+    t = dlx.from_dlpack(dlx._testing.make_capsule((2, 2), device=device))
+    p = Parsed(t.__dlpack__(max_version=(1, 3), stream=stream))
+    assert p.device == device and p.address == t.data_ptr
+
+
+def test_device_tensors_are_never_copied_on_the_host():
+    t = dlx.from_dlpack(dlx._testing.make_capsule((2, 2), device=(2, 0)))
+    with pytest.raises(BufferError):
+        t.__dlpack__(max_version=(1, 3), copy=True)
+    with pytest.raises(BufferError):
+        dlx.from_dlpack(t, copy=True)
+    with pytest.raises(BufferError):
+        dlx.from_dlpack(t, device="cpu")
+    p = Parsed(t.__dlpack__(max_version=(1, 3), dl_device=(2, 0)))
+    assert p.device == (2, 0) and not p.flags & FLAG_IS_COPIED
+
+
 def test_stream_none_is_fine():
     t = _tensor()
     assert capsule_name(t.__dlpack__(stream=None, max_version=(1, 3))) == "dltensor_versioned"
