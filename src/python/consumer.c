@@ -1,6 +1,7 @@
 /* The consumer side: dlx.from_dlpack over the C exchange API, __dlpack__, or a raw capsule. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
+#include <stdio.h>
 #include <string.h>
 
 #include "dlx/dtype.h"
@@ -22,8 +23,11 @@ PyObject *dlx_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t align
   dlx_import_spec spec = any_spec(0, alignment);
   dlx_status st = dlx_view_from_managed_versioned(&v, m, &spec);
   if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_BufferError);
+    /* the deleter first: a producer's deleter may run Python code, which must not see a pending error */
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", dlx_last_error());
     if (m->deleter) m->deleter(m);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, msg);
     return NULL;
   }
   return import_checked(&v, STORAGE_VERSIONED, m, alignment);
@@ -169,7 +173,12 @@ PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
       PyErr_Format(PyExc_TypeError, "__dlpack__ of '%.100s' returned '%.100s', not a PyCapsule", Py_TYPE(x)->tp_name,
                    Py_TYPE(cap)->tp_name);
     }
+    /* An unconsumed capsule runs the producer's deleter as it dies, and that deleter may run Python
+     * code: it must not see (or clobber) the error being raised. */
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
     Py_DECREF(cap);
+    PyErr_Restore(et, ev, tb);
   }
   if (t != NULL && copy == 1) {
     PyObject *c = copy_tensor(t);

@@ -252,10 +252,23 @@ static PyObject *t_mark_layout_dynamic(TensorObject *t, PyObject *args, PyObject
 static PyObject *t_mark_compact_shape_dynamic(TensorObject *t, PyObject *args, PyObject *kwargs) {
   static char *kw[] = {"mode", "stride_order", "divisibility", NULL};
   PyObject *order_obj = Py_None;
-  long mode;
+  PyObject *mode_obj;
   long long div = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "l|OL:mark_compact_shape_dynamic", kw, &mode, &order_obj, &div))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OL:mark_compact_shape_dynamic", kw, &mode_obj, &order_obj, &div))
     return NULL;
+  if (!PyLong_Check(mode_obj))
+    return PyErr_Format(PyExc_TypeError, "mode must be an int, not %.100s", Py_TYPE(mode_obj)->tp_name);
+  /* checked here on the Python int, so that the message names the value however large it is */
+  PyObject *zero = PyLong_FromLong(0), *nd = PyLong_FromLong(t->view.ndim);
+  int in_range = zero && nd && PyObject_RichCompareBool(mode_obj, zero, Py_GE) == 1 &&
+                 PyObject_RichCompareBool(mode_obj, nd, Py_LT) == 1;
+  Py_XDECREF(zero);
+  Py_XDECREF(nd);
+  if (PyErr_Occurred()) return NULL;
+  if (!in_range)
+    return PyErr_Format(PyExc_ValueError, "Expected mode value to be in range [0, %d), but got %S", t->view.ndim,
+                        mode_obj);
+  long mode = PyLong_AsLong(mode_obj);
   int32_t order[DLX_MAX_NDIM + 1];
   int32_t order_len = 0;
   const int32_t *order_ptr = NULL;
@@ -281,7 +294,6 @@ static PyObject *t_mark_compact_shape_dynamic(TensorObject *t, PyObject *args, P
     order_len = (int32_t)n;
     order_ptr = order;
   }
-  if (mode < INT32_MIN || mode > INT32_MAX) mode = INT32_MAX;
   dlx_dynlayout *d = ensure_dyn(t);
   if (d == NULL) return NULL;
   dlx_status st = dlx_dynlayout_mark_compact_shape_dynamic(d, (int32_t)mode, order_ptr, order_len, (int64_t)div);
@@ -528,9 +540,20 @@ static PyObject *t_dlpack(TensorObject *t, PyObject *const *args, Py_ssize_t nar
   if (stream != Py_None) {
     if (!PyLong_Check(stream)) return PyErr_Format(PyExc_TypeError, "stream must be an int or None, not %.100s",
                                                    Py_TYPE(stream)->tp_name);
-    if (t->view.device.device_type == kDLCPU || t->view.device.device_type == kDLCUDAHost ||
-        t->view.device.device_type == kDLROCMHost)
+    int dt = t->view.device.device_type;
+    if (dt == kDLCPU || dt == kDLCUDAHost || dt == kDLROCMHost)
       return PyErr_Format(PyExc_BufferError, "stream=%R given for host memory: only stream=None is allowed", stream);
+    long long sv = PyLong_AsLongLong(stream);
+    if (sv == -1 && PyErr_Occurred()) return NULL;
+    /* The standard's stream values: CUDA forbids 0 (ambiguous between the legacy and per-thread default
+     * streams); ROCm forbids 1 and 2 (CUDA's legacy / per-thread markers). dlx has queued no work on
+     * memory it did not allocate, so any allowed stream needs no synchronisation here. */
+    if ((dt == kDLCUDA || dt == kDLCUDAManaged) && sv == 0)
+      return PyErr_Format(PyExc_ValueError, "stream=0 is not allowed for CUDA memory (use 1 for the legacy default "
+                          "stream, 2 for the per-thread default stream, or -1 for no synchronisation)");
+    if (dt == kDLROCM && (sv == 1 || sv == 2))
+      return PyErr_Format(PyExc_ValueError, "stream=%lld is not allowed for ROCm memory (use None or 0 for the "
+                          "default stream)", sv);
   }
   if (dl_device != Py_None) {
     long dt, id;
