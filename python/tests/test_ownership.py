@@ -207,3 +207,50 @@ def test_deleter_runs_at_interpreter_exit():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
+
+
+def test_finalization_while_daemon_threads_exchange():
+    """Daemon threads still importing and exporting while the interpreter exits (edge case 8)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import threading, time, numpy as np, dlx
+        T = dlx._testing
+        def work():
+            a = np.zeros(100, np.float32)
+            while True:
+                t = dlx.from_dlpack(a)
+                b = np.from_dlpack(t)
+                u = dlx.from_dlpack(T.make_capsule((3,)))
+                c = t.__dlpack__(max_version=(1, 3))
+                del t, b, u, c
+        for _ in range(4):
+            threading.Thread(target=work, daemon=True).start()
+        keep = [np.from_dlpack(dlx.zeros((8,))) for _ in range(10)]
+        keep2 = [dlx.from_dlpack(np.zeros(4)) for _ in range(10)]
+        time.sleep(0.05)
+        print("ok")
+        """
+    )
+    for _ in range(3):
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr[-2000:]
+        assert r.stdout.strip() == "ok"
+
+
+def test_recycled_tensor_objects_carry_no_stale_state():
+    """Tensor objects are recycled: marks, alignment, read-only and stride order must not leak into the next."""
+    a = np.empty((16, 4, 8, 2), np.float32).transpose(2, 1, 0, 3)
+    ro = np.zeros((4, 4), np.float32)
+    ro.flags.writeable = False
+    for _ in range(200):
+        t = dlx.from_dlpack(a, assumed_align=4).mark_compact_shape_dynamic(mode=0, divisibility=2)
+        r = dlx.from_dlpack(ro)
+        s = dlx.from_dlpack(a).mark_layout_dynamic()
+        del t, r, s
+        u = dlx.from_dlpack(np.zeros((4, 4), np.float32).T)
+        assert (u.layout, u.readonly, u.alignment) == ("(4,4):(1,4)", False, 4)
+        assert u.mark_compact_shape_dynamic(mode=1, stride_order=(1, 0)).layout == "(4,?):(1,4)"
