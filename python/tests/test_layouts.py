@@ -418,3 +418,25 @@ def test_layout_key_memspace():
     dev = dlx.from_dlpack(T.make_capsule((4, 4), device=(2, 0))).layout_key
     assert host != dev
     assert host == dlx.from_dlpack(T.make_capsule((4, 4))).layout_key
+
+
+@pytest.mark.parametrize(
+    "shape, static, dynamic",
+    [((), "():()", "():()"), ((5,), "(5):(1)", "(?):(1)"), ((0, 3), "(0,3):(3,1)", "(?,?):(?,1)")],
+)
+def test_layout_strings_of_small_ranks(shape, static, dynamic):
+    """CuTe spells rank 1 without the trailing comma Python's repr uses; rank 0 is ():()."""
+    t = dlx.zeros(shape, "float32")
+    assert t.layout == static
+    assert t.mark_layout_dynamic().layout == dynamic
+    assert repr(t) == f"Tensor<0x{t.data_ptr:016x}@generic o {dynamic}>"
+
+
+def test_compact_on_rank_0_has_no_mode():
+    with pytest.raises(ValueError, match=r"Expected mode value to be in range \[0, 0\), but got 0"):
+        dlx.zeros(()).mark_compact_shape_dynamic(mode=0)
+
+
+def test_layout_key_is_hashable_for_every_rank():
+    keys = {dlx.zeros(s).layout_key for s in [(), (1,), (2, 3), (0, 3)]}
+    assert len(keys) == 4
