@@ -54,12 +54,6 @@ static const dtype_row *find_row(uint8_t code, uint8_t bits) {
   return NULL;
 }
 
-bool dlx_dtype_is_valid(DLDataType dt) {
-  if (dt.lanes == 0) return false;
-  if (dt.code == DLX_CODE_OPAQUE_HANDLE) return dt.bits != 0 && dt.bits % 8 == 0;
-  return find_row(dt.code, dt.bits) != NULL;
-}
-
 dlx_status dlx_dtype_check(DLDataType dt) {
   if (DLX_UNLIKELY(!dlx_dtype_is_valid(dt))) {
     DLX_FAIL_IF(dt.lanes == 0, DLX_ERR_INVALID_DTYPE, "dtype (code %u, bits %u, lanes 0): lanes must be >= 1",

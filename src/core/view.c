@@ -306,31 +306,6 @@ static inline uint32_t dtype_word(DLDataType dt) {
   return w;
 }
 
-/* Legal power-of-two widths per type code, bit k meaning 8 << k bits. A fast pre-check that only ever
- * accepts: dlx_dtype_is_valid (dtype.c, a table search costing more than the whole rest of an import)
- * stays the authority for every other dtype, and test_view checks this table against it for every
- * (code, bits) pair. Codes 15..17 (fp6, fp4) are left to dtype.c. */
-static const uint8_t fast_legal_widths[DLX_CODE_COUNT] = {
-    [DLX_CODE_INT] = 0x1F,           /* 8, 16, 32, 64, 128 */
-    [DLX_CODE_UINT] = 0x0F,          /* 8, 16, 32, 64 */
-    [DLX_CODE_FLOAT] = 0x1E,         /* 16, 32, 64, 128 */
-    [DLX_CODE_OPAQUE_HANDLE] = 0x1F, /* any whole number of bytes */
-    [DLX_CODE_BFLOAT] = 0x02,        /* 16 */
-    [DLX_CODE_COMPLEX] = 0x1C,       /* 32, 64, 128 */
-    [DLX_CODE_BOOL] = 0x01,          /* 8 */
-    [DLX_CODE_FLOAT8_E3M4] = 0x01,         [DLX_CODE_FLOAT8_E4M3] = 0x01,   [DLX_CODE_FLOAT8_E4M3B11FNUZ] = 0x01,
-    [DLX_CODE_FLOAT8_E4M3FN] = 0x01,       [DLX_CODE_FLOAT8_E4M3FNUZ] = 0x01, [DLX_CODE_FLOAT8_E5M2] = 0x01,
-    [DLX_CODE_FLOAT8_E5M2FNUZ] = 0x01,     [DLX_CODE_FLOAT8_E8M0FNU] = 0x01,
-};
-
-static inline bool dtype_is_valid_fast(DLDataType dt) {
-  const unsigned code = dt.code, bits = dt.bits;
-  if (dt.lanes != 0 && code < DLX_CODE_COUNT && bits >= 8 && (bits & (bits - 1)) == 0 &&
-      ((fast_legal_widths[code] >> (__builtin_ctz(bits) - 3)) & 1u) != 0)
-    return true;
-  return dlx_dtype_is_valid(dt);
-}
-
 DLX_COLD static dlx_status fail_import_rank(int32_t nd, int32_t want) {
   if ((uint32_t)nd > DLX_MAX_NDIM) return fail_rank_range(nd);
   if (want < DLX_NDIM_ANY || want > DLX_MAX_NDIM)
@@ -518,7 +493,7 @@ dlx_status dlx_view_from_dltensor(dlx_view *out, const DLTensor *t, const dlx_im
     return fail_import_rank(nd, spec->ndim);
 
   const DLDataType dt = t->dtype;
-  if (DLX_UNLIKELY(!dtype_is_valid_fast(dt))) return fail_import_dtype(dt, spec->dtype);
+  if (DLX_UNLIKELY(!dlx_dtype_is_valid(dt))) return fail_import_dtype(dt, spec->dtype);
   const uint32_t want_dt = dtype_word(spec->dtype);
   if (DLX_UNLIKELY(want_dt != dtype_word(DLX_DTYPE_ANY) && want_dt != dtype_word(dt)))
     return fail_import_dtype(dt, spec->dtype);
