@@ -22,8 +22,13 @@ echo "== building and installing dlx"
 
 if [ -d examples/python_ext ]; then
   echo "== building the example extension (examples/python_ext)"
-  # the example asks the installed dlx for its headers, so it builds without isolation
-  "$VPY" -m pip install -q --force-reinstall --no-deps --no-build-isolation ./examples/python_ext
+  # The example asks the installed dlx for its headers, so it builds without isolation. It is built
+  # from a scratch copy: setuptools writes build/ and *.egg-info into the source tree otherwise.
+  ext_tmp="$(mktemp -d)"
+  trap 'rm -rf "$ext_tmp"' EXIT
+  cp -R examples/python_ext "$ext_tmp/"
+  rm -rf "$ext_tmp/python_ext/build" "$ext_tmp/python_ext/"*.egg-info
+  "$VPY" -m pip install -q --force-reinstall --no-deps --no-build-isolation "$ext_tmp/python_ext"
 fi
 
 echo "== python tests"
