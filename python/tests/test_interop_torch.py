@@ -251,3 +251,35 @@ def test_many_round_trips_release_everything(exported_alive):
     del y
     gc.collect()
     assert exported_alive() == 0
+
+
+# --- CUDA (only where torch sees a GPU) -------------------------------------------------------------
+
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device (torch.cuda.is_available() is False)")
+
+
+@needs_cuda
+def test_cuda_tensor_round_trip():
+    x = torch.arange(12, dtype=torch.float32, device="cuda").reshape(3, 4)
+    t = dlx.from_dlpack(x)
+    assert t.device == (2, x.device.index or 0)
+    assert t.memspace == "gmem"
+    assert t.data_ptr == x.data_ptr()
+    assert repr(t).startswith(f"Tensor<0x{x.data_ptr():016x}@gmem o (3, 4):(4, 1)")
+    y = torch.from_dlpack(t)  # torch passes its current stream
+    assert y.is_cuda and y.data_ptr() == x.data_ptr()
+    y += 1
+    assert torch.equal(x.cpu(), torch.arange(1, 13, dtype=torch.float32).reshape(3, 4))
+
+
+@needs_cuda
+def test_cuda_tensor_is_never_touched_on_the_host():
+    t = dlx.from_dlpack(torch.zeros(4, device="cuda"))
+    with pytest.raises(BufferError):
+        dlx.from_dlpack(t, copy=True)
+    with pytest.raises(BufferError):
+        dlx.from_dlpack(t, device="cpu")
+    with pytest.raises(BufferError):
+        t.__dlpack__(max_version=(1, 3), stream=0)
+    with pytest.raises((BufferError, RuntimeError)):
+        np.from_dlpack(t)
