@@ -93,7 +93,7 @@ static const DLPackExchangeAPI *api_from_attr(PyObject *attr) {
   return (const DLPackExchangeAPI *)h;
 }
 
-static const DLPackExchangeAPI *lookup_api(PyTypeObject *type) {
+const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type) {
   for (int i = 0; i < api_cache_len; ++i)
     if (api_cache[i].type == type) return api_cache[i].api;
   const DLPackExchangeAPI *api = NULL;
@@ -150,7 +150,7 @@ PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
     dlx_storage_incref(src->storage);
     return dlx_tensor_wrap(src->storage, &src->view, alignment ? alignment : src->alignment);
   }
-  const DLPackExchangeAPI *api = lookup_api(Py_TYPE(x));
+  const DLPackExchangeAPI *api = dlx_lookup_exchange_api(Py_TYPE(x));
   if (api != NULL) {
     DLManagedTensorVersioned *m = NULL;
     if (api->managed_tensor_from_py_object_no_sync(x, &m) != 0) return NULL;

@@ -29,6 +29,9 @@ PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy);
 /* Build and validate a view of any DLPack-capable object against spec (the C API of dlx/python.h). */
 int dlx_capi_view_from_object(PyObject *obj, const dlx_import_spec *spec, dlx_view *view, PyObject **handle);
 
+/* The DLPack 1.x exchange API a Python type advertises (either spelling), cached per type; NULL if none. */
+const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type);
+
 /* Register dlx._testing helpers on the module. */
 int dlx_testing_init(PyObject *module);
 

@@ -3,6 +3,7 @@
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "dlx/dtype.h"
@@ -184,7 +185,35 @@ static PyObject *exchange_allocate(PyObject *self, PyObject *args) {
   return out;
 }
 
+/* ns per tensor for a C consumer using obj's exchange API: export through the producer's table,
+ * validate with dlx_view_from_managed_versioned, release. What an extension on dlx/python.h pays,
+ * without the Python call of dlx.from_dlpack (bench/bench_python.py reports both). */
+static PyObject *exchange_import_ns(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *obj;
+  long n;
+  if (!PyArg_ParseTuple(args, "Ol", &obj, &n)) return NULL;
+  const DLPackExchangeAPI *api = dlx_lookup_exchange_api(Py_TYPE(obj));
+  if (api == NULL) return PyErr_Format(PyExc_TypeError, "'%.100s' has no DLPack C exchange API", Py_TYPE(obj)->tp_name);
+  dlx_import_spec spec = {DLX_DTYPE_ANY, DLX_NDIM_ANY, DLX_MEMSPACE_ANY, DLX_LAYOUT_ANY, 0, 0};
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (long i = 0; i < n; ++i) {
+    DLManagedTensorVersioned *m = NULL;
+    if (api->managed_tensor_from_py_object_no_sync(obj, &m) != 0) return NULL;
+    dlx_view v;
+    dlx_status st = dlx_view_from_managed_versioned(&v, m, &spec);
+    if (m->deleter) m->deleter(m);
+    if (st != DLX_OK) return PyErr_Format(PyExc_BufferError, "%s", dlx_last_error());
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+  return PyFloat_FromDouble(n > 0 ? ns / (double)n : 0.0);
+}
+
 static PyMethodDef testing_methods[] = {
+    {"exchange_import_ns", exchange_import_ns, METH_VARARGS,
+     "exchange_import_ns(obj, n) -> ns per tensor of a C consumer going through obj's exchange API"},
     {"make_capsule", (PyCFunction)(void (*)(void))make_capsule, METH_VARARGS | METH_KEYWORDS,
      "make_capsule(shape, dtype='float32', *, strides=None, versioned=True, version=(1, 3), readonly=False, "
      "byte_offset=0, null_data=False, null_strides=False, device=(1, 0), null_deleter=False, dtype_code=None)"},
