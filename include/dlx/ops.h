@@ -1,0 +1,89 @@
+/* dlx/ops.h - computing on strided views: fill, copy, cast, elementwise arithmetic, comparisons, fma, gemm.
+ *
+ * Every op works on any strides (zero, negative, transposed) and broadcasts its inputs to the output's
+ * shape with NumPy's rules (right-aligned); the output is never broadcast (a zero stride in out is an
+ * error). Inputs share the output's dtype unless an op says otherwise, and a mismatch is
+ * DLX_ERR_DTYPE_MISMATCH naming both dtypes. Outputs marked read-only give DLX_ERR_READ_ONLY. An output
+ * that partially overlaps an input is handled: the input is copied first (the only allocation an op
+ * makes, visible here). Host-accessible memory only (CPU, pinned, managed); other devices give
+ * DLX_ERR_DEVICE_MISMATCH until the CUDA backend.
+ *
+ * Arithmetic semantics:
+ *  - integers wrap around (two's complement); integer division truncates toward zero, x / 0 is 0 and
+ *    INT_MIN / -1 is INT_MIN (documented; never a trap);
+ *  - float16, bfloat16 and the float8 formats compute in float32 and round back (round to nearest
+ *    even, the format's saturation and NaN rules), as ml_dtypes does;
+ *  - bool: add is OR, mul is AND, sub and div are DLX_ERR_UNSUPPORTED;
+ *  - complex: lt/le/gt/ge are DLX_ERR_UNSUPPORTED; eq/ne compare both parts;
+ *  - packed sub-byte dtypes (float6, float4) only take part in cast, fill and copy.
+ * Comparisons write bool (one byte, 0 or 1).
+ *
+ * Threads: large ops split over the threads of a pool (dlx_set_num_threads); an op called while the
+ * pool is busy (another thread's op, or a nested call) runs on its caller's thread alone, so threaded
+ * callers never oversubscribe. Thread safety: every op is safe to call from many threads at once on
+ * distinct outputs. */
+#ifndef DLX_OPS_H
+#define DLX_OPS_H
+
+#include <stdint.h>
+
+#include "dlx/error.h"
+#include "dlx/export.h"
+#include "dlx/view.h"
+
+DLX_EXTERN_C_BEGIN
+
+/* Room for one element of any byte-sized scalar dtype (complex128 is the widest). */
+typedef struct dlx_scalar_buf {
+  _Alignas(16) unsigned char bytes[16];
+} dlx_scalar_buf;
+
+/* A 0-d view of dtype dt holding re (+ i*im for complex), converted with the cast rules; storage in buf.
+ * For integer dtypes re must be integral and in range (DLX_ERR_OVERFLOW otherwise). */
+DLX_API dlx_status dlx_scalar_view(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, double re, double im);
+/* The same from an exact 64-bit integer (no rounding through double). */
+DLX_API dlx_status dlx_scalar_view_int(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, int64_t value);
+
+/* dst[...] = value (value broadcast to dst; same dtype). */
+DLX_API dlx_status dlx_fill(const dlx_view *dst, const dlx_view *value);
+/* dst[...] = src (src broadcast to dst; same dtype). */
+DLX_API dlx_status dlx_copy(const dlx_view *dst, const dlx_view *src);
+/* dst[...] = src converted to dst's dtype (any pair of numeric dtypes, bool included; src broadcast). */
+DLX_API dlx_status dlx_cast(const dlx_view *dst, const dlx_view *src);
+
+typedef enum dlx_binop {
+  DLX_OP_ADD = 0,
+  DLX_OP_SUB,
+  DLX_OP_MUL,
+  DLX_OP_DIV,
+  DLX_OP_LT,
+  DLX_OP_LE,
+  DLX_OP_GT,
+  DLX_OP_GE,
+  DLX_OP_EQ,
+  DLX_OP_NE,
+  DLX_OP_COUNT
+} dlx_binop;
+
+/* out = a op b, elementwise with broadcasting. A scalar operand is a 0-d view (dlx_scalar_view);
+ * reversed-scalar forms (s - t, s / t) are the same call with the operands swapped. */
+DLX_API dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view *a, const dlx_view *b);
+
+/* out = scalar * t1 + t2 (augpy's fma). t1 has t2's dtype, or is the signed partner of t2's unsigned
+ * integer dtype (an int8 delta scaled onto a uint8 image); out has t2's dtype. Integer results are
+ * computed in double, rounded to nearest and saturated to the output's range. */
+DLX_API dlx_status dlx_fma(const dlx_view *out, double scalar, const dlx_view *t1, const dlx_view *t2);
+
+/* C = alpha * A @ B + beta * C for float32, float64, complex64, complex128 rank-2 views with any
+ * strides (transposed included), through CBLAS. alpha and beta are complex (im ignored for real). */
+DLX_API dlx_status dlx_gemm(double alpha_re, double alpha_im, const dlx_view *a, const dlx_view *b, double beta_re,
+                            double beta_im, const dlx_view *c);
+
+/* The pool's thread count for large ops (1 = serial). Default: the machine's cores. n <= 0 resets to
+ * the default. Safe from any thread; takes effect for ops started afterwards. */
+DLX_API void dlx_set_num_threads(int n);
+DLX_API int dlx_get_num_threads(void);
+
+DLX_EXTERN_C_END
+
+#endif

@@ -1,0 +1,66 @@
+/* dlx/tensor.h - refcounted tensors: owned memory or a borrowed DLPack managed tensor, plus views.
+ *
+ * A dlx_tensor is a dlx_view over a shared storage. The storage either owns a 64-byte aligned host
+ * allocation or holds a DLManagedTensor / DLManagedTensorVersioned whose deleter runs exactly once, when
+ * the last tensor using it is released (on whatever thread that happens). Views (index, slice, permute,
+ * reshape, broadcast, squeeze) share the storage. Ops take an optional *out: NULL allocates it.
+ * Thread safety: retain/release are atomic and safe from any thread; one tensor's data may be read from
+ * many threads, written by one. */
+#ifndef DLX_TENSOR_H
+#define DLX_TENSOR_H
+
+#include <stdint.h>
+
+#include "dlx/dlpack.h"
+#include "dlx/error.h"
+#include "dlx/export.h"
+#include "dlx/ops.h"
+#include "dlx/view.h"
+#include "dlx/viewops.h"
+
+DLX_EXTERN_C_BEGIN
+
+typedef struct dlx_tensor dlx_tensor;
+
+/* A new C-contiguous host tensor (uninitialised). DLX_ERR_DEVICE_MISMATCH for a non-host device. */
+DLX_API dlx_status dlx_tensor_empty(dlx_tensor **out, int32_t ndim, const int64_t *shape, DLDataType dtype,
+                                    DLDevice device);
+/* A new tensor with t's shape, dtype and device. */
+DLX_API dlx_status dlx_tensor_empty_like(dlx_tensor **out, const dlx_tensor *t);
+/* Take over a managed tensor (validated as dlx_view_from_managed_versioned with any layout). On failure
+ * the deleter has run. */
+DLX_API dlx_status dlx_tensor_from_managed_versioned(dlx_tensor **out, DLManagedTensorVersioned *m);
+DLX_API dlx_status dlx_tensor_from_managed(dlx_tensor **out, DLManagedTensor *m);
+/* Export as a versioned managed tensor (one allocation) that keeps the storage alive; its deleter needs
+ * no lock and no interpreter. READ_ONLY is carried over. */
+DLX_API dlx_status dlx_tensor_to_managed_versioned(dlx_tensor *t, DLManagedTensorVersioned **out);
+
+DLX_API dlx_tensor *dlx_tensor_retain(dlx_tensor *t);  /* returns t; NULL is a no-op */
+DLX_API void dlx_tensor_release(dlx_tensor *t);        /* NULL is a no-op */
+DLX_API const dlx_view *dlx_tensor_view(const dlx_tensor *t);
+
+/* Views sharing t's storage; see dlx/viewops.h for the rules. */
+DLX_API dlx_status dlx_tensor_index(dlx_tensor **out, dlx_tensor *t, int64_t i); /* first dimension */
+DLX_API dlx_status dlx_tensor_subscript(dlx_tensor **out, dlx_tensor *t, int32_t n, const dlx_index_item *items);
+DLX_API dlx_status dlx_tensor_permute(dlx_tensor **out, dlx_tensor *t, const int32_t *perm);
+DLX_API dlx_status dlx_tensor_transpose(dlx_tensor **out, dlx_tensor *t);
+DLX_API dlx_status dlx_tensor_reshape(dlx_tensor **out, dlx_tensor *t, int32_t ndim, const int64_t *shape);
+/* Reshape that copies into a new contiguous tensor when a view is impossible. */
+DLX_API dlx_status dlx_tensor_reshape_copy(dlx_tensor **out, dlx_tensor *t, int32_t ndim, const int64_t *shape);
+DLX_API dlx_status dlx_tensor_broadcast_to(dlx_tensor **out, dlx_tensor *t, int32_t ndim, const int64_t *shape);
+DLX_API dlx_status dlx_tensor_squeeze(dlx_tensor **out, dlx_tensor *t, int32_t dim);
+DLX_API dlx_status dlx_tensor_unsqueeze(dlx_tensor **out, dlx_tensor *t, int32_t dim);
+
+/* Ops (dlx/ops.h) with optional outputs: *out NULL allocates the result (shape broadcast from the
+ * inputs; dtype the input's, bool for comparisons, dst dtype for casts); otherwise *out is written and
+ * kept. */
+DLX_API dlx_status dlx_tensor_binary(dlx_binop op, dlx_tensor **out, dlx_tensor *a, dlx_tensor *b);
+DLX_API dlx_status dlx_tensor_binary_scalar(dlx_binop op, dlx_tensor **out, dlx_tensor *a, double scalar,
+                                            int reversed);
+DLX_API dlx_status dlx_tensor_cast(dlx_tensor **out, dlx_tensor *t, DLDataType dtype);
+DLX_API dlx_status dlx_tensor_fma(dlx_tensor **out, double scalar, dlx_tensor *t1, dlx_tensor *t2);
+DLX_API dlx_status dlx_tensor_gemm(dlx_tensor **c, double alpha, dlx_tensor *a, dlx_tensor *b, double beta);
+
+DLX_EXTERN_C_END
+
+#endif
