@@ -1,0 +1,1 @@
+/* src/core/convert.c: being written (see include/dlx/). */

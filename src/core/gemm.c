@@ -1,0 +1,1 @@
+/* src/core/gemm.c: being written (see include/dlx/). */

@@ -1,0 +1,1 @@
+/* src/core/ops.c: being written (see include/dlx/). */

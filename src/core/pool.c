@@ -1,0 +1,1 @@
+/* src/core/pool.c: being written (see include/dlx/). */

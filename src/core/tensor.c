@@ -1,0 +1,1 @@
+/* src/core/tensor.c: being written (see include/dlx/). */

@@ -1,0 +1,1 @@
+/* src/core/viewops.c: being written (see include/dlx/). */
