@@ -1,4 +1,268 @@
-/* Internal: scalar conversions between float32/float64 and the narrow float formats (being written). */
+/* src/core/convert.h - internal: scalar conversions between float32/float64 and the narrow float formats,
+ * plus the integer/bool rules the cast op uses. Not a public header.
+ *
+ * Formats (DLPack code: name, layout, bias): 2: float16 (IEEE binary16; only width 16 of kDLFloat here),
+ * 4: bfloat16, 7: float8_e3m4 (3, IEEE-like), 8: float8_e4m3 (7, IEEE-like), 9: float8_e4m3b11fnuz (11),
+ * 10: float8_e4m3fn (7), 11: float8_e4m3fnuz (8), 12: float8_e5m2 (15, IEEE-like), 13: float8_e5m2fnuz (16),
+ * 14: float8_e8m0fnu (127, unsigned powers of two), 15: float6_e2m3fn (1), 16: float6_e3m2fn (3),
+ * 17: float4_e2m1fn (1). One generic codec reads a descriptor (dlx_cvt_format) per format.
+ *
+ * Rules, bit-exact with ml_dtypes (float16: with NumPy), all checked by tests/test_convert.c and
+ * python/tests/test_convert_mldtypes.py:
+ *  - encode rounds to nearest, ties to even, with subnormals (no flush to zero); never traps, never
+ *    depends on the FPU's rounding mode or FTZ/DAZ flags (all integer arithmetic);
+ *  - overflow (and +-inf input): +-inf where the format has inf (float16, bfloat16, e3m4, e4m3, e5m2);
+ *    NaN for e4m3fn (S.1111.111, sign kept), for the fnuz formats (0x80) and e8m0fnu (0xFF);
+ *    float6/float4 have no inf and no NaN: they saturate to +-max finite;
+ *  - NaN input: the format's quiet NaN with the input's sign (IEEE-like: exponent all ones, top mantissa
+ *    bit; bfloat16 0x7FC0); fnuz 0x80; e8m0fnu 0xFF; float16 keeps the top payload bits as NumPy does;
+ *    float6/float4 give a zero whose sign is the INVERSE of the NaN's (ml_dtypes: -quiet_NaN() of a type
+ *    whose quiet_NaN() is the -0 pattern): +NaN -> -0, -NaN -> +0;
+ *  - fnuz and e8m0fnu have no negative zero: -0.0 and negative underflow encode as +0 (fnuz); e8m0fnu
+ *    has no zero at all: +-0.0 -> NaN, any negative input -> NaN, and tiny positives round as if code
+ *    0x00 (2^-127) were zero, then keep code 0x00 (so everything below 2^-127 gives 2^-127);
+ *  - e8m0fnu ties (1.5 * 2^k) round up: with no mantissa bits the kept bit is the implicit 1;
+ *  - decode: NaN codes give a quiet NaN with the code's sign (the fnuz NaN 0x80 decodes negative,
+ *    e8m0fnu's positive); float16 and bfloat16 NaNs keep their payload into float32; float16 into float64
+ *    too (NumPy), bfloat16 -> float64 is float32 -> float64, which sets the quiet bit.
+ *
+ * float64 sources: dlx_cvt_encode_f64 / dlx_cvt_narrow_encode round once, from the double (correctly
+ * rounded, as NumPy's float64 -> float16). ml_dtypes 0.6 instead casts float64 arrays to bfloat16/fp8/fp6/fp4
+ * through float32 (two roundings: 1 + 2^-8 + 2^-40 gives bfloat16 1.0, not 1.0078125); a caller that wants
+ * that exact behaviour encodes (float)x with the f32 functions.
+ *
+ * Integers and bool (NumPy's rules where C defines them, ours where C leaves them undefined):
+ *  - float -> integer truncates toward zero; NaN -> 0; values past the type's range (+-inf included)
+ *    saturate to its min/max; for unsigned types everything <= -1 gives 0. NumPy's results for NaN,
+ *    inf and out-of-range values are platform-specific (x86: INT_MIN, wrap-around), so tests comparing
+ *    with NumPy must avoid them;
+ *  - float -> bool is x != 0 (NaN -> true, -0.0 -> false); bool -> number is 0 or 1;
+ *  - integer -> float: C's conversion (round to nearest even on every supported platform); integer ->
+ *    narrow format: convert to double, then encode (exact for |v| <= 2^53; beyond that two roundings).
+ *
+ * Packed sub-byte storage (float6, float4): element i occupies bits [i*bits, (i+1)*bits) of the buffer,
+ * little bit-endian (bit 0 = least significant bit of byte 0). Setting an element rewrites the one or two
+ * bytes it touches: threads writing the same buffer must split it on byte boundaries (float4: even i,
+ * float6: multiples of 4 elements).
+ *
+ * Thread safety: everything here is pure except the one-time build of the decode tables, which is
+ * thread-safe (C11 atomics). No allocation, no abort. */
 #ifndef DLX_CORE_CONVERT_H
 #define DLX_CORE_CONVERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dlx/dtype.h"
+
+/* ---- format descriptors ---------------------------------------------------------------------- */
+
+/* How a code is recognised as NaN when decoding. */
+enum {
+  DLX_CVT_NAN_NONE = 0,    /* no NaN (float6, float4) */
+  DLX_CVT_NAN_IEEE = 1,    /* exponent all ones, mantissa != 0 (float16, bfloat16, e3m4, e4m3, e5m2) */
+  DLX_CVT_NAN_ALL_ONES = 2, /* magnitude all ones: S.1111.111 (e4m3fn), 0xFF (e8m0fnu) */
+  DLX_CVT_NAN_NEG_ZERO = 3  /* the -0 pattern 0x80 is the only NaN (fnuz) */
+};
+
+typedef struct dlx_cvt_format {
+  const char *name;    /* canonical dtype name ("float8_e4m3fn") */
+  uint8_t code;        /* DLPack type code */
+  uint8_t bits;        /* storage width: 16, 8, 6 or 4 */
+  uint8_t exp_bits;    /* exponent field width */
+  uint8_t man_bits;    /* stored mantissa bits */
+  int32_t bias;        /* exponent bias */
+  uint8_t nan_kind;    /* DLX_CVT_NAN_* */
+  bool has_inf;        /* exponent all ones with zero mantissa is +-inf */
+  bool has_zero;       /* false for e8m0fnu: exponent 0 is an ordinary binade (2^-127) */
+  bool nan_payload;    /* NaN payloads move with the bits (float16, bfloat16) instead of one quiet NaN */
+  uint32_t sign_bit;   /* the sign bit's value in the code (0 for the unsigned e8m0fnu) */
+  uint32_t max_finite; /* largest finite magnitude code */
+  uint32_t zero_pos, zero_neg; /* codes of +0.0 and -0.0 (and of negative underflow) */
+  uint32_t nan_pos, nan_neg;   /* codes a +NaN / -NaN input encodes to */
+  uint32_t ovf_pos, ovf_neg;   /* codes of +-inf inputs and of overflow */
+} dlx_cvt_format;
+
+/* The descriptor of a narrow float format: code 2 means float16, 4 bfloat16, 7..17 the fp8/fp6/fp4
+ * formats. NULL for any other code. */
+const dlx_cvt_format *dlx_cvt_format_of(uint8_t dlpack_code);
+
+/* ---- generic codec (any format, any descriptor) ------------------------------------------------ */
+
+/* Encode a float32 / float64 into fmt's code (the low fmt->bits bits of the result). */
+uint32_t dlx_cvt_encode_f32(const dlx_cvt_format *fmt, float x);
+uint32_t dlx_cvt_encode_f64(const dlx_cvt_format *fmt, double x);
+/* Decode a code (bits above fmt->bits ignored) to float32 / float64; exact for every non-NaN code. */
+float dlx_cvt_decode_f32(const dlx_cvt_format *fmt, uint32_t bits);
+double dlx_cvt_decode_f64(const dlx_cvt_format *fmt, uint32_t bits);
+
+/* By DLPack code (2 = float16, 4 = bfloat16, 7..17). For an unknown code decode gives NaN and encode 0. */
+double dlx_cvt_narrow_decode(uint8_t dlpack_code, uint32_t bits);
+uint32_t dlx_cvt_narrow_encode(uint8_t dlpack_code, double x);
+uint32_t dlx_cvt_narrow_encode_f32(uint8_t dlpack_code, float x);
+
+/* 256-entry float32 table of every code of an 8/6/4-bit format (codes 7..17), indexed by the code
+ * (entries past 2^bits repeat the low bits); NULL for other codes. Built once, thread-safely, on first
+ * use; the pointer stays valid for the life of the process. */
+const float *dlx_cvt_decode_table(uint8_t dlpack_code);
+
+/* ---- float16 / bfloat16 fast paths ------------------------------------------------------------- */
+
+static inline uint32_t dlx_cvt__f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+static inline float dlx_cvt__f32_from_bits(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+static inline uint64_t dlx_cvt__f64_bits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+static inline double dlx_cvt__f64_from_bits(uint64_t u) {
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+/* float16 -> float32, exact; NaN payloads kept (NumPy). */
+static inline float dlx_cvt_f16_to_f32(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  const uint32_t em = h & 0x7fffu;
+  uint32_t out;
+  if (em >= 0x7c00u) {
+    out = sign | 0x7f800000u | ((em & 0x3ffu) << 13); /* inf, or NaN with its payload */
+  } else if (em >= 0x0400u) {
+    out = sign | ((em << 13) + ((uint32_t)(127 - 15) << 23)); /* normal: rebias the exponent */
+  } else if (em != 0) {
+    /* subnormal: renormalise with integer shifts so FTZ/DAZ modes cannot touch it */
+    uint32_t m = em, e = 127 - 15 + 1;
+    while ((m & 0x400u) == 0) {
+      m <<= 1;
+      --e;
+    }
+    out = sign | (e << 23) | ((m & 0x3ffu) << 13);
+  } else {
+    out = sign;
+  }
+  return dlx_cvt__f32_from_bits(out);
+}
+
+/* float16 -> float64, exact; NaN payloads kept without setting the quiet bit (NumPy). */
+static inline double dlx_cvt_f16_to_f64(uint16_t h) {
+  if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0)
+    return dlx_cvt__f64_from_bits(((uint64_t)(h & 0x8000u) << 48) | 0x7ff0000000000000u |
+                                  ((uint64_t)(h & 0x3ffu) << 42));
+  return (double)dlx_cvt_f16_to_f32(h);
+}
+
+/* float32 -> float16, round to nearest even; overflow -> inf; NaN keeps the top 10 payload bits and is
+ * never turned into inf (NumPy's npy_floatbits_to_halfbits). */
+static inline uint16_t dlx_cvt_f32_to_f16(float f) {
+  const uint32_t x = dlx_cvt__f32_bits(f);
+  const uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+  const uint32_t a = x & 0x7fffffffu;
+  if (a >= 0x7f800000u) {
+    if (a == 0x7f800000u) return (uint16_t)(sign | 0x7c00u);
+    uint16_t payload = (uint16_t)((a & 0x7fffffu) >> 13);
+    return (uint16_t)(sign | 0x7c00u | (payload ? payload : 1u)); /* a NaN must stay a NaN */
+  }
+  /* 65520 = 0x477ff000 is the first value that rounds past 65504 */
+  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+  if (a >= 0x38800000u) /* normal in float16: RNE on the 13 dropped bits, then rebias */
+    return (uint16_t)(sign | (((a + 0x0fffu + ((a >> 13) & 1u)) >> 13) - ((uint32_t)(127 - 15) << 10)));
+  if (a <= 0x33000000u) return sign; /* <= 2^-25: half of the smallest subnormal ties to 0 */
+  /* subnormal: value = m * 2^(e - 150), in units of 2^-24 that is m >> (126 - e) */
+  const uint32_t m = (a & 0x7fffffu) | 0x800000u;
+  const uint32_t shift = 126u - (a >> 23);
+  const uint32_t rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+  uint32_t q = m >> shift;
+  q += (rem > half || (rem == half && (q & 1u))) ? 1u : 0u;
+  return (uint16_t)(sign | q);
+}
+
+/* float64 -> float16, rounded once from the double (as NumPy). */
+uint16_t dlx_cvt_f64_to_f16(double d);
+
+/* bfloat16 -> float32: the top 16 bits, exact (NaN payloads kept). */
+static inline float dlx_cvt_bf16_to_f32(uint16_t b) { return dlx_cvt__f32_from_bits((uint32_t)b << 16); }
+
+/* bfloat16 -> float64: through float32; a NaN gets the quiet bit, as the hardware widening does. */
+static inline double dlx_cvt_bf16_to_f64(uint16_t b) {
+  if ((b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0)
+    return dlx_cvt__f64_from_bits(((uint64_t)(b & 0x8000u) << 48) | 0x7ff8000000000000u |
+                                  ((uint64_t)(b & 0x7fu) << 45));
+  return (double)dlx_cvt_bf16_to_f32(b);
+}
+
+/* float32 -> bfloat16, round to nearest even; overflow -> inf; NaN -> 0x7FC0 with the sign (ml_dtypes). */
+static inline uint16_t dlx_cvt_f32_to_bf16(float f) {
+  const uint32_t x = dlx_cvt__f32_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(((x >> 16) & 0x8000u) | 0x7fc0u);
+  /* adding 0x7fff plus the kept lsb carries exactly when the dropped half rounds up (ties to even) */
+  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+/* float64 -> bfloat16, rounded once from the double. */
+uint16_t dlx_cvt_f64_to_bf16(double d);
+
+/* ---- fp8 / fp6 / fp4 hot paths ---------------------------------------------------------------- */
+
+/* Decode through a table from dlx_cvt_decode_table (the cast kernel fetches it once per call). */
+static inline float dlx_cvt_table_decode(const float *table, uint32_t bits) { return table[bits & 0xffu]; }
+
+/* ---- packed sub-byte storage ------------------------------------------------------------------ */
+
+/* Element i (width `bits`, 1..8) of a packed buffer. */
+static inline uint32_t dlx_cvt_packed_get(const void *buf, uint64_t i, unsigned bits) {
+  const unsigned char *p = (const unsigned char *)buf;
+  const uint64_t pos = i * bits;
+  const size_t byte = (size_t)(pos >> 3);
+  const unsigned shift = (unsigned)(pos & 7u);
+  uint32_t w = p[byte];
+  if (shift + bits > 8u) w |= (uint32_t)p[byte + 1] << 8; /* straddles two bytes (float6) */
+  return (w >> shift) & ((1u << bits) - 1u);
+}
+
+/* Store the low `bits` bits of value as element i of a packed buffer; neighbours are untouched. */
+static inline void dlx_cvt_packed_set(void *buf, uint64_t i, unsigned bits, uint32_t value) {
+  unsigned char *p = (unsigned char *)buf;
+  const uint64_t pos = i * bits;
+  const size_t byte = (size_t)(pos >> 3);
+  const unsigned shift = (unsigned)(pos & 7u);
+  const uint32_t mask = ((1u << bits) - 1u) << shift;
+  const uint32_t v = (value << shift) & mask;
+  p[byte] = (unsigned char)((p[byte] & ~mask) | v);
+  if (shift + bits > 8u) p[byte + 1] = (unsigned char)((p[byte + 1] & ~(mask >> 8)) | (v >> 8));
+}
+
+/* ---- integers and bool ------------------------------------------------------------------------ */
+
+/* double -> signed integer in [lo, hi]: truncation toward zero, NaN -> 0, saturation outside the range.
+ * lo/hi are the target type's limits (INT8_MIN/INT8_MAX ... INT64_MIN/INT64_MAX). */
+static inline int64_t dlx_cvt_f64_to_int(double x, int64_t lo, int64_t hi) {
+  if (x != x) return 0;
+  if (x >= 9223372036854775808.0) return hi; /* 2^63 */
+  if (x < -9223372036854775808.0) return lo;
+  const int64_t v = (int64_t)x; /* defined: the truncated value is within int64 */
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* double -> unsigned integer in [0, hi]: truncation toward zero, NaN -> 0, <= -1 -> 0, saturation at hi. */
+static inline uint64_t dlx_cvt_f64_to_uint(double x, uint64_t hi) {
+  if (!(x > -1.0)) return 0; /* NaN and everything that truncates below 0 */
+  if (x >= 18446744073709551616.0) return hi; /* 2^64 */
+  const uint64_t v = (uint64_t)x;
+  return v > hi ? hi : v;
+}
+
+/* float -> bool: x != 0, so NaN is true and -0.0 false. */
+static inline bool dlx_cvt_f64_to_bool(double x) { return x != 0.0; }
+
 #endif
