@@ -23,24 +23,32 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 
 cmake -S . -B "$BUILD" -DCMAKE_C_COMPILER="$CC_FUZZ" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DDLX_BUILD_FUZZ=ON -DDLX_BUILD_TESTS=OFF -DDLX_BUILD_EXAMPLES=OFF -DDLX_BUILD_BENCH=OFF >/dev/null
-cmake --build "$BUILD" -j "$JOBS" --target fuzz_dltensor_import fuzz_dtype_parse >/dev/null
+# Every fuzz/fuzz_<name>.c is a harness (target fuzz_<name>, seeds in fuzz/corpus/<name>/ if present).
+HARNESSES=()
+for f in fuzz/fuzz_*.c; do
+  h=$(basename "$f" .c)
+  HARNESSES+=("${h#fuzz_}")
+done
+cmake --build "$BUILD" -j "$JOBS" --target "${HARNESSES[@]/#/fuzz_}" >/dev/null
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 summary=()
 status=0
-for h in dltensor_import dtype_parse; do
+for h in "${HARNESSES[@]}"; do
   run_corpus=fuzz/corpus-run/$h
   mkdir -p "$run_corpus"
+  seeds=()
+  [ -d "fuzz/corpus/$h" ] && seeds=("../fuzz/corpus/$h")
   log=$BUILD/fuzz_$h.log
-  echo "== fuzz_$h for ${SECONDS_PER_HARNESS}s (seeds: fuzz/corpus/$h, new inputs: $run_corpus)"
+  echo "== fuzz_$h for ${SECONDS_PER_HARNESS}s (seeds: ${seeds[*]:-none}, new inputs: $run_corpus)"
   set +e
   # -max_len covers rank-64 tensors with raw 9-byte extents; artifacts land in the build dir.
   parallel=()
   if [ "${DLX_FUZZ_JOBS:-1}" -gt 1 ]; then parallel=(-fork="$DLX_FUZZ_JOBS"); fi
   (cd "$BUILD" && ./fuzz/fuzz_$h -max_total_time="$SECONDS_PER_HARNESS" -max_len=2048 -timeout=10 \
       -rss_limit_mb=2048 -print_final_stats=1 "${parallel[@]+"${parallel[@]}"}" ${DLX_FUZZ_ARGS:-} \
-      "../$run_corpus" "../fuzz/corpus/$h") >"$log" 2>&1
+      "../$run_corpus" "${seeds[@]+"${seeds[@]}"}") >"$log" 2>&1
   rc=$?
   set -e
   execs=$(awk '/^stat::number_of_executed_units/ {s += $2} END {print s + 0}' "$log")
@@ -55,7 +63,7 @@ for h in dltensor_import dtype_parse; do
   else
     status=1
     line="fuzz_$h: FAILED (exit $rc) after ${execs} executions; see $log and $BUILD/crash-*"
-    grep -E 'ERROR|fuzz_dltensor_import:|fuzz_dtype_parse:|SUMMARY|Test unit written' "$log" | head -n 12 >&2 || true
+    grep -E "ERROR|fuzz_$h:|SUMMARY|Test unit written" "$log" | head -n 12 >&2 || true
   fi
   echo "$line"
   summary+=("$line")
