@@ -2,7 +2,11 @@
 import glob
 import os
 import re
+import shlex
 import shutil
+import subprocess
+import sysconfig
+import tempfile
 
 from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
@@ -37,10 +41,53 @@ os.makedirs(os.path.join(HERE, "python", "dlx"), exist_ok=True)
 with open(os.path.join(HERE, "python", "dlx", "_version.py"), "w") as f:
     f.write(f'VERSION = "{_version()}"\n')
 
+_CBLAS_PROBE = """#include <cblas.h>
+int main(void) {
+  float a = 2, b = 3, c = 0;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0f, &a, 1, &b, 1, 0.0f, &c, 1);
+  return c != 6.0f;
+}
+"""
+
+
+def _cblas():
+    """(include_dirs, library_dirs, libraries) of a CBLAS that compiles and links, or None.
+
+    dlx.matmul needs CBLAS (Debian: libopenblas-dev); without one the module still builds and gemm
+    raises TypeError. DLX_WITH_BLAS=0 in the environment skips the probe."""
+    if os.environ.get("DLX_WITH_BLAS", "1") == "0":
+        return None
+    candidates = []
+    try:
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "openblas"], capture_output=True, text=True,
+                               check=True).stdout.split()
+        candidates.append(([f[2:] for f in flags if f.startswith("-I")], [f[2:] for f in flags if f.startswith("-L")],
+                           [f[2:] for f in flags if f.startswith("-l")]))
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    candidates += [([], [], ["openblas"]), (["/usr/include/openblas"], [], ["openblas"]), ([], [], ["cblas"])]
+    cc = shlex.split(sysconfig.get_config_var("CC") or "cc")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "probe.c")
+        with open(src, "w") as f:
+            f.write(_CBLAS_PROBE)
+        for inc, libdirs, libs in candidates:
+            cmd = cc + [src, "-o", os.path.join(tmp, "probe")] + ["-I" + d for d in inc] + ["-L" + d for d in libdirs]
+            cmd += ["-l" + lib for lib in libs]
+            if subprocess.run(cmd, capture_output=True).returncode == 0:
+                return inc, libdirs, libs
+    return None
+
+
+_blas = _cblas()
+
 ext = Extension(
     "dlx._dlx",
     sources=_rel("src/core/*.c") + _rel("src/python/*.c"),
-    include_dirs=["include", "src"],
+    include_dirs=["include", "src"] + (_blas[0] if _blas else []),
+    library_dirs=_blas[1] if _blas else [],
+    libraries=_blas[2] if _blas else [],
+    define_macros=[("DLX_HAVE_CBLAS", "1")] if _blas else [],  # only gemm.c looks at it
     extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
                         "-Wno-cast-function-type"],
 )
