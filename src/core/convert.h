@@ -66,6 +66,12 @@ enum {
   DLX_CVT_NAN_ALL_ONES = 2, /* magnitude all ones: S.1111.111 (e4m3fn), 0xFF (e8m0fnu) */
   DLX_CVT_NAN_NEG_ZERO = 3  /* the -0 pattern 0x80 is the only NaN (fnuz) */
 };
+/* What a NaN code decodes to. */
+enum {
+  DLX_CVT_NANDEC_QUIET = 0,   /* the canonical quiet NaN with the code's sign (ml_dtypes fp8) */
+  DLX_CVT_NANDEC_PAYLOAD = 1, /* payload shifted into place, quiet bit untouched (float16, NumPy) */
+  DLX_CVT_NANDEC_PAYLOAD_F32 = 2 /* payload kept into float32; float64 gets it widened and quieted (bfloat16) */
+};
 
 typedef struct dlx_cvt_format {
   const char *name;    /* canonical dtype name ("float8_e4m3fn") */
@@ -74,10 +80,11 @@ typedef struct dlx_cvt_format {
   uint8_t exp_bits;    /* exponent field width */
   uint8_t man_bits;    /* stored mantissa bits */
   int32_t bias;        /* exponent bias */
-  uint8_t nan_kind;    /* DLX_CVT_NAN_* */
+  uint8_t nan_kind;    /* DLX_CVT_NAN_*: which codes are NaN */
+  uint8_t nan_decode;  /* DLX_CVT_NANDEC_*: what a NaN code decodes to */
+  bool nan_encode_payload; /* float16: a NaN input keeps its top payload bits (NumPy) */
   bool has_inf;        /* exponent all ones with zero mantissa is +-inf */
   bool has_zero;       /* false for e8m0fnu: exponent 0 is an ordinary binade (2^-127) */
-  bool nan_payload;    /* NaN payloads move with the bits (float16, bfloat16) instead of one quiet NaN */
   uint32_t sign_bit;   /* the sign bit's value in the code (0 for the unsigned e8m0fnu) */
   uint32_t max_finite; /* largest finite magnitude code */
   uint32_t zero_pos, zero_neg; /* codes of +0.0 and -0.0 (and of negative underflow) */
@@ -91,8 +98,9 @@ const dlx_cvt_format *dlx_cvt_format_of(uint8_t dlpack_code);
 
 /* ---- generic codec (any format, any descriptor) ------------------------------------------------ */
 
-/* Encode a float32 / float64 into fmt's code (the low fmt->bits bits of the result). */
-uint32_t dlx_cvt_encode_f32(const dlx_cvt_format *fmt, float x);
+/* Encode a float32 / float64 into fmt's code (the low fmt->bits bits of the result). The float32 one is
+ * inline (below) for the cast kernel. */
+static inline uint32_t dlx_cvt_encode_f32(const dlx_cvt_format *fmt, float x);
 uint32_t dlx_cvt_encode_f64(const dlx_cvt_format *fmt, double x);
 /* Decode a code (bits above fmt->bits ignored) to float32 / float64; exact for every non-NaN code. */
 float dlx_cvt_decode_f32(const dlx_cvt_format *fmt, uint32_t bits);
@@ -129,6 +137,60 @@ static inline double dlx_cvt__f64_from_bits(uint64_t u) {
   double d;
   memcpy(&d, &u, sizeof d);
   return d;
+}
+
+/* The generic encoder's finite non-zero path: value = m * 2^(e - mbits) with m in [2^mbits, 2^(mbits+1)),
+ * mbits >= fmt->man_bits. Rounds to nearest even at the target's precision (fewer bits in its subnormal
+ * range) and packs with one addition, so a carry out of the mantissa bumps the exponent. */
+static inline uint32_t dlx_cvt__encode_finite(const dlx_cvt_format *fmt, bool neg, int32_t e, uint64_t m,
+                                              unsigned mbits) {
+  /* e8m0fnu has no sign: every negative input is NaN */
+  if (neg && fmt->sign_bit == 0) return fmt->nan_neg;
+  const int32_t be = e + fmt->bias; /* biased exponent in the target */
+  /* an exponent field past all ones cannot be finite; stopping here also keeps the shifts small */
+  if (be > (1 << fmt->exp_bits)) return neg ? fmt->ovf_neg : fmt->ovf_pos;
+  int32_t shift = (int32_t)mbits - (int32_t)fmt->man_bits + (be < 1 ? 1 - be : 0);
+  /* mbits + 2 already rounds everything to 0; more would only risk an oversized shift */
+  if (shift > (int32_t)mbits + 2) shift = (int32_t)mbits + 2;
+  uint64_t q = m >> shift;
+  if (shift > 0) {
+    const uint64_t rem = m & ((UINT64_C(1) << shift) - 1u), half = UINT64_C(1) << (shift - 1);
+    q += (rem > half || (rem == half && (q & 1u))) ? 1u : 0u;
+  }
+  /* q still holds the implicit bit, so (exponent - 1) + q is the packed code; subnormals use 0 */
+  const uint64_t code = ((uint64_t)(be > 1 ? be - 1 : 0) << fmt->man_bits) + q;
+  if (code > fmt->max_finite) return neg ? fmt->ovf_neg : fmt->ovf_pos;
+  if (!neg) return (uint32_t)code;
+  /* fnuz formats have no negative zero: a negative value that underflows encodes as +0 */
+  return code == 0 ? fmt->zero_neg : ((uint32_t)code | fmt->sign_bit);
+}
+
+/* NaN input: the format's NaN for that sign, or (float16) the top payload bits below a quiet exponent. */
+static inline uint32_t dlx_cvt__encode_nan(const dlx_cvt_format *fmt, bool neg, uint64_t payload, unsigned mbits) {
+  if (!fmt->nan_encode_payload) return neg ? fmt->nan_neg : fmt->nan_pos;
+  uint32_t keep = (uint32_t)(payload >> (mbits - fmt->man_bits));
+  const uint32_t exp_ones = ((1u << fmt->exp_bits) - 1u) << fmt->man_bits;
+  return (neg ? fmt->sign_bit : 0u) | exp_ones | (keep ? keep : 1u); /* a zero payload would read as inf */
+}
+
+static inline uint32_t dlx_cvt_encode_f32(const dlx_cvt_format *fmt, float x) {
+  const uint32_t u = dlx_cvt__f32_bits(x);
+  const bool neg = (u >> 31) != 0;
+  const uint32_t a = u & 0x7fffffffu;
+  if (a >= 0x7f800000u) {
+    if (a == 0x7f800000u) return neg ? fmt->ovf_neg : fmt->ovf_pos;
+    return dlx_cvt__encode_nan(fmt, neg, a & 0x7fffffu, 23);
+  }
+  if (a == 0) return neg ? fmt->zero_neg : fmt->zero_pos;
+  if (a >= 0x00800000u) return dlx_cvt__encode_finite(fmt, neg, (int32_t)(a >> 23) - 127, (a & 0x7fffffu) | 0x800000u, 23);
+  /* float32 subnormal: normalise with integer shifts (no FPU, so DAZ cannot flush it) */
+  uint32_t m = a;
+  int32_t e = -126;
+  while ((m & 0x800000u) == 0) {
+    m <<= 1;
+    --e;
+  }
+  return dlx_cvt__encode_finite(fmt, neg, e, m, 23);
 }
 
 /* float16 -> float32, exact; NaN payloads kept (NumPy). */
