@@ -11,6 +11,11 @@
 #include "dlx/dtype.h"
 #include "runner.h"
 
+#if defined(__x86_64__) || defined(__SSE2__)
+#include <xmmintrin.h>
+#define HAVE_MXCSR 1
+#endif
+
 /* ---- the reference: an independent restatement of each format ---------------------------------- */
 
 /* Restated from the ml_dtypes / OCP definitions, not taken from convert.c's table. */
@@ -590,6 +595,37 @@ static void test_tables_thread_safe_first_use(void) {
   CHECK(dlx_cvt_decode_table(DLX_CODE_FLOAT4_E2M1FN)[0x17] == 6.0f);
 }
 
+/* Flush-to-zero / denormals-are-zero modes (set by -ffast-math libraries loaded into Python) must not
+ * change any result: the codec works on integers, and float32 subnormals never pass through the FPU. */
+static void test_ftz_daz_modes(void) {
+#ifdef HAVE_MXCSR
+  const unsigned saved = _mm_getcsr();
+  _mm_setcsr(saved | 0x8040u); /* FTZ (bit 15) | DAZ (bit 6) */
+  volatile uint16_t bf_sub = 0x0001, h_sub = 0x0001;
+  volatile uint32_t f_sub = 0x00018000u, f_tiny = 0x33000001u, f_e8 = 0x00400000u;
+  const uint8_t e8 = DLX_CODE_FLOAT8_E8M0FNU;
+  const uint64_t bf_sub_f64 = f64_bits(dlx_cvt_bf16_to_f64(bf_sub));
+  const uint32_t bf_sub_f32 = f32_bits(dlx_cvt_bf16_to_f32(bf_sub));
+  const uint32_t h_sub_f32 = f32_bits(dlx_cvt_f16_to_f32(h_sub));
+  const uint32_t bf_from_sub = dlx_cvt_f32_to_bf16(f32_from(f_sub));
+  const uint32_t h_from_tiny = dlx_cvt_f32_to_f16(f32_from(f_tiny));
+  const uint32_t e8_from_sub = dlx_cvt_narrow_encode_f32(e8, f32_from(f_e8));
+  const uint32_t e8_table0 = f32_bits(dlx_cvt_decode_table(e8)[0]);
+  const uint64_t e8_dec0 = f64_bits(dlx_cvt_narrow_decode(e8, 0));
+  const uint32_t bf_gen = f32_bits(dlx_cvt_decode_f32(dlx_cvt_format_of(DLX_CODE_BFLOAT), bf_sub));
+  _mm_setcsr(saved);
+  CHECK_EQ(bf_sub_f64, UINT64_C(0x37a0000000000000)); /* 2^-133 */
+  CHECK_EQ(bf_sub_f32, 0x00010000u);
+  CHECK_EQ(h_sub_f32, 0x33800000u); /* 2^-24 */
+  CHECK_EQ(bf_from_sub, 0x0002);
+  CHECK_EQ(h_from_tiny, 0x0001);
+  CHECK_EQ(e8_from_sub, 0x00);
+  CHECK_EQ(e8_table0, 0x00400000u);
+  CHECK_EQ(e8_dec0, UINT64_C(0x3800000000000000)); /* 2^-127 */
+  CHECK_EQ(bf_gen, 0x00010000u);
+#endif
+}
+
 static void test_reference_setup(void) {
   ref_ensure();
   /* sanity of the reference itself: finite value counts per format */
@@ -613,5 +649,6 @@ static const dlx_test_case cases[] = {
     {"rounding_edges", test_rounding_edges},
     {"packed", test_packed},
     {"int_and_bool", test_int_and_bool},
+    {"ftz_daz_modes", test_ftz_daz_modes},
 };
 DLX_TEST_MAIN(cases)

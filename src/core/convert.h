@@ -255,11 +255,13 @@ uint16_t dlx_cvt_f64_to_f16(double d);
 /* bfloat16 -> float32: the top 16 bits, exact (NaN payloads kept). */
 static inline float dlx_cvt_bf16_to_f32(uint16_t b) { return dlx_cvt__f32_from_bits((uint32_t)b << 16); }
 
-/* bfloat16 -> float64: through float32; a NaN gets the quiet bit, as the hardware widening does. */
+/* bfloat16 -> float64: as through float32; a NaN gets the quiet bit, as the hardware widening does. */
 static inline double dlx_cvt_bf16_to_f64(uint16_t b) {
   if ((b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0)
     return dlx_cvt__f64_from_bits(((uint64_t)(b & 0x8000u) << 48) | 0x7ff8000000000000u |
                                   ((uint64_t)(b & 0x7fu) << 45));
+  /* subnormals are float32 subnormals, which a DAZ mode would flush in the widening: use integers */
+  if ((b & 0x7f80u) == 0 && (b & 0x7fu) != 0) return dlx_cvt_decode_f64(dlx_cvt_format_of(DLX_CODE_BFLOAT), b);
   return (double)dlx_cvt_bf16_to_f32(b);
 }
 
