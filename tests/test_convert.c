@@ -572,6 +572,10 @@ static void test_int_and_bool(void) {
   CHECK(dlx_cvt_f64_to_bool(-1e-300));
   CHECK(!dlx_cvt_f64_to_bool(0.0));
   CHECK(!dlx_cvt_f64_to_bool(-0.0));
+  /* integers into narrow formats: through float32 (ml_dtypes' route) or rounded once through double */
+  const int64_t big = (INT64_C(1) << 30) + (INT64_C(1) << 22) + 1;
+  CHECK_EQ(dlx_cvt_encode_f32(dlx_cvt_format_of(DLX_CODE_BFLOAT), (float)big), 0x4e80);
+  CHECK_EQ(dlx_cvt_encode_f64(dlx_cvt_format_of(DLX_CODE_BFLOAT), (double)big), 0x4e81);
   /* narrow formats through bool: a NaN code is true, a zero (either sign) false */
   CHECK(dlx_cvt_f64_to_bool(dlx_cvt_narrow_decode(DLX_CODE_FLOAT8_E4M3FNUZ, 0x80)));
   CHECK(!dlx_cvt_f64_to_bool(dlx_cvt_narrow_decode(DLX_CODE_FLOAT6_E2M3FN, 0x20)));

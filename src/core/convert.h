@@ -37,8 +37,10 @@
  *    inf and out-of-range values are platform-specific (x86: INT_MIN, wrap-around), so tests comparing
  *    with NumPy must avoid them;
  *  - float -> bool is x != 0 (NaN -> true, -0.0 -> false); bool -> number is 0 or 1;
- *  - integer -> float: C's conversion (round to nearest even on every supported platform); integer ->
- *    narrow format: convert to double, then encode (exact for |v| <= 2^53; beyond that two roundings).
+ *  - integer -> float: C's conversion (round to nearest even on every supported platform). integer ->
+ *    narrow format: ml_dtypes converts to float32 first, then encodes (two roundings once |v| > 2^24:
+ *    int64 2^30 + 2^22 + 1 gives bfloat16 0x4E80, not 0x4E81); dlx_cvt_encode_f32(fmt, (float)v)
+ *    reproduces that bit for bit, dlx_cvt_encode_f64(fmt, (double)v) rounds once for |v| <= 2^53.
  *
  * Packed sub-byte storage (float6, float4): element i occupies bits [i*bits, (i+1)*bits) of the buffer,
  * little bit-endian (bit 0 = least significant bit of byte 0). Setting an element rewrites the one or two
