@@ -473,6 +473,29 @@ static void test_key(void) {
   (void)dlx_dynlayout_key(&x, 1);
 }
 
+/* Found by fuzz/fuzz_dynlayout.c: the struct is public, so a caller can store a negative extent or
+ * divisibility that init would refuse. The compactness check then multiplied a large running stride
+ * by it (signed overflow, undefined behaviour); such a layout is now refused before any arithmetic. */
+static void test_corrupted_values(void) {
+  const int64_t shape[] = {1, INT64_C(1) << 62}, strides[] = {INT64_C(1) << 62, 1};
+  const int32_t order[] = {0, 1};
+  dlx_dynlayout t = make(2, shape, strides);
+  t.shape[0] = -4;
+  CHECK_FAIL_UNCHANGED(t, dlx_dynlayout_mark_compact_shape_dynamic(&t, 1, order, 2, 1), DLX_ERR_NEGATIVE_EXTENT,
+                       "extent -4 of mode 0");
+  CHECK_FAIL_UNCHANGED(t, dlx_dynlayout_mark_dynamic(&t, -1), DLX_ERR_NEGATIVE_EXTENT, "extent -4 of mode 0");
+  t = make(2, shape, strides);
+  t.shape_div[1] = -2;
+  CHECK_FAIL_UNCHANGED(t, dlx_dynlayout_mark_compact_shape_dynamic(&t, 0, order, 2, 1), DLX_ERR_INVALID_ARGUMENT,
+                       "divisibility -2 of shape mode 1");
+  t = make(2, shape, strides);
+  t.stride_div[0] = -1;
+  CHECK_FAIL_UNCHANGED(t, dlx_dynlayout_mark_dynamic(&t, 1), DLX_ERR_INVALID_ARGUMENT,
+                       "divisibility -1 of stride mode 0");
+  /* printing and keys never fail on such values: they only read them */
+  CHECK_STR(fmt(&t), "(1,4611686018427387904):(?{div=-1},1)");
+}
+
 static const dlx_test_case cases[] = {
     {"init", test_init},
     {"mark_dynamic_seed", test_mark_dynamic_seed},
@@ -488,5 +511,6 @@ static const dlx_test_case cases[] = {
     {"format_widest", test_format_widest},
     {"is_dynamic", test_is_dynamic},
     {"key", test_key},
+    {"corrupted_values", test_corrupted_values},
 };
 DLX_TEST_MAIN(cases)

@@ -24,6 +24,22 @@ static dlx_status check_ndim(const dlx_dynlayout *l, const char *fn) {
   return DLX_OK;
 }
 
+/* What the markings compute with: a sound rank, and extents and divisibilities that init or a
+ * marking could have stored. A negative one (written by hand into the public struct) would reach
+ * the overflow-checked products below as a factor they do not expect (found by the fuzzer). */
+static dlx_status check_values(const dlx_dynlayout *l, const char *fn) {
+  DLX_FORWARD(check_ndim(l, fn));
+  for (int32_t d = 0; d < l->ndim; ++d) {
+    DLX_FAIL_IF(l->shape[d] < 0, DLX_ERR_NEGATIVE_EXTENT, "%s: extent %lld of mode %d is negative", fn,
+                (long long)l->shape[d], (int)d);
+    DLX_FAIL_IF(l->shape_div[d] < 0, DLX_ERR_INVALID_ARGUMENT, "%s: divisibility %lld of shape mode %d is negative",
+                fn, (long long)l->shape_div[d], (int)d);
+    DLX_FAIL_IF(l->stride_div[d] < 0, DLX_ERR_INVALID_ARGUMENT, "%s: divisibility %lld of stride mode %d is negative",
+                fn, (long long)l->stride_div[d], (int)d);
+  }
+  return DLX_OK;
+}
+
 dlx_status dlx_dynlayout_init(dlx_dynlayout *l, int32_t ndim, const int64_t *shape, const int64_t *strides) {
   DLX_CHECK_NULL(l);
   DLX_FAIL_IF(ndim < 0 || ndim > DLX_MAX_NDIM, DLX_ERR_RANK, "dlx_dynlayout_init: ndim %d outside [0, %d]", (int)ndim,
@@ -47,7 +63,7 @@ dlx_status dlx_dynlayout_init(dlx_dynlayout *l, int32_t ndim, const int64_t *sha
 
 dlx_status dlx_dynlayout_mark_dynamic(dlx_dynlayout *l, int32_t leading_dim) {
   DLX_CHECK_NULL(l);
-  DLX_FORWARD(check_ndim(l, __func__));
+  DLX_FORWARD(check_values(l, __func__));
   const int32_t n = l->ndim;
   if (leading_dim < 0) {
     dlx_status st = dlx_layout_leading_dim(n, l->stride, &leading_dim);
@@ -141,7 +157,7 @@ static int32_t missing_dim(const int32_t *order, int32_t n) {
 dlx_status dlx_dynlayout_mark_compact_shape_dynamic(dlx_dynlayout *l, int32_t mode, const int32_t *stride_order,
                                                     int32_t order_len, int64_t divisibility) {
   DLX_CHECK_NULL(l);
-  DLX_FORWARD(check_ndim(l, __func__));
+  DLX_FORWARD(check_values(l, __func__));
   const int32_t n = l->ndim;
   DLX_FAIL_IF(mode < 0 || mode >= n, DLX_ERR_INDEX, "Expected mode value to be in range [0, %d), but got %d", (int)n,
               (int)mode);
