@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the seed corpora of the libFuzzer harnesses (committed under fuzz/corpus/).
 
-    python3 fuzz/make_corpus.py          # rewrites fuzz/corpus/dltensor_import and fuzz/corpus/dtype_parse
+    python3 fuzz/make_corpus.py          # rewrites every fuzz/corpus/<harness>/ this script knows
 
 Each dltensor_import seed is one DLTensor plus import spec in the byte encoding that
 fuzz/fuzz_dltensor_import.c reads (its header comment lists the fields); the seeds cover the DLPack
@@ -283,6 +283,311 @@ def dtype_parse_seeds():
     return s
 
 
+# ---- dynlayout (fuzz/fuzz_dynlayout.c) ---------------------------------------------------------
+
+DL_CORRUPT, DL_SHAPE_NULL, DL_STRIDES_NULL, DL_NULL_ARGS = 1, 2, 4, 8
+OP_DYN, OP_COMPACT, OP_FMT, OP_KEY, OP_REINIT = range(5)
+
+
+def _pick(lo, hi, mod, want):
+    """A byte b in [lo, hi) with b % mod == want (the harness's selectors reduce modulo a rank)."""
+    for b in range(lo, hi):
+        if b % mod == want:
+            return b
+    raise ValueError((lo, hi, mod, want))
+
+
+def dyn_op(n, op):
+    """One operation of the dynlayout harness on a layout of rank n."""
+    kind = op[0]
+    rn = max(0, min(n, 64))
+    if kind == "dyn":
+        lead = op[1]
+        if lead is None or lead == -1:
+            return u8(OP_DYN) + u8(0)
+        if 0 <= lead < rn + 2:
+            return u8(OP_DYN) + u8(_pick(0x80, 0xF0, rn + 2, lead))
+        return u8(OP_DYN) + u8(0xFF) + u32(lead)
+    if kind == "compact":
+        _, mode, order, div = op
+        out = u8(OP_COMPACT)
+        out += u8(mode) if 0 <= mode <= rn else u8(0xFF) + u32(mode)
+        if order is None:
+            out += u8(0) + u8(0)
+        elif order in ("identity", "reversed", "stride"):
+            out += u8({"identity": 1, "reversed": 2, "stride": 3}[order])
+        else:
+            out += u8(5)
+            length = len(order)
+            if 0 <= length - rn + 1 <= 2:
+                out += u8(length - rn + 1)
+            else:
+                out += u8(0xC0 + length + 32)
+            for v in order:
+                if 0 <= v <= rn:
+                    out += u8(v)
+                elif -16 <= v <= -1:
+                    out += u8(0xE0 + (-1 - v))
+                else:
+                    out += u8(0xF0) + u32(v)
+        if div >= 1 and div <= 128 and div & (div - 1) == 0:
+            out += u8(div.bit_length() - 1)
+        elif 0 <= div <= 16:
+            out += u8(_pick(0x80, 0xF0, 17, div))
+        else:
+            out += u8(0xF0) + u64(div)
+        return out
+    if kind == "fmt":
+        return u8(OP_FMT) + u8(op[1])
+    if kind == "key":
+        return u8(OP_KEY) + u64(op[1])
+    if kind == "reinit":
+        return u8(OP_REINIT)
+    raise ValueError(kind)
+
+
+def dyn_seed(shape, strides, ops=(), *, flags=0, ndim=None, corrupt=None):
+    """corrupt: (ndim selector byte, has_order, [(index, value)] x4 order entries, [(index, field, value)])."""
+    n = len(shape) if ndim is None else ndim
+    out = u8(flags | (DL_CORRUPT if corrupt else 0)) + enc_ndim(n)
+    k = max(0, min(n, 64))
+    vals = (list(shape) + [1] * k)[:k]
+    svals = (list(strides) + [1] * k)[:k]
+    out += b"".join(enc_small(v) for v in vals) + b"".join(enc_small(v) for v in svals)
+    if corrupt:
+        nsel, has_order, order_sets, fields = corrupt
+        out += u8(nsel) + u8(has_order)
+        order_sets = (list(order_sets) + [(0, 0)] * 4)[:4]
+        for idx, v in order_sets:
+            out += u8(idx) + (u8((v + 8) % 17) if -8 <= v <= 8 else u8(0xF0) + u32(v))
+        out += u8(len(fields))
+        for idx, field, v in fields:
+            out += u8(idx) + u8(field) + enc_small(v)
+    for op in ops:
+        out += dyn_op(n, op)
+    return out
+
+
+def dynlayout_seeds():
+    A = ([8, 4, 16, 2], [2, 16, 64, 1])  # seed 003's tensors (see tests/test_dynlayout.c)
+    B = ([1, 4, 1, 32, 1], [1, 1, 1, 4, 1])
+    C = ([2, 2], [8, 2])
+    D = ([3, 4, 2, 5], [5, 0, 0, 1])
+    s = {}
+    s["rank0"] = dyn_seed([], [], [("dyn", -1), ("fmt", 0)])
+    s["rank1"] = dyn_seed([5], [1], [("compact", 0, None, 1), ("fmt", 3)])
+    s["a_mark_dynamic"] = dyn_seed(*A, [("dyn", -1), ("fmt", 7), ("key", 3)])
+    s["a_leading_mismatch"] = dyn_seed(*A, [("dyn", 1)])
+    s["a_compact_mode1_div2"] = dyn_seed(*A, [("compact", 1, None, 2), ("fmt", 12)])
+    s["a_compact_given_order"] = dyn_seed(*A, [("compact", 0, [2, 1, 0, 3], 8), ("compact", 2, None, 4), ("key", 1)])
+    s["a_compact_not_divisible"] = dyn_seed(*A, [("compact", 1, None, 3)])
+    s["a_compact_div0"] = dyn_seed(*A, [("compact", 1, None, 0)])
+    s["a_compact_mode_out_of_range"] = dyn_seed(*A, [("compact", 30, None, 1)])
+    s["a_compact_order_too_long"] = dyn_seed(*A, [("compact", 0, [0, 1, 2, 3, 4], 1)])
+    s["a_compact_order_duplicate"] = dyn_seed(*A, [("compact", 0, [0, 1, 1, 3], 1)])
+    s["a_compact_order_negative"] = dyn_seed(*A, [("compact", 0, [0, 1, 2, -1], 1)])
+    s["b_deduction_fails"] = dyn_seed(*B, [("dyn", -1), ("compact", 1, None, 1)])
+    s["b_leading_given"] = dyn_seed(*B, [("dyn", 2), ("fmt", 0)])
+    s["b_compact_explicit_then_recorded"] = dyn_seed(*B, [("compact", 2, [3, 0, 2, 4, 1], 1), ("compact", 3, None, 8),
+                                                        ("compact", 1, [2, 3, 4, 0, 1], 1), ("dyn", 0)])
+    s["c_strided_not_compact"] = dyn_seed(*C, [("dyn", -1), ("compact", 0, None, 2), ("compact", 0, "identity", 2)])
+    s["d_broadcast_zero_strides"] = dyn_seed(*D, [("dyn", -1), ("key", 0), ("compact", 0, "reversed", 1)])
+    s["empty_tensor"] = dyn_seed([3, 0, 4], [0, 0, 0], [("compact", 1, "identity", 4), ("compact", 0, None, 3)])
+    s["column_major"] = dyn_seed([3, 5, 7], [1, 3, 15], [("compact", 2, "stride", 7), ("fmt", 20)])
+    s["overflow_running_stride"] = dyn_seed([1 << 40, 1 << 30, 2], [1 << 31, 2, 1],
+                                            [("compact", 0, "identity", 1 << 40), ("compact", 1, None, 1 << 30)])
+    s["reinit_forgets_marks"] = dyn_seed(*A, [("compact", 1, None, 2), ("reinit",), ("dyn", 3), ("fmt", 1)])
+    s["rank64_widest"] = dyn_seed([1] * 64, [-(1 << 63)] * 64, [("fmt", 255), ("dyn", -1), ("fmt", 0)])
+    s["rank65_refused"] = dyn_seed([1] * 65, [1] * 65, [("dyn", -1)], ndim=65)
+    s["rank_negative"] = dyn_seed([], [], [("fmt", 0)], ndim=-3)
+    s["null_shape"] = dyn_seed([2, 2], [2, 1], flags=DL_SHAPE_NULL)
+    s["null_strides"] = dyn_seed([2, 2], [2, 1], flags=DL_STRIDES_NULL)
+    s["negative_extent"] = dyn_seed([2, -2], [2, 1])
+    s["null_arguments"] = dyn_seed([2, 2], [2, 1], [("fmt", 0)], flags=DL_NULL_ARGS)
+    s["corrupt_rank"] = dyn_seed(*A, [("dyn", -1), ("compact", 0, None, 1), ("fmt", 0), ("key", 9)],
+                                 corrupt=(0xF0 + 5, 0, [], []))
+    s["corrupt_recorded_order"] = dyn_seed(*A, [("compact", 0, None, 1), ("dyn", -1)],
+                                           corrupt=(0, 1, [(0, 7), (1, -8), (2, 2), (3, 3)], []))
+    # Found by fuzz_dynlayout: a negative extent stored into the struct by hand reached a signed
+    # multiplication in the compactness check (undefined behaviour); now refused as NEGATIVE_EXTENT.
+    s["regress_corrupt_negative_extent"] = dyn_seed([1, 1 << 62], [1 << 62, 1], [("compact", 1, "identity", 1)],
+                                                    corrupt=(0, 0, [], [(0, 0, -4)]))
+    s["regress_corrupt_negative_divisibility"] = dyn_seed([1 << 62, 4], [4, 1], [("compact", 0, "identity", 1)],
+                                                          corrupt=(0, 0, [], [(1, 2, -2)]))
+    return s
+
+
+# ---- viewops (fuzz/fuzz_viewops.c) -------------------------------------------------------------
+
+# The harness's dtype table, by position.
+VO_DTYPES = ["int8", "float32", "float64", "complex128", "bool", "float4_e2m1fn", "float6_e2m3fn", "int32x4",
+             "float16x2", "opaque8"]
+VO_NULL_ARGS, VO_BAD_RANK, VO_PADDED, VO_READ_ONLY = 1, 2, 4, 8
+(VO_INDEX, VO_SLICE, VO_SUBSCRIPT, VO_PERMUTE, VO_TRANSPOSE, VO_RESHAPE, VO_SQUEEZE, VO_SQUEEZE_ALL, VO_UNSQUEEZE,
+ VO_RESOLVE) = range(10)
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def vo_dim(v):
+    return u8(v + 8) if -8 <= v <= 8 else u8(0xF0) + u32(v)
+
+
+def vo_index(v):
+    if -16 <= v <= 16:
+        return u8(v + 16)
+    if INT64_MAX - 14 <= v <= INT64_MAX and (INT64_MAX - v) % 2 == 0:
+        return u8(0xE1 + (INT64_MAX - v))
+    if INT64_MIN <= v <= INT64_MIN + 14 and (v - INT64_MIN) % 2 == 0:
+        return u8(0xE0 + (v - INT64_MIN))
+    return u8(0xF0) + u64(v)
+
+
+def vo_step(v):
+    if -4 <= v <= 4:
+        return u8(v + 4)
+    if v == INT64_MAX:
+        return u8(0xE1)
+    if v == INT64_MIN:
+        return u8(0xE0)
+    return u8(0xF0) + u64(v)
+
+
+def vo_slice(start=None, stop=None, step=None):
+    f = (start is not None) | (stop is not None) << 1 | (step is not None) << 2
+    out = u8(f)
+    if start is not None:
+        out += vo_index(start)
+    if stop is not None:
+        out += vo_index(stop)
+    if step is not None:
+        out += vo_step(step)
+    return out
+
+
+def vo_item(item):
+    """An index-tuple item: an int, a slice() object, None, Ellipsis, or ("bad",) for an unknown kind."""
+    if item is None:
+        return u8(6)
+    if item is Ellipsis:
+        return u8(7)
+    if isinstance(item, slice):
+        return u8(3) + vo_slice(item.start, item.stop, item.step)
+    if isinstance(item, tuple):
+        return u8(8) + u8(0)  # kind -1
+    return u8(0) + vo_index(item)
+
+
+def vo_op(n, op):
+    """One operation of the viewops harness on a view of rank n."""
+    kind = op[0]
+    if kind == "index":
+        return u8(VO_INDEX) + vo_dim(op[1]) + vo_index(op[2])
+    if kind in ("slice", "resolve"):
+        code = VO_SLICE if kind == "slice" else VO_RESOLVE
+        _, dim, sl, extent = op
+        return u8(code) + vo_dim(dim) + vo_slice(sl.start, sl.stop, sl.step) + vo_index(extent)
+    if kind == "subscript":
+        items = op[1]
+        if op[1] == "newaxis_run":
+            return u8(VO_SUBSCRIPT) + u8(0xF0 + op[2] - 56)
+        return u8(VO_SUBSCRIPT) + u8(len(items)) + b"".join(vo_item(it) for it in items)
+    if kind == "permute":
+        perm = op[1]
+        if perm is None:
+            return u8(VO_PERMUTE) + u8(3)
+        if perm == "reversed":
+            return u8(VO_PERMUTE) + u8(1)
+        return u8(VO_PERMUTE) + u8(2) + b"".join(u8(p) if 0 <= p <= n else u8(0xF0 + (-1 - p)) for p in perm)
+    if kind == "transpose":
+        return u8(VO_TRANSPOSE)
+    if kind == "reshape":
+        shape = op[1]
+        null = len(op) > 2 and op[2] == "null"
+        out = u8(VO_RESHAPE) + u8(0)
+        out += (u8(len(shape)) if len(shape) <= 8 else u8(0xF0) + u8(0xE0 + len(shape) - 56))
+        out += b"".join(enc_small(e) for e in shape)
+        return out + u8(0xFF if null else 0)
+    if kind == "reshape_flatten":
+        return u8(VO_RESHAPE) + u8(5) + u8(1 if op[1] == -1 else 0) + u8(0)
+    if kind == "squeeze":
+        return u8(VO_SQUEEZE) + vo_dim(op[1])
+    if kind == "squeeze_all":
+        return u8(VO_SQUEEZE_ALL)
+    if kind == "unsqueeze":
+        return u8(VO_UNSQUEEZE) + vo_dim(op[1])
+    raise ValueError(kind)
+
+
+def vo_seed(shape, strides="C", dtype="float32", ops=(), *, flags=0, data=0):
+    n = len(shape)
+    if strides == "C":
+        strides = row_major(shape)
+    elif strides == "F":
+        strides = col_major(shape)
+    out = u8(flags) + u8(VO_DTYPES.index(dtype)) + u8(data)
+    out += u8(n) if n <= 6 else u8(0xF0) + enc_ndim(n)
+    out += b"".join(enc_small(e) for e in shape) + b"".join(enc_small(st) for st in strides)
+    rank = n
+    for op in ops:
+        out += vo_op(rank, op)
+    return out
+
+
+def viewops_seeds():
+    s = {}
+    s["rank0_transpose_unsqueeze"] = vo_seed([], ops=[("transpose",), ("unsqueeze", 0), ("squeeze_all",)])
+    s["index_last_of_each"] = vo_seed([2, 3, 4], dtype="int8", ops=[("index", 1, -1), ("index", -1, 3)])
+    s["index_out_of_range"] = vo_seed([2, 3], ops=[("index", 0, 2), ("index", 2, 0), ("index", -3, 0)])
+    s["slice_negative_step"] = vo_seed([10], ops=[("slice", 0, slice(None, None, -3), 0)])
+    s["slice_clamped_bounds"] = vo_seed([5, 6], ops=[("slice", 1, slice(-100, 100, 2), 0), ("slice", 0, slice(4, 1, -1), 0)])
+    s["slice_step_zero"] = vo_seed([4], ops=[("slice", 0, slice(None, None, 0), 0)])
+    s["slice_int64_extremes"] = vo_seed([7, 3], ops=[("slice", 0, slice(INT64_MIN, INT64_MAX, INT64_MIN), 0),
+                                                     ("slice", 1, slice(INT64_MAX, INT64_MIN, INT64_MAX), 0)])
+    s["subscript_numpy_mix"] = vo_seed([4, 5, 6], dtype="float64",
+                                       ops=[("subscript", [1, slice(None, None, 2), None, Ellipsis])])
+    s["subscript_ellipsis_middle"] = vo_seed([2, 3, 4, 5], ops=[("subscript", [0, Ellipsis, slice(1, None), None])])
+    s["subscript_two_ellipses"] = vo_seed([2, 3], ops=[("subscript", [Ellipsis, Ellipsis])])
+    s["subscript_too_many"] = vo_seed([2, 3], ops=[("subscript", [0, 0, 0])])
+    s["subscript_unknown_kind"] = vo_seed([2, 3], ops=[("subscript", [0, ("bad",)])])
+    s["subscript_rank_past_64"] = vo_seed([2, 3], ops=[("subscript", "newaxis_run", 63)])
+    s["permute_reverse_then_raw"] = vo_seed([2, 3, 4], ops=[("permute", "reversed"), ("permute", [1, 2, 0])])
+    s["permute_repeat"] = vo_seed([2, 3, 4], ops=[("permute", [0, 0, 1])])
+    s["permute_out_of_range"] = vo_seed([2, 3], ops=[("permute", [0, 3])])
+    s["permute_null"] = vo_seed([2, 3], ops=[("permute", None)])
+    s["transpose_fortran"] = vo_seed([3, 5], "F", ops=[("transpose",), ("reshape_flatten", -1)])
+    s["reshape_contiguous"] = vo_seed([2, 3, 4], ops=[("reshape", [4, 6]), ("reshape", [-1, 2, 3])])
+    s["reshape_needs_copy"] = vo_seed([4, 6], [1, 4], ops=[("reshape", [24])])
+    s["reshape_strided_view"] = vo_seed([4, 6], [12, 1], ops=[("reshape", [2, 2, 6]), ("reshape", [4, 1, 6])])
+    s["reshape_two_infers"] = vo_seed([4, 6], ops=[("reshape", [-1, -1])])
+    s["reshape_negative_extent"] = vo_seed([4, 6], ops=[("reshape", [-2, 12])])
+    s["reshape_count_differs"] = vo_seed([4, 6], ops=[("reshape", [5, 5])])
+    s["reshape_infer_beside_zero"] = vo_seed([0, 6], ops=[("reshape", [0, -1])])
+    s["reshape_null_shape"] = vo_seed([4, 6], ops=[("reshape", [24], "null")])
+    s["reshape_rank_65"] = vo_seed([1], ops=[("reshape", [1] * 65)])
+    s["reshape_broadcast_zero_stride"] = vo_seed([2, 3, 2], [0, 0, 1], ops=[("reshape", [6, 2]), ("reshape", [12])])
+    s["squeeze_unsqueeze"] = vo_seed([3, 1, 4], ops=[("squeeze", 1), ("unsqueeze", -1), ("unsqueeze", 0),
+                                                     ("squeeze", 1), ("unsqueeze", 9)])
+    s["unsqueeze_at_64"] = vo_seed([1] * 64, [1] * 64, ops=[("unsqueeze", 0), ("squeeze_all",)])
+    s["negative_and_zero_strides"] = vo_seed([3, 4], [-4, 0], ops=[("slice", 0, slice(None, None, -1), 0),
+                                                                   ("index", 1, 2), ("reshape", [3, 1])])
+    s["empty_huge_extent"] = vo_seed([0, 1 << 40], [1, 1], ops=[("slice", 1, slice(5, None, 3), 0), ("index", 1, 7),
+                                                                 ("reshape_flatten", 0)])
+    s["huge_stride_overflow"] = vo_seed([3, 2], [1 << 62, 1], dtype="complex128", ops=[("index", 0, 2), ("index", 0, 1)])
+    s["packed_fp4_odd_start"] = vo_seed([8], dtype="float4_e2m1fn", ops=[("index", 0, 1), ("slice", 0, slice(2, None, 2), 0),
+                                                                           ("index", 0, 3)])
+    s["packed_fp6_padded"] = vo_seed([4, 3], dtype="float6_e2m3fn", flags=VO_PADDED, ops=[("index", 1, 1), ("index", 0, 3)])
+    s["vector_lanes_read_only"] = vo_seed([5, 2], dtype="int32x4", flags=VO_READ_ONLY,
+                                          ops=[("transpose",), ("subscript", [None, 1])])
+    s["resolve_python_cases"] = vo_seed([1], ops=[("resolve", 0, slice(None, None, -1), 10),
+                                                  ("resolve", 0, slice(-3, None, None), 2),
+                                                  ("resolve", 0, slice(None, None, 2), -1),
+                                                  ("resolve", 0, slice(1, 2, 0), 5),
+                                                  ("resolve", 0, slice(INT64_MIN, INT64_MAX, 3), INT64_MAX)])
+    s["null_arguments_and_bad_ranks"] = vo_seed([2, 3], flags=VO_NULL_ARGS | VO_BAD_RANK, ops=[("transpose",)])
+    s["raw_data_address"] = vo_seed([3, 3], dtype="opaque8", data=0x7F, ops=[("index", 0, 1), ("slice", 0, slice(1, None), 0)])
+    return s
+
+
 def write(dirname, seeds):
     out = os.path.join(HERE, "corpus", dirname)
     os.makedirs(out, exist_ok=True)
@@ -297,7 +602,10 @@ def write(dirname, seeds):
 def main():
     n1 = write("dltensor_import", dltensor_import_seeds())
     n2 = write("dtype_parse", dtype_parse_seeds())
-    print("wrote %d dltensor_import seeds and %d dtype_parse seeds under fuzz/corpus/" % (n1, n2))
+    n3 = write("dynlayout", dynlayout_seeds())
+    n4 = write("viewops", viewops_seeds())
+    print("wrote %d dltensor_import, %d dtype_parse, %d dynlayout and %d viewops seeds under fuzz/corpus/"
+          % (n1, n2, n3, n4))
     return 0
 
 
