@@ -588,6 +588,72 @@ def viewops_seeds():
     return s
 
 
+# ---- managed_import (fuzz/fuzz_managed_import.c) ----------------------------------------------
+
+MI_LEGACY, MI_NULL_DELETER, MI_NULL_ARGS, MI_SHAPE_NULL, MI_STRIDES_NULL, MI_DATA_NULL = 1, 2, 4, 8, 16, 32
+# The harness's dtype table, by position.
+MI_DTYPES = [(FLOAT, 32, 1), (INT, 8, 1), (UINT, 16, 1), (BOOL, 8, 1), (FLOAT, 64, 1), (COMPLEX, 64, 1),
+             (BFLOAT, 16, 1), (F8_E4M3FN, 8, 1), (F4_E2M1FN, 4, 1), (16, 6, 1), (FLOAT, 32, 4), (OPAQUE, 64, 1)]
+
+
+def mi_seed(shape, strides="C", dtype=(FLOAT, 32, 1), *, kind=0, major=1, minor=3, flags=0, device=(CPU, 0),
+            ndim=None, data_off=0, byte_offset=0, spec_dtype="any", spec_ndim="any", memspace=MS_ANY, layout=L_ANY,
+            spec_version=3, alignment=0):
+    n = len(shape) if ndim is None else ndim
+    if strides == "C":
+        strides = row_major(shape)
+    out = u8(kind)
+    if not kind & MI_LEGACY:
+        out += u8(0) if major == 1 else (u8(0xC0 + major) if 0 <= major <= 3 else u8(0xF0) + u32(major))
+        out += u8(minor) if 0 <= minor <= 4 else (u8(minor) if 0xC0 <= minor < 0xF0 else u8(0xF0) + u32(minor))
+        if 0 <= flags <= 7:
+            out += u8(flags)
+        elif flags & (flags - 1) == 0:
+            out += u8(0x80 + flags.bit_length() - 1)
+        else:
+            out += u8(0xF0) + u64(flags)
+    out += enc_ndim(n)
+    out += u8(MI_DTYPES.index(dtype)) if dtype in MI_DTYPES else u8(0xF0) + bytes([dtype[0], dtype[1]]) + struct.pack("<H", dtype[2])
+    out += u8(device[0]) + u8(device[1]) + u8(data_off) + u8(byte_offset)
+    k = max(0, min(n, 72))
+    out += b"".join(enc_small(v) for v in (list(shape) + [1] * k)[:k])
+    out += b"".join(enc_small(v) for v in (list(strides or []) + [1] * k)[:k])
+    out += u8(0x00 if spec_dtype == "any" else 0x80) + u8(0x00 if spec_ndim == "any" else 0x80)
+    out += u8(memspace) + u8(layout) + u8(spec_version)
+    out += u8(0) if alignment == 0 else u8(0x80 + alignment.bit_length() - 1)
+    return out
+
+
+def managed_import_seeds():
+    s = {}
+    s["v13_f32_rank2"] = mi_seed([2, 3], spec_dtype="same", spec_ndim="same", memspace=MS_HOST, layout=L_RIGHT)
+    s["v10_null_strides_row_major"] = mi_seed([2, 3], None, minor=0, kind=MI_STRIDES_NULL, layout=L_RIGHT)
+    s["v12_null_strides_refused"] = mi_seed([2, 3], None, minor=2, kind=MI_STRIDES_NULL)
+    s["minor_huge"] = mi_seed([4], minor=0xFFFFFFFF, kind=MI_STRIDES_NULL)
+    s["major0_refused"] = mi_seed([4], major=0)
+    s["major2_refused_before_null_shape"] = mi_seed([4], major=2, kind=MI_SHAPE_NULL)
+    s["major_raw_huge"] = mi_seed([4], major=0xFFFFFFFF)
+    s["flag_read_only"] = mi_seed([4, 4], flags=1, layout=L_STRIDE)
+    s["flag_is_copied"] = mi_seed([4, 4], flags=2)
+    s["flag_padded_fp4"] = mi_seed([3, 5], dtype=(F4_E2M1FN, 4, 1), flags=4)
+    s["flags_unknown_bits"] = mi_seed([3], flags=1 << 40)
+    s["flags_all_bits"] = mi_seed([3], flags=(1 << 64) - 1)
+    s["null_deleter"] = mi_seed([2, 2], kind=MI_NULL_DELETER)
+    s["null_data_with_elements"] = mi_seed([2, 2], kind=MI_DATA_NULL)
+    s["empty_null_data"] = mi_seed([2, 0], [0, 0], kind=MI_DATA_NULL)
+    s["illegal_dtype_raw"] = mi_seed([2], dtype=(FLOAT, 24, 1))
+    s["vector_lanes"] = mi_seed([2], dtype=(FLOAT, 32, 4))
+    s["unknown_device"] = mi_seed([2], device=(19, 0))
+    s["rank65"] = mi_seed([1] * 65, ndim=65)
+    s["misaligned_byte_offset"] = mi_seed([4], byte_offset=2, alignment=0)
+    s["legacy_null_strides"] = mi_seed([2, 3], None, kind=MI_LEGACY | MI_STRIDES_NULL, spec_version=3)
+    s["legacy_read_only_not_expressible"] = mi_seed([2, 3], kind=MI_LEGACY, layout=L_LEFT)
+    s["legacy_null_deleter"] = mi_seed([5], kind=MI_LEGACY | MI_NULL_DELETER)
+    s["null_arguments"] = mi_seed([2], kind=MI_NULL_ARGS)
+    s["null_arguments_legacy"] = mi_seed([2], kind=MI_NULL_ARGS | MI_LEGACY)
+    return s
+
+
 def write(dirname, seeds):
     out = os.path.join(HERE, "corpus", dirname)
     os.makedirs(out, exist_ok=True)
@@ -604,8 +670,9 @@ def main():
     n2 = write("dtype_parse", dtype_parse_seeds())
     n3 = write("dynlayout", dynlayout_seeds())
     n4 = write("viewops", viewops_seeds())
-    print("wrote %d dltensor_import, %d dtype_parse, %d dynlayout and %d viewops seeds under fuzz/corpus/"
-          % (n1, n2, n3, n4))
+    n5 = write("managed_import", managed_import_seeds())
+    print("wrote %d dltensor_import, %d dtype_parse, %d dynlayout, %d viewops and %d managed_import seeds under "
+          "fuzz/corpus/" % (n1, n2, n3, n4, n5))
     return 0
 
 

@@ -1,0 +1,221 @@
+/* fuzz/fuzz_managed_import.c - libFuzzer harness for managed-tensor import: dlx_view_from_managed_versioned
+ * and dlx_view_from_managed, the entry points every capsule a Python producer hands to dlx goes through.
+ *
+ * A producer controls the whole managed struct: version (any major and minor), flags (any of the 64
+ * bits), manager_ctx, a deleter that may be NULL, and the DLTensor inside. The harness builds such a
+ * struct in an exactly sized heap block (so a read past it is an overflow ASan reports) with the shape
+ * and strides in exactly sized blocks too, and data pointing into a PROT_NONE region (import never
+ * dereferences data). Then it checks:
+ *   - a major version other than 1 is DLX_ERR_VERSION, whatever else is wrong with the tensor;
+ *   - otherwise the outcome is exactly that of dlx_view_from_dltensor on the embedded DLTensor with the
+ *     spec's version replaced by the tensor's own (minor clamped), or by LEGACY for a legacy tensor:
+ *     same status, same view (the DLTensor importer has its own harness, fuzz_dltensor_import);
+ *   - READ_ONLY and IS_SUBBYTE_TYPE_PADDED become view flags, every other flag bit is ignored;
+ *   - import borrows: the struct is byte for byte unchanged and the deleter is never called;
+ *   - NULL out, tensor or spec is DLX_ERR_NULL_ARGUMENT and nothing is written.
+ *
+ * Input format (reads past the end yield zero bytes; fuzz/make_corpus.py writes the same encoding):
+ *   kind u8: bit 0 legacy (else versioned), bit 1 NULL deleter, bit 2 NULL-argument checks,
+ *            bit 3 shape NULL, bit 4 strides NULL, bit 5 data NULL
+ *   [versioned: major selector u8, minor selector u8, flags selector u8 (+ raw u64)]
+ *   ndim (fuzz_ndim), dtype selector u8 (+ raw code, bits, lanes), device type u8, device id u8,
+ *   data offset u8, byte_offset u8, shape[ndim], strides[ndim] (fuzz_i64_small),
+ *   spec: dtype u8, ndim u8, memspace u8, layout u8, version u8, alignment u8 */
+/* MAP_ANONYMOUS and sysconf under -std=c11 */
+#define _DEFAULT_SOURCE 1
+
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "dlx/dlx.h"
+#include "fuzz_common.h"
+
+static uint8_t *g_guard; /* 2 pages of PROT_NONE: touching data is a crash */
+static size_t g_page;
+static long g_deleter_calls;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  g_page = (size_t)sysconf(_SC_PAGESIZE);
+  void *p = mmap(NULL, 2 * g_page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  FUZZ_CHECK(p != MAP_FAILED, "mmap of the guard region failed");
+  g_guard = (uint8_t *)p;
+  return 0;
+}
+
+/* Import borrows: a deleter call from it would free the producer's memory under its feet. */
+static void deleter_versioned(DLManagedTensorVersioned *m) {
+  (void)m;
+  ++g_deleter_calls;
+}
+static void deleter_legacy(DLManagedTensor *m) {
+  (void)m;
+  ++g_deleter_calls;
+}
+
+static DLDataType pick_dtype(fuzz_reader *r) {
+  static const DLDataType table[] = {
+      {DLX_CODE_FLOAT, 32, 1},  {DLX_CODE_INT, 8, 1},     {DLX_CODE_UINT, 16, 1},          {DLX_CODE_BOOL, 8, 1},
+      {DLX_CODE_FLOAT, 64, 1},  {DLX_CODE_COMPLEX, 64, 1}, {DLX_CODE_BFLOAT, 16, 1},       {DLX_CODE_FLOAT8_E4M3FN, 8, 1},
+      {DLX_CODE_FLOAT4_E2M1FN, 4, 1}, {DLX_CODE_FLOAT6_E3M2FN, 6, 1}, {DLX_CODE_FLOAT, 32, 4},
+      {DLX_CODE_OPAQUE_HANDLE, 64, 1},
+  };
+  uint8_t b = fuzz_u8(r);
+  if (b < 0xF0) return table[b % (sizeof table / sizeof table[0])];
+  DLDataType dt;
+  dt.code = fuzz_u8(r);
+  dt.bits = fuzz_u8(r);
+  dt.lanes = (uint16_t)(fuzz_u8(r) | (fuzz_u8(r) << 8));
+  return dt;
+}
+
+static int64_t *make_array(fuzz_reader *r, int32_t n) {
+  size_t cnt = n < 0 ? 0 : (n > 72 ? 72 : (size_t)n); /* past 64 dlx refuses before reading */
+  int64_t *a = (int64_t *)malloc(cnt ? cnt * sizeof(int64_t) : 1);
+  if (a == NULL) return NULL;
+  for (size_t i = 0; i < cnt; ++i) a[i] = fuzz_i64_small(r);
+  return a;
+}
+
+static bool views_equal(const dlx_view *a, const dlx_view *b) {
+  if (a->data != b->data || !dlx_dtype_equal(a->dtype, b->dtype) || a->ndim != b->ndim ||
+      a->device.device_type != b->device.device_type || a->device.device_id != b->device.device_id)
+    return false;
+  for (int32_t d = 0; d < a->ndim; ++d)
+    if (a->shape[d] != b->shape[d] || a->strides[d] != b->strides[d]) return false;
+  return true;
+}
+
+static uint32_t pick_version(uint8_t b) {
+  switch (b % 6) {
+    case 0: return DLX_DLPACK_VERSION_LEGACY;
+    case 1: return DLX_DLPACK_VERSION_NUM(1, 0);
+    case 2: return DLX_DLPACK_VERSION_NUM(1, 1);
+    case 3: return DLX_DLPACK_VERSION_NUM(1, 3);
+    case 4: return DLX_DLPACK_VERSION_NUM(2, 0);
+    default: return DLX_DLPACK_VERSION_NUM(1, 2);
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
+  if (g_guard == NULL) LLVMFuzzerInitialize(NULL, NULL);
+  fuzz_reader r = {bytes, size};
+  uint8_t kind = fuzz_u8(&r);
+  bool legacy = (kind & 1) != 0;
+
+  uint32_t major = 1, minor = 3;
+  uint64_t flags = 0;
+  if (!legacy) {
+    uint8_t mj = fuzz_u8(&r), mn = fuzz_u8(&r), fl = fuzz_u8(&r);
+    major = mj < 0xC0 ? 1 : (mj < 0xF0 ? (uint32_t)(mj & 3) : fuzz_u32(&r));
+    minor = mn < 0xC0 ? (uint32_t)(mn % 5) : (mn < 0xF0 ? (uint32_t)mn : fuzz_u32(&r));
+    flags = fl < 0x80 ? (uint64_t)(fl & 7) : (fl < 0xF0 ? (uint64_t)1 << (fl & 63) : fuzz_u64(&r));
+  }
+
+  DLTensor t;
+  memset(&t, 0, sizeof t);
+  t.ndim = fuzz_ndim(&r);
+  t.dtype = pick_dtype(&r);
+  uint8_t dev = fuzz_u8(&r);
+  t.device.device_type = (DLDeviceType)(dev < 0xF0 ? dev % 20 : (int32_t)fuzz_u32(&r));
+  t.device.device_id = (int32_t)(fuzz_u8(&r) % 4) - (dev >= 0xE0 && dev < 0xF0 ? 2 : 0);
+  t.data = g_guard + g_page + fuzz_u8(&r);
+  t.byte_offset = (uint64_t)fuzz_u8(&r);
+  int64_t *shape = make_array(&r, t.ndim);
+  int64_t *strides = make_array(&r, t.ndim);
+  if (shape == NULL || strides == NULL) goto done;
+  t.shape = (kind & 8) ? NULL : shape;
+  t.strides = (kind & 16) ? NULL : strides;
+  if (kind & 32) t.data = NULL;
+
+  dlx_import_spec spec;
+  memset(&spec, 0, sizeof spec);
+  uint8_t sd = fuzz_u8(&r), sn = fuzz_u8(&r);
+  spec.dtype = sd < 0x80 ? DLX_DTYPE_ANY : (sd < 0xF0 ? t.dtype : DLX_DTYPE_MAKE(DLX_CODE_FLOAT, 16, 1));
+  spec.ndim = sn < 0x80 ? DLX_NDIM_ANY : (sn < 0xF0 ? t.ndim : (int32_t)(sn & 7));
+  spec.memspace = (dlx_memspace)(fuzz_u8(&r) % 4);
+  spec.layout = (dlx_layout)(fuzz_u8(&r) % 4);
+  spec.version = pick_version(fuzz_u8(&r));
+  uint8_t al = fuzz_u8(&r);
+  spec.alignment = al < 0x80 ? 0 : 1u << (al & 7);
+
+  dlx_view v, ref;
+  memset(&v, 0xA5, sizeof v);
+  memset(&ref, 0x5A, sizeof ref);
+  dlx_status st, want;
+  long calls_before = g_deleter_calls;
+  if (!legacy) {
+    /* exactly sized: the struct is all the producer handed over */
+    DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)malloc(sizeof *m);
+    if (m == NULL) goto done;
+    memset(m, 0, sizeof *m);
+    m->version.major = major;
+    m->version.minor = minor;
+    m->manager_ctx = (void *)(uintptr_t)0xC0FFEE;
+    m->deleter = (kind & 2) ? NULL : deleter_versioned;
+    m->flags = flags;
+    m->dl_tensor = t;
+    DLManagedTensorVersioned copy = *m;
+    dlx_clear_error();
+    st = dlx_view_from_managed_versioned(&v, m, &spec);
+    fuzz_check_status(st, "dlx_view_from_managed_versioned");
+    FUZZ_CHECK(memcmp(&copy, m, sizeof copy) == 0, "import wrote to the producer's struct");
+    if (major != 1) {
+      FUZZ_CHECK(st == DLX_ERR_VERSION, "major version %u gave %s", major, dlx_status_name(st));
+    } else {
+      dlx_import_spec own = spec;
+      own.version = DLX_DLPACK_VERSION_NUM(1, minor > 0xFFFFu ? 0xFFFFu : minor);
+      dlx_clear_error();
+      want = dlx_view_from_dltensor(&ref, &t, &own);
+      FUZZ_CHECK(st == want, "managed import gave %s, its DLTensor %s", dlx_status_name(st), dlx_status_name(want));
+      if (st == DLX_OK) {
+        FUZZ_CHECK(views_equal(&v, &ref), "managed import and DLTensor import made different views");
+        uint32_t want_flags = ((flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? DLX_VIEW_READ_ONLY : 0u) |
+                              ((flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) ? DLX_VIEW_SUBBYTE_PADDED : 0u);
+        FUZZ_CHECK(v.flags == want_flags, "flags 0x%llx became view flags 0x%x", (unsigned long long)flags, v.flags);
+      }
+    }
+    if (kind & 4) {
+      FUZZ_CHECK(dlx_view_from_managed_versioned(NULL, m, &spec) == DLX_ERR_NULL_ARGUMENT, "NULL out accepted");
+      FUZZ_CHECK(dlx_view_from_managed_versioned(&v, NULL, &spec) == DLX_ERR_NULL_ARGUMENT, "NULL tensor accepted");
+      FUZZ_CHECK(dlx_view_from_managed_versioned(&v, m, NULL) == DLX_ERR_NULL_ARGUMENT, "NULL spec accepted");
+    }
+    free(m);
+  } else {
+    DLManagedTensor *m = (DLManagedTensor *)malloc(sizeof *m);
+    if (m == NULL) goto done;
+    memset(m, 0, sizeof *m);
+    m->manager_ctx = (void *)(uintptr_t)0xC0FFEE;
+    m->deleter = (kind & 2) ? NULL : deleter_legacy;
+    m->dl_tensor = t;
+    DLManagedTensor copy = *m;
+    dlx_clear_error();
+    st = dlx_view_from_managed(&v, m, &spec);
+    fuzz_check_status(st, "dlx_view_from_managed");
+    FUZZ_CHECK(memcmp(&copy, m, sizeof copy) == 0, "import wrote to the producer's struct");
+    dlx_import_spec own = spec;
+    own.version = DLX_DLPACK_VERSION_LEGACY;
+    dlx_clear_error();
+    want = dlx_view_from_dltensor(&ref, &t, &own);
+    FUZZ_CHECK(st == want, "legacy import gave %s, its DLTensor %s", dlx_status_name(st), dlx_status_name(want));
+    if (st == DLX_OK) {
+      FUZZ_CHECK(views_equal(&v, &ref), "legacy import and DLTensor import made different views");
+      FUZZ_CHECK(v.flags == 0, "a legacy tensor got view flags 0x%x", v.flags);
+    }
+    if (kind & 4) {
+      FUZZ_CHECK(dlx_view_from_managed(NULL, m, &spec) == DLX_ERR_NULL_ARGUMENT, "NULL out accepted");
+      FUZZ_CHECK(dlx_view_from_managed(&v, NULL, &spec) == DLX_ERR_NULL_ARGUMENT, "NULL tensor accepted");
+      FUZZ_CHECK(dlx_view_from_managed(&v, m, NULL) == DLX_ERR_NULL_ARGUMENT, "NULL spec accepted");
+    }
+    free(m);
+  }
+  FUZZ_CHECK(g_deleter_calls == calls_before, "a borrowing import called the producer's deleter");
+done:
+  free(shape);
+  free(strides);
+  return 0;
+}
