@@ -7,7 +7,9 @@
  *  - this header first: it defines the official include guard, so a later <dlpack/dlpack.h> is skipped
  *    and this header's complete 1.3 declarations stand in for it;
  *  - a pre-1.0 official header (no DLPACK_MAJOR_VERSION, no versioned tensors) is refused with #error.
- * dlx's own headers never name an enumerator that a 1.0 header might lack: they use numeric codes. */
+ * dlx's own headers never name an enumerator that a 1.0 header might lack: they use numeric codes.
+ * Thread safety: types and constants only; no dlx function is declared here. A managed tensor's deleter
+ * may be called on any thread (dlx's own deleters need neither a lock nor the interpreter). */
 #ifndef DLX_DLPACK_H
 #define DLX_DLPACK_H
 

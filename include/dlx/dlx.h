@@ -1,4 +1,5 @@
-/* dlx/dlx.h - the whole C core of dlx in one include. */
+/* dlx/dlx.h - the whole C core of dlx in one include.
+ * Thread safety: as each included header states (every one is reentrant; errors are per thread). */
 #ifndef DLX_DLX_H
 #define DLX_DLX_H
 #include "dlx/dlpack.h"

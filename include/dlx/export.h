@@ -1,4 +1,5 @@
-/* dlx/export.h - symbol visibility for libdlx. */
+/* dlx/export.h - symbol visibility for libdlx.
+ * Thread safety: macros only; nothing here runs. */
 #ifndef DLX_EXPORT_H
 #define DLX_EXPORT_H
 #if defined(_WIN32) && defined(DLX_SHARED)

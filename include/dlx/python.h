@@ -17,7 +17,9 @@
  *   PyMODINIT_FUNC PyInit_ext(void) { if (dlx_py_import() != 0) return NULL; ... }
  *
  * The API table is fetched once per translation unit by dlx_py_import() (call it in every file's
- * module init that uses these functions). All functions need the GIL. */
+ * module init that uses these functions).
+ * Thread safety: every function here needs the GIL (it creates or releases Python objects); the views
+ * it hands out are plain structs, usable on any thread while the handle is held. */
 #ifndef DLX_PYTHON_H
 #define DLX_PYTHON_H
 

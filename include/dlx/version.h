@@ -1,4 +1,5 @@
-/* dlx/version.h - the library's own version. CMake and the Python build read it from here. */
+/* dlx/version.h - the library's own version. CMake and the Python build read it from here.
+ * Thread safety: macros only; nothing here runs. */
 #ifndef DLX_VERSION_H
 #define DLX_VERSION_H
 #define DLX_VERSION_MAJOR 0
