@@ -3,6 +3,9 @@
 
 #include <pthread.h>
 
+#include "dlx/dlx.h"
+#include "dlx/dynlayout.h"
+
 static void test_status_names(void) {
   CHECK_STR(dlx_status_name(DLX_OK), "OK");
   CHECK_STR(dlx_status_name(DLX_ERR_NULL_DATA), "NULL_DATA");
@@ -56,9 +59,77 @@ static void test_thread_local(void) {
   CHECK_STR(dlx_last_error(), "main thread");
 }
 
+/* Real failures on many threads at once: each thread's message names its own values, and a later
+ * success on that thread leaves it in place (only a failure or dlx_clear_error replaces it). */
+typedef struct api_thread_arg {
+  long id;
+  int bad;
+} api_thread_arg;
+
+static void *api_thread_body(void *p) {
+  api_thread_arg *a = (api_thread_arg *)p;
+  char want[96], name[32];
+  int64_t shape[2] = {2, 3}, strides[2] = {3, 1};
+  for (int i = 0; i < 1000 && !a->bad; ++i) {
+    DLDataType dt;
+    switch (i % 3) {
+      case 0: /* a name only this thread and iteration uses */
+        snprintf(name, sizeof name, "t%ldi%d", a->id, i);
+        if (dlx_dtype_parse(name, &dt) != DLX_ERR_PARSE) a->bad = 1;
+        snprintf(want, sizeof want, "\"%s\"", name);
+        break;
+      case 1: { /* a rank only this thread uses */
+        DLTensor t;
+        memset(&t, 0, sizeof t);
+        t.ndim = 100 + (int32_t)a->id;
+        t.dtype = DLX_DTYPE_FLOAT32;
+        t.device.device_type = kDLCPU;
+        dlx_import_spec spec = {DLX_DTYPE_ANY, DLX_NDIM_ANY, DLX_MEMSPACE_ANY, DLX_LAYOUT_ANY,
+                                DLX_DLPACK_VERSION_NUM(1, 3), 0};
+        dlx_view v;
+        if (dlx_view_from_dltensor(&v, &t, &spec) != DLX_ERR_RANK) a->bad = 1;
+        snprintf(want, sizeof want, "%d", 100 + (int)a->id);
+        break;
+      }
+      default: { /* a stride only this thread uses */
+        dlx_dynlayout l;
+        strides[1] = 1000 + a->id;
+        if (dlx_dynlayout_init(&l, 2, shape, strides) != DLX_OK) a->bad = 1;
+        if (dlx_dynlayout_mark_dynamic(&l, 1) != DLX_ERR_LAYOUT_MISMATCH) a->bad = 1;
+        snprintf(want, sizeof want, "but got %ld", 1000 + a->id);
+        break;
+      }
+    }
+    if (strstr(dlx_last_error(), want) == NULL) a->bad = 2;
+    /* a success in between keeps the message */
+    DLDataType ok;
+    if (dlx_dtype_parse("float32", &ok) != DLX_OK || strstr(dlx_last_error(), want) == NULL) a->bad = 3;
+  }
+  return NULL;
+}
+
+static void test_thread_local_api(void) {
+  enum { N = 8 };
+  pthread_t th[N];
+  api_thread_arg args[N];
+  dlx_clear_error();
+  for (long i = 0; i < N; ++i) {
+    args[i].id = i;
+    args[i].bad = 0;
+    CHECK_EQ(pthread_create(&th[i], NULL, api_thread_body, &args[i]), 0);
+  }
+  for (int i = 0; i < N; ++i) {
+    pthread_join(th[i], NULL);
+    CHECK_EQ(args[i].bad, 0);
+  }
+  /* none of it reached this thread */
+  CHECK_STR(dlx_last_error(), "");
+}
+
 static const dlx_test_case cases[] = {
     {"status_names", test_status_names},
     {"message", test_message},
     {"thread_local", test_thread_local},
+    {"thread_local_api", test_thread_local_api},
 };
 DLX_TEST_MAIN(cases)
