@@ -898,6 +898,10 @@ static void packed_walk(const dlx_view *p, uint8_t *buf, bool unpack) {
   }
 }
 
+static bool same_dtype_copy(const opcall *c) {
+  return c->kind == K_COPY || c->kind == K_FILL || (c->kind == K_CAST && dlx_dtype_equal(c->out.dtype, c->in[0].dtype));
+}
+
 /* ======================================================================================================
  * Reference path: the N-d index walked element by element, each element loaded into a wide value,
  * computed with a switch over the semantics of ops.h, and stored back with the cast rules. Written apart
@@ -1171,7 +1175,9 @@ static rv ref_fma(double s, const rv *a, const rv *b) {
 }
 
 static void ref_element(const opcall *c, int64_t oo, const int64_t *io) {
-  switch (c->kind) {
+  /* a cast to the same dtype is a copy (bytes kept as they are, as the fast path does) */
+  const opkind kind = same_dtype_copy(c) ? K_COPY : c->kind;
+  switch (kind) {
     case K_COPY:
     case K_FILL: {
       /* dtype-blind: bytes, or bit fields of packed elements */
@@ -1240,10 +1246,6 @@ typedef struct selection {
   size_t itemsize;   /* aux of the copy loops */
   staged_plan plan;  /* aux of staged loops */
 } selection;
-
-static bool same_dtype_copy(const opcall *c) {
-  return c->kind == K_COPY || c->kind == K_FILL || (c->kind == K_CAST && dlx_dtype_equal(c->out.dtype, c->in[0].dtype));
-}
 
 /* The loop for a validated call whose operands are all byte-sized (packed ones already unpacked). */
 static void select_loop(const opcall *c, selection *s) {

@@ -48,6 +48,7 @@ typedef struct worker {
   pthread_t thread;
   pthread_cond_t cv;
   int index; /* 1.. ; the caller of a job is 0 */
+  uint64_t start_gen;
 } worker;
 
 static struct {
@@ -117,7 +118,9 @@ static bool wants(uint64_t word, uint64_t seen_gen, int index) {
 static void *worker_main(void *arg) {
   worker *w = arg;
   in_job = true; /* ops called from a chunk on a worker run serially */
-  uint64_t seen = atomic_load_explicit(&pool.word, memory_order_acquire) >> 16;
+  /* The generation current when the thread was created, not when it first runs: the job that created
+   * it may already be posted by then, and the worker must take part in it. */
+  uint64_t seen = w->start_gen;
   for (;;) {
     uint64_t word = 0;
     bool go = false;
@@ -180,6 +183,7 @@ static int grow(int want) {
   while (pool.nworkers < want) {
     worker *w = &pool.workers[pool.nworkers];
     w->index = pool.nworkers + 1;
+    w->start_gen = atomic_load_explicit(&pool.word, memory_order_relaxed) >> 16;
     if (pthread_cond_init(&w->cv, NULL) != 0) break;
     if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
       pthread_cond_destroy(&w->cv);
