@@ -23,6 +23,17 @@
 #include "dlx/ops.h"
 #include "dlx/viewops.h"
 
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
+
 #define I64(...) ((const int64_t[]){__VA_ARGS__})
 #define CPU ((DLDevice){kDLCPU, 0})
 
@@ -103,7 +114,11 @@ static void random_element(unsigned char *p, DLDataType dt) {
   }
   uint64_t bits = rnd();
   if (k >= DLX_KD_I8 && k <= DLX_KD_U64 && chance(60)) bits = (uint64_t)((int64_t)(rnd() % 9) - 4); /* -4..4 */
-  memcpy(p, &bits, size);
+  if (size <= 8) {
+    memcpy(p, &bits, size);
+    return;
+  }
+  for (size_t i = 0; i < size; ++i) p[i] = (unsigned char)rnd(); /* int128, vectors, opaque */
 }
 
 /* A view of dt with the given shape over a fresh buffer: a random dimension order, gaps, negative
@@ -1039,6 +1054,8 @@ static void test_pool_fork(void) {
   fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) {
+    /* ThreadSanitizer cannot start threads in a child of a threaded process: serial there */
+    if (UNDER_TSAN) dlx_set_num_threads(1);
     int ok = dlx_binary(DLX_OP_ADD, &va, &va, &va) == DLX_OK && a[N - 1] == 4.0f * (float)(N - 1);
     _exit(ok ? 0 : 1);
   }

@@ -514,7 +514,6 @@ dlx_kd dlx__kd_of(DLDataType dt) {
 }
 
 static inline bool kd_is_native(dlx_kd k) { return k >= 0 && k < DLX_KD_NATIVE_COUNT; }
-static inline bool kd_is_narrow(dlx_kd k) { return k >= DLX_KD_F16 && k < DLX_KD_COUNT; }
 /* float6 / float4: cast, fill and copy only (ops.h) */
 static inline bool kd_is_subbyte(dlx_kd k) { return k >= DLX_KD_F6_E2M3FN && k <= DLX_KD_F4_E2M1FN; }
 static inline int narrow_index(dlx_kd k) { return (int)k - DLX_KD_F16; }
