@@ -123,34 +123,13 @@ static inline bool dlx_dtype_equal(DLDataType a, DLDataType b) {
  * any non-zero multiple of 8 bits (producer-defined). */
 DLX_API dlx_status dlx_dtype_check(DLDataType dt);
 
-/* Legal widths of each code as a mask over (4, 6, 8, 16, 32, 64, 128) bits, bit 0 = 4 bits. */
-static inline unsigned dlx__legal_widths(unsigned code) {
-  switch (code) {
-    case DLX_CODE_INT: return 0x7C;     /* 8, 16, 32, 64, 128 */
-    case DLX_CODE_UINT: return 0x3C;    /* 8, 16, 32, 64 */
-    case DLX_CODE_FLOAT: return 0x78;   /* 16, 32, 64, 128 */
-    case DLX_CODE_BFLOAT: return 0x08;  /* 16 */
-    case DLX_CODE_COMPLEX: return 0x70; /* 32, 64, 128: both parts */
-    case DLX_CODE_BOOL: return 0x04;    /* one byte per element */
-    case DLX_CODE_FLOAT6_E2M3FN:
-    case DLX_CODE_FLOAT6_E3M2FN: return 0x02;
-    case DLX_CODE_FLOAT4_E2M1FN: return 0x01;
-    default: return code >= DLX_CODE_FLOAT8_E3M4 && code <= DLX_CODE_FLOAT8_E8M0FNU ? 0x04 : 0;
-  }
-}
+/* Legal bit widths per type code: bit (b % 64) of word b / 64 is set when b bits is legal for the code
+ * (kDLOpaqueHandle: every multiple of 8). Defined in dtype.c from the DLPack 1.3 table. */
+DLX_API extern const uint64_t dlx_dtype_legal_bits[DLX_CODE_COUNT][4];
 
 /* dlx_dtype_check without the message: true when legal. O(1) and inline, for import hot paths. */
 static inline bool dlx_dtype_is_valid(DLDataType dt) {
-  const unsigned bits = dt.bits;
-  if (dt.lanes == 0) return false;
-  /* producer-defined: any whole number of bytes */
-  if (dt.code == DLX_CODE_OPAQUE_HANDLE) return bits != 0 && bits % 8 == 0;
-  unsigned idx;
-  if (bits == 4) idx = 0;
-  else if (bits == 6) idx = 1;
-  else if (bits >= 8 && (bits & (bits - 1)) == 0) idx = (bits >= 128) ? 6 : (bits >= 64) ? 5 : (bits >= 32) ? 4 : (bits >= 16) ? 3 : 2;
-  else return false;
-  return ((dlx__legal_widths(dt.code) >> idx) & 1u) != 0;
+  return dt.lanes != 0 && dt.code < DLX_CODE_COUNT && ((dlx_dtype_legal_bits[dt.code][dt.bits >> 6] >> (dt.bits & 63u)) & 1u);
 }
 
 /* Bits of one element, all lanes: bits * lanes. */

@@ -48,6 +48,32 @@ static const dtype_row dtype_rows[] = {
 
 static const char opaque_prefix[] = "opaque";
 
+/* Bit b of the 256-bit row of a code: b bits is legal. Written out from the table above (and the
+ * opaque rule) so that validity is one load; test_dtype checks every (code, bits) pair. */
+/* every multiple of 8 in one 64-bit word */
+#define BYTES64 0x0101010101010101ull
+const uint64_t dlx_dtype_legal_bits[DLX_CODE_COUNT][4] = {
+    [DLX_CODE_INT] = {(1ull << 8) | (1ull << 16) | (1ull << 32), 1ull << 0, 1ull << 0, 0},
+    [DLX_CODE_UINT] = {(1ull << 8) | (1ull << 16) | (1ull << 32), 1ull << 0, 0, 0},
+    [DLX_CODE_FLOAT] = {(1ull << 16) | (1ull << 32), 1ull << 0, 1ull << 0, 0},
+    [DLX_CODE_OPAQUE_HANDLE] = {BYTES64 & ~1ull, BYTES64, BYTES64, BYTES64},
+    [DLX_CODE_BFLOAT] = {1ull << 16, 0, 0, 0},
+    [DLX_CODE_COMPLEX] = {1ull << 32, 1ull << 0, 1ull << 0, 0},
+    [DLX_CODE_BOOL] = {1ull << 8, 0, 0, 0},
+    [DLX_CODE_FLOAT8_E3M4] = {1ull << 8, 0, 0, 0},
+    [DLX_CODE_FLOAT8_E4M3] = {1ull << 8, 0, 0, 0},
+    [DLX_CODE_FLOAT8_E4M3B11FNUZ] = {1ull << 8, 0, 0, 0},
+    [DLX_CODE_FLOAT8_E4M3FN] = {1ull << 8, 0, 0, 0},
+    [DLX_CODE_FLOAT8_E4M3FNUZ] = {1ull << 8, 0, 0, 0},
+    [DLX_CODE_FLOAT8_E5M2] = {1ull << 8, 0, 0, 0},
+    [DLX_CODE_FLOAT8_E5M2FNUZ] = {1ull << 8, 0, 0, 0},
+    [DLX_CODE_FLOAT8_E8M0FNU] = {1ull << 8, 0, 0, 0},
+    [DLX_CODE_FLOAT6_E2M3FN] = {1ull << 6, 0, 0, 0},
+    [DLX_CODE_FLOAT6_E3M2FN] = {1ull << 6, 0, 0, 0},
+    [DLX_CODE_FLOAT4_E2M1FN] = {1ull << 4, 0, 0, 0},
+};
+#undef BYTES64
+
 static const dtype_row *find_row(uint8_t code, uint8_t bits) {
   for (size_t i = 0; i < DTYPE_ROWS; ++i)
     if (dtype_rows[i].code == code && dtype_rows[i].bits == bits) return &dtype_rows[i];
