@@ -6,19 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PY="${PYTHON:-python3}"
-if [ ! -x .venv/bin/python ]; then
-  echo "== creating .venv"
-  "$PY" -m venv .venv
-fi
-VPY=.venv/bin/python
-
-echo "== installing test dependencies"
-"$VPY" -m pip install -q --upgrade pip setuptools wheel
-"$VPY" -m pip install -q pytest hypothesis "numpy>=2" ml_dtypes "jax[cpu]"
-
-echo "== building and installing dlx"
-"$VPY" -m pip install -q --force-reinstall --no-deps .
+# shellcheck source=scripts/venv.sh
+. scripts/venv.sh
+dlx_venv_setup
 
 if [ -d examples/python_ext ]; then
   echo "== building the example extension (examples/python_ext)"
