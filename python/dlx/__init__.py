@@ -1,4 +1,4 @@
-"""dlx: zero-copy tensor exchange through DLPack.
+"""dlx: zero-copy tensor exchange through DLPack, and computing on strided tensors.
 
 The work is done in C (``dlx._dlx``, over libdlx); this package only re-exports it.
 See docs/python-api.md for the full contract.
@@ -10,8 +10,24 @@ from ._dlx import (  # noqa: F401
     Tensor,
     __version__,
     _testing,
+    add,
+    divide,
     empty,
+    empty_like,
+    equal,
+    fma,
     from_dlpack,
+    full,
+    get_num_threads,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    matmul,
+    multiply,
+    not_equal,
+    set_num_threads,
+    subtract,
     zeros,
 )
 
@@ -21,4 +37,8 @@ def get_include() -> str:
     return _os.path.join(_os.path.dirname(__file__), "include")
 
 
-__all__ = ["DLPACK_VERSION", "Tensor", "empty", "from_dlpack", "get_include", "zeros", "__version__"]
+__all__ = [
+    "DLPACK_VERSION", "Tensor", "add", "divide", "empty", "empty_like", "equal", "fma", "from_dlpack", "full",
+    "get_include", "get_num_threads", "greater", "greater_equal", "less", "less_equal", "matmul", "multiply",
+    "not_equal", "set_num_threads", "subtract", "zeros", "__version__",
+]

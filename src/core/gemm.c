@@ -22,7 +22,11 @@
 #include "dlx/ops.h"
 
 #ifdef DLX_HAVE_CBLAS
+#include <stdatomic.h>
+
 #include <cblas.h>
+
+#include "core/pool.h"
 #endif
 
 /* ---- argument checks (both builds) --------------------------------------------------------------- */
@@ -211,6 +215,17 @@ static bool overlaps(const dlx_view *c, const dlx_view *x) {
   return ov != DLX_OVERLAP_NONE;
 }
 
+/* OpenBLAS runs threads of its own: follow dlx's count (1 inside a dlx job), so that
+ * dlx_set_num_threads(1) makes gemm serial too. openblas_set_num_threads is process-wide, so it is
+ * called only when the count changes. Other CBLAS libraries keep their own setting. */
+static void sync_blas_threads(void) {
+#ifdef OPENBLAS_VERSION
+  static atomic_int last;
+  int want = dlx__pool_threads_available();
+  if (atomic_exchange_explicit(&last, want, memory_order_relaxed) != want) openblas_set_num_threads(want);
+#endif
+}
+
 dlx_status dlx_gemm(double alpha_re, double alpha_im, const dlx_view *a, const dlx_view *b, double beta_re,
                     double beta_im, const dlx_view *c) {
   DLX_CHECK_NULL(a);
@@ -248,6 +263,7 @@ dlx_status dlx_gemm(double alpha_re, double alpha_im, const dlx_view *a, const d
     }
     if (st == DLX_OK) {
       void *cdata = ctemp ? ctemp : c->data;
+      sync_blas_threads();
       if (!ct) {
         fn(A.trans, B.trans, (int)m, (int)n, (int)k, alpha, A.data, A.ld, B.data, B.ld, beta, cdata, ldc);
       } else {

@@ -35,6 +35,29 @@ const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type);
 /* Register dlx._testing helpers on the module. */
 int dlx_testing_init(PyObject *module);
 
+/* ---- ops.c: arithmetic, comparisons, indexing, shape methods, module functions ---- */
+
+/* Raise the Python exception for an op's failure: IndexError for INDEX, TypeError for UNSUPPORTED,
+ * MemoryError for OUT_OF_MEMORY, ValueError otherwise. Returns NULL. */
+PyObject *dlx_py_raise_op(dlx_status st);
+/* A new C-contiguous owned tensor (zero-filled when zero is set). NULL + exception. */
+PyObject *dlx_py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero);
+/* A dtype from a name or a dtype-like object (numpy.dtype, numpy.float32, ml_dtypes.bfloat16). -1 + exception. */
+int dlx_parse_dtype_obj(PyObject *o, DLDataType *dt);
+
+extern PyNumberMethods dlx_pyops_as_number;
+extern PyMappingMethods dlx_pyops_as_mapping;
+PyObject *dlx_pyops_richcompare(PyObject *self, PyObject *other, int op);
+PyObject *dlx_pyops_fill_(PyObject *self, PyObject *value);
+PyObject *dlx_pyops_copy_(PyObject *self, PyObject *src);
+PyObject *dlx_pyops_reshape(PyObject *self, PyObject *args);
+PyObject *dlx_pyops_permute(PyObject *self, PyObject *args);
+PyObject *dlx_pyops_transpose(PyObject *self, PyObject *args);
+PyObject *dlx_pyops_astype(PyObject *self, PyObject *dtype);
+PyObject *dlx_pyops_T(PyObject *self, void *closure);
+/* dlx.add & co, matmul, fma, full, empty_like, set_num_threads / get_num_threads. */
+extern PyMethodDef dlx_ops_module_methods[];
+
 /* Interned strings used on hot paths. */
 extern PyObject *dlx_str_dlpack, *dlx_str_max_version, *dlx_str_copy, *dlx_str_dl_device, *dlx_str_stream,
     *dlx_version_tuple, *dlx_kw_max_version;

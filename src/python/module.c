@@ -245,6 +245,9 @@ PyMODINIT_FUNC PyInit__dlx(void) {
     return NULL;
   }
   Py_DECREF(api);
+  /* NumPy's operators defer to ours (a numpy array + a Tensor calls Tensor.__radd__) instead of making
+   * an object array of Tensors */
+  if (PyDict_SetItemString(dlx_TensorType.tp_dict, "__array_ufunc__", Py_None) < 0) return NULL;
   PyType_Modified(&dlx_TensorType);
 
   PyObject *m = PyModule_Create(&module_def);
@@ -255,6 +258,7 @@ PyMODINIT_FUNC PyInit__dlx(void) {
   if (PyModule_AddStringConstant(m, "__version__", DLX_VERSION_STRING) < 0) goto fail;
   Py_INCREF(dlx_version_tuple);
   if (PyModule_AddObject(m, "DLPACK_VERSION", dlx_version_tuple) < 0) goto fail;
+  if (PyModule_AddFunctions(m, dlx_ops_module_methods) < 0) goto fail;
   if (dlx_testing_init(m) < 0) goto fail;
   return m;
 fail:

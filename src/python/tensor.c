@@ -603,6 +603,7 @@ static PyGetSetDef tensor_getset[] = {
     {"layout", (getter)t_layout, NULL, "CuTe layout string, e.g. (30,20):(20,1) or (?,?):(?,1)", NULL},
     {"alignment", (getter)t_alignment, NULL, "assumed alignment of the data in bytes", NULL},
     {"layout_key", (getter)t_layout_key, NULL, "hashable key for kernel caches", NULL},
+    {"T", (getter)dlx_pyops_T, NULL, "the transposed view (dimensions reversed)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -614,14 +615,36 @@ static PyMethodDef tensor_methods[] = {
      "mark_layout_dynamic(leading_dim=None) -> self"},
     {"mark_compact_shape_dynamic", (PyCFunction)(void (*)(void))t_mark_compact_shape_dynamic,
      METH_VARARGS | METH_KEYWORDS, "mark_compact_shape_dynamic(mode, stride_order=None, divisibility=1) -> self"},
+    {"fill_", (PyCFunction)dlx_pyops_fill_, METH_O, "fill_(value) -> self: every element set to a scalar"},
+    {"copy_", (PyCFunction)dlx_pyops_copy_, METH_O,
+     "copy_(src) -> self: elements from a tensor-like src (broadcast, cast to this dtype)"},
+    {"reshape", (PyCFunction)dlx_pyops_reshape, METH_VARARGS,
+     "reshape(*shape) -> Tensor: a view when the strides allow it, else a copy (NumPy's reshape)"},
+    {"permute", (PyCFunction)dlx_pyops_permute, METH_VARARGS, "permute(*dims) -> Tensor: dimensions reordered (view)"},
+    {"transpose", (PyCFunction)dlx_pyops_transpose, METH_VARARGS,
+     "transpose(*axes) -> Tensor: dimensions reversed, or permuted by axes (view)"},
+    {"astype", (PyCFunction)dlx_pyops_astype, METH_O, "astype(dtype) -> Tensor: a converted copy"},
     {NULL, NULL, 0, NULL},
 };
+
+/* CPython's pointer hash: the address rotated so that the alignment's zero bits do not collide. */
+static Py_hash_t tensor_hash(PyObject *self) {
+  size_t y = (size_t)self;
+  y = (y >> 4) | (y << (8 * sizeof(void *) - 4));
+  Py_hash_t h = (Py_hash_t)y;
+  return h == -1 ? -2 : h;
+}
 
 PyTypeObject dlx_TensorType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "dlx.Tensor",
     .tp_basicsize = sizeof(TensorObject),
     .tp_dealloc = (destructor)tensor_dealloc,
     .tp_repr = (reprfunc)tensor_repr,
+    .tp_as_number = &dlx_pyops_as_number,
+    .tp_as_mapping = &dlx_pyops_as_mapping,
+    /* elementwise == would leave the type unhashable; it hashes by identity instead, as torch.Tensor */
+    .tp_hash = tensor_hash,
+    .tp_richcompare = dlx_pyops_richcompare,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "A strided tensor shared through DLPack (see dlx.from_dlpack).",
     .tp_methods = tensor_methods,

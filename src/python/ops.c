@@ -1,0 +1,1129 @@
+/* dlx.Tensor arithmetic, comparisons, indexing and shape methods; dlx.add & co, matmul, fma, full.
+ *
+ * The C core computes on operands of one dtype; this file decides that dtype the way NumPy 2 does
+ * (ml_dtypes' rules for bfloat16 and the float8 formats), casting an operand first when needed:
+ *  - tensor with tensor: NumPy's promotion table (int8 + uint8 -> int16, int64 + float32 -> float64, ...);
+ *  - tensor with a Python scalar: the scalar is "weak" and takes the tensor's dtype (uint8 + 1 stays
+ *    uint8; an int that does not fit is OverflowError), except where its kind is higher (int + 1.5 ->
+ *    float64, float32 + 1j -> complex64);
+ *  - `/` of integers or bools is true division in float64.
+ * Views share the parent's storage (one more reference), so a view keeps its memory alive on its own.
+ * Kernels of any size run with the GIL released; the Python references held for the call keep every
+ * operand's storage alive meanwhile. */
+#include "internal.h" /* Python.h first, as CPython requires */
+
+#include <math.h>
+#include <string.h>
+
+#include "dlx/dtype.h"
+#include "dlx/layout.h"
+#include "dlx/ops.h"
+#include "dlx/viewops.h"
+
+/* Below this many elements an op is cheaper than dropping and retaking the GIL. */
+#define GIL_FREE_MIN_ELEMENTS 16384
+
+#define RUN_OP(st, nelem, call)                                                                       \
+  do {                                                                                                \
+    if ((nelem) >= GIL_FREE_MIN_ELEMENTS) {                                                           \
+      Py_BEGIN_ALLOW_THREADS(st) = (call);                                                            \
+      Py_END_ALLOW_THREADS                                                                            \
+    } else {                                                                                          \
+      (st) = (call);                                                                                  \
+    }                                                                                                 \
+  } while (0)
+
+PyObject *dlx_py_raise_op(dlx_status st) {
+  PyObject *exc;
+  switch (st) {
+    case DLX_ERR_INDEX: exc = PyExc_IndexError; break;
+    case DLX_ERR_UNSUPPORTED: exc = PyExc_TypeError; break;
+    default: exc = PyExc_ValueError; break; /* dlx_py_raise turns OUT_OF_MEMORY into MemoryError */
+  }
+  return dlx_py_raise(st, exc);
+}
+
+static int is_tensor(PyObject *o) { return Py_IS_TYPE(o, &dlx_TensorType); }
+
+static const char *dt_name(DLDataType dt, char *buf, size_t cap) {
+  const char *n = dlx_dtype_name(dt);
+  if (n) return n;
+  if (dlx_dtype_format(dt, buf, cap) != DLX_OK) snprintf(buf, cap, "(%u, %u, %u)", dt.code, dt.bits, dt.lanes);
+  return buf;
+}
+
+/* ---- dtype classes and promotion ---------------------------------------------------------------- */
+
+typedef enum dtclass { C_BOOL, C_INT, C_UINT, C_FLOAT, C_COMPLEX, C_EXT, C_OTHER } dtclass;
+
+static dtclass class_of(DLDataType dt) {
+  if (dt.lanes != 1) return C_OTHER;
+  switch (dt.code) {
+    case DLX_CODE_BOOL: return C_BOOL;
+    case DLX_CODE_INT: return dt.bits <= 64 ? C_INT : C_OTHER;
+    case DLX_CODE_UINT: return C_UINT;
+    case DLX_CODE_FLOAT: return dt.bits >= 16 && dt.bits <= 64 ? C_FLOAT : C_OTHER;
+    case DLX_CODE_COMPLEX: return dt.bits == 64 || dt.bits == 128 ? C_COMPLEX : C_OTHER;
+    case DLX_CODE_BFLOAT: return C_EXT;
+    default: return dt.code >= DLX_CODE_FLOAT8_E3M4 && dt.code <= DLX_CODE_FLOAT8_E8M0FNU ? C_EXT : C_OTHER;
+  }
+}
+
+static DLDataType float_of(int bits) { return DLX_DTYPE_MAKE(DLX_CODE_FLOAT, bits, 1); }
+static DLDataType complex_of(int float_bits) { return DLX_DTYPE_MAKE(DLX_CODE_COMPLEX, 2 * float_bits, 1); }
+static int max_i(int a, int b) { return a > b ? a : b; }
+
+/* The narrowest float holding every value of an integer of `bits` bits, as NumPy pairs them. */
+static int float_bits_for_int(int bits) { return bits <= 8 ? 16 : bits <= 16 ? 32 : 64; }
+
+/* NumPy's result_type for two dtypes (ml_dtypes' for bfloat16 / float8). 0, or -1 with TypeError. */
+static int promote(DLDataType a, DLDataType b, DLDataType *out) {
+  if (dlx_dtype_equal(a, b)) {
+    *out = a;
+    return 0;
+  }
+  dtclass ka = class_of(a), kb = class_of(b);
+  if (ka > kb) { /* order the pair: ka <= kb */
+    DLDataType t = a;
+    a = b;
+    b = t;
+    dtclass k = ka;
+    ka = kb;
+    kb = k;
+  }
+  char x[DLX_DTYPE_NAME_MAX], y[DLX_DTYPE_NAME_MAX];
+  if (kb == C_OTHER) goto fail;
+  if (ka == C_BOOL) {
+    *out = b;
+    return 0;
+  }
+  if (kb == C_EXT) {
+    if (ka == C_INT || ka == C_UINT) {
+      /* ml_dtypes: an int8 fits the narrow format's role; wider ints need float32 / float64 */
+      *out = a.bits <= 8 ? b : float_of(float_bits_for_int(a.bits));
+    } else {
+      *out = DLX_DTYPE_FLOAT32; /* float16 or another narrow format */
+    }
+    return 0;
+  }
+  if (ka == C_EXT) { /* kb is FLOAT or COMPLEX */
+    int fb = kb == C_FLOAT ? b.bits : b.bits / 2;
+    if (fb < 32) fb = 32;
+    *out = kb == C_FLOAT ? float_of(fb) : complex_of(fb);
+    return 0;
+  }
+  if (ka == C_INT || ka == C_UINT) {
+    if (kb == C_INT || kb == C_UINT) {
+      if (ka == kb) {
+        *out = a.bits > b.bits ? a : b;
+      } else {
+        DLDataType u = ka == C_UINT ? a : b, s = ka == C_UINT ? b : a;
+        if (s.bits > u.bits) *out = s;
+        else if (u.bits < 64) *out = DLX_DTYPE_MAKE(DLX_CODE_INT, 2 * u.bits, 1);
+        else *out = DLX_DTYPE_FLOAT64;
+      }
+      return 0;
+    }
+    int need = float_bits_for_int(a.bits);
+    if (kb == C_FLOAT) *out = float_of(max_i(b.bits, need));
+    else *out = complex_of(max_i(b.bits / 2, need));
+    return 0;
+  }
+  if (ka == C_FLOAT) {
+    *out = kb == C_FLOAT ? float_of(max_i(a.bits, b.bits)) : complex_of(max_i(a.bits, b.bits / 2));
+    return 0;
+  }
+  if (ka == C_COMPLEX) {
+    *out = a.bits > b.bits ? a : b;
+    return 0;
+  }
+fail:
+  PyErr_Format(PyExc_TypeError, "no common dtype for %s and %s (cast one with astype)", dt_name(a, x, sizeof x),
+               dt_name(b, y, sizeof y));
+  return -1;
+}
+
+/* Python scalars, weakest first. */
+typedef enum skind { SK_NONE = 0, SK_BOOL, SK_INT, SK_FLOAT, SK_COMPLEX } skind;
+
+static skind scalar_kind(PyObject *o) {
+  if (PyBool_Check(o)) return SK_BOOL;
+  if (PyLong_Check(o)) return SK_INT;
+  if (PyFloat_Check(o)) return SK_FLOAT;
+  if (PyComplex_Check(o)) return SK_COMPLEX;
+  return SK_NONE;
+}
+
+/* The dtype of tensor (dtype t) op weak scalar: NumPy 2's rules, ml_dtypes' for the narrow formats
+ * (bfloat16 + 1.5 is float32 there). */
+static DLDataType weak_result(DLDataType t, skind s) {
+  dtclass k = class_of(t);
+  switch (s) {
+    case SK_INT: return k == C_BOOL ? DLX_DTYPE_INT64 : t;
+    case SK_FLOAT:
+      if (k == C_BOOL || k == C_INT || k == C_UINT) return DLX_DTYPE_FLOAT64;
+      return k == C_EXT ? DLX_DTYPE_FLOAT32 : t;
+    case SK_COMPLEX:
+      if (k == C_BOOL || k == C_INT || k == C_UINT) return DLX_DTYPE_COMPLEX128;
+      if (k == C_EXT || (k == C_FLOAT && t.bits <= 32)) return DLX_DTYPE_COMPLEX64;
+      return k == C_FLOAT ? DLX_DTYPE_COMPLEX128 : t;
+    default: return t;
+  }
+}
+
+/* ---- new tensors -------------------------------------------------------------------------------- */
+
+PyObject *dlx_py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
+  dlx_view v;
+  DLDevice cpu = {kDLCPU, 0};
+  /* a placeholder data pointer until the size is known and the memory allocated */
+  dlx_status st = dlx_view_init(&v, &v, dt, cpu, ndim, shape, NULL);
+  uint64_t nbytes = 0;
+  if (st == DLX_OK) st = dlx_dtype_storage_bytes(dt, (uint64_t)dlx_view_size(&v), false, &nbytes);
+  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  if (nbytes > (uint64_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
+  dlx_storage *s = dlx_storage_alloc((size_t)nbytes, zero);
+  if (s == NULL) return NULL;
+  v.data = s->base;
+  return dlx_tensor_wrap(s, &v, 0);
+}
+
+/* A view of t's storage (one more reference to it). */
+static PyObject *wrap_view(TensorObject *t, const dlx_view *v) {
+  dlx_storage_incref(t->storage);
+  return dlx_tensor_wrap(t->storage, v, 0);
+}
+
+/* t converted to dtype dt in a new compact tensor. */
+static PyObject *cast_new(const dlx_view *src, DLDataType dt) {
+  PyObject *r = dlx_py_tensor_new_owned(src->ndim, src->shape, dt, 0);
+  if (r == NULL) return NULL;
+  dlx_status st;
+  RUN_OP(st, dlx_view_size(src), dlx_cast(&((TensorObject *)r)->view, src));
+  if (st != DLX_OK) {
+    Py_DECREF(r);
+    return dlx_py_raise_op(st);
+  }
+  return r;
+}
+
+/* A Tensor for any tensor-like object: a new reference (the object itself for a dlx.Tensor), NULL with
+ * TypeError when it speaks no DLPack (or NotImplemented semantics left to the caller: *unsupported). */
+static PyObject *as_tensor(PyObject *o, int *unsupported) {
+  *unsupported = 0;
+  if (is_tensor(o)) {
+    Py_INCREF(o);
+    return o;
+  }
+  if (!PyObject_HasAttr(o, dlx_str_dlpack) && !PyCapsule_CheckExact(o)) {
+    *unsupported = 1;
+    return PyErr_Format(PyExc_TypeError, "expected a dlx.Tensor, a DLPack object or a Python scalar, not %.100s",
+                        Py_TYPE(o)->tp_name);
+  }
+  return dlx_from_dlpack_impl(o, 0, -1);
+}
+
+/* Parse a dtype: a name, or an object with a `name` (numpy.dtype) or `__name__` (numpy.float32,
+ * ml_dtypes.bfloat16). */
+int dlx_parse_dtype_obj(PyObject *o, DLDataType *dt) {
+  PyObject *name = NULL;
+  if (PyUnicode_Check(o)) {
+    name = o;
+    Py_INCREF(name);
+  } else {
+    name = PyObject_GetAttrString(o, "name");
+    if (name == NULL || !PyUnicode_Check(name)) {
+      PyErr_Clear();
+      Py_XDECREF(name);
+      name = PyObject_GetAttrString(o, "__name__");
+    }
+    if (name == NULL || !PyUnicode_Check(name)) {
+      Py_XDECREF(name);
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "dtype must be a name like 'float32' or a dtype object, not %.100s",
+                   Py_TYPE(o)->tp_name);
+      return -1;
+    }
+  }
+  Py_ssize_t len;
+  const char *s = PyUnicode_AsUTF8AndSize(name, &len);
+  dlx_status st = s ? dlx_dtype_parse_n(s, (size_t)len, dt) : DLX_ERR_PARSE;
+  Py_DECREF(name);
+  if (s == NULL) return -1;
+  if (st != DLX_OK) {
+    dlx_py_raise(st, PyExc_TypeError);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- scalars ------------------------------------------------------------------------------------ */
+
+/* A Python int / bool as a 0-d view of an integer dtype. 0, or 1 with *sign = +1 / -1 when it lies
+ * above / below the dtype's range (no exception), or -1 with an exception. */
+static int int_scalar(PyObject *o, DLDataType dt, dlx_view *v, dlx_scalar_buf *buf, int *sign) {
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (x == -1 && PyErr_Occurred()) return -1;
+  if (overflow == 0) {
+    dlx_status st = dlx_scalar_view_int(v, buf, dt, x);
+    if (st == DLX_OK) return 0;
+    if (st != DLX_ERR_OVERFLOW) {
+      dlx_py_raise_op(st);
+      return -1;
+    }
+    *sign = x < 0 ? -1 : 1;
+    return 1;
+  }
+  if (overflow > 0 && dt.code == DLX_CODE_UINT && dt.bits == 64) {
+    /* [2^63, 2^64) fits uint64 but not the int64 of dlx_scalar_view_int */
+    unsigned long long u = PyLong_AsUnsignedLongLong(o);
+    if (!(u == (unsigned long long)-1 && PyErr_Occurred())) {
+      uint64_t w = u;
+      memcpy(buf->bytes, &w, sizeof w);
+      dlx_status st = dlx_view_init(v, buf->bytes, dt, (DLDevice){kDLCPU, 0}, 0, NULL, NULL);
+      if (st != DLX_OK) {
+        dlx_py_raise_op(st);
+        return -1;
+      }
+      return 0;
+    }
+    PyErr_Clear();
+  }
+  *sign = overflow;
+  return 1;
+}
+
+/* A Python scalar of kind k as a 0-d view of dtype dt (the weak-scalar conversion). 0; 1 for an int
+ * outside an integer dtype's range (*sign tells which side); -1 with an exception. */
+static int scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_scalar_buf *buf, int *sign) {
+  dtclass c = class_of(dt);
+  dlx_status st;
+  if (k == SK_BOOL || k == SK_INT) {
+    if (c == C_INT || c == C_UINT) return int_scalar(o, dt, v, buf, sign);
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    if (overflow == 0) {
+      st = dlx_scalar_view_int(v, buf, dt, x);
+    } else {
+      double d = PyLong_AsDouble(o); /* OverflowError past float64's range, as NumPy */
+      if (d == -1.0 && PyErr_Occurred()) return -1;
+      st = dlx_scalar_view(v, buf, dt, d, 0.0);
+    }
+  } else if (k == SK_FLOAT) {
+    st = dlx_scalar_view(v, buf, dt, PyFloat_AsDouble(o), 0.0);
+  } else {
+    Py_complex z = PyComplex_AsCComplex(o);
+    if (z.real == -1.0 && PyErr_Occurred()) return -1;
+    st = dlx_scalar_view(v, buf, dt, z.real, z.imag);
+  }
+  if (st != DLX_OK) {
+    dlx_py_raise_op(st);
+    return -1;
+  }
+  return 0;
+}
+
+static PyObject *int_out_of_bounds(PyObject *o, DLDataType dt) {
+  char b[DLX_DTYPE_NAME_MAX];
+  return PyErr_Format(PyExc_OverflowError, "Python integer %S out of bounds for %s", o, dt_name(dt, b, sizeof b));
+}
+
+/* ---- elementwise binary ops --------------------------------------------------------------------- */
+
+static const char *const op_names[DLX_OP_COUNT] = {"add",  "subtract",      "multiply", "divide",
+                                                   "less", "less_equal",    "greater",  "greater_equal",
+                                                   "equal", "not_equal"};
+
+static int is_comparison(dlx_binop op) { return op >= DLX_OP_LT; }
+
+/* a OP b == b SWAP(OP) a */
+static dlx_binop swapped(dlx_binop op) {
+  switch (op) {
+    case DLX_OP_LT: return DLX_OP_GT;
+    case DLX_OP_LE: return DLX_OP_GE;
+    case DLX_OP_GT: return DLX_OP_LT;
+    case DLX_OP_GE: return DLX_OP_LE;
+    default: return op;
+  }
+}
+
+/* Whether `t op value` holds for every t when value lies above (sign > 0) or below every t. */
+static int out_of_range_comparison(dlx_binop op, int sign) {
+  switch (op) {
+    case DLX_OP_LT:
+    case DLX_OP_LE: return sign > 0;
+    case DLX_OP_GT:
+    case DLX_OP_GE: return sign < 0;
+    case DLX_OP_EQ: return 0;
+    default: return 1;
+  }
+}
+
+/* Kind order for in-place ops: a result may be cast back into a target of the same or a higher kind
+ * (NumPy's same_kind rule: int32 += int64 is allowed, int32 += 1.5 is not). */
+static int kind_rank(DLDataType dt) {
+  switch (class_of(dt)) {
+    case C_BOOL: return 0;
+    case C_INT:
+    case C_UINT: return 1;
+    case C_FLOAT:
+    case C_EXT: return 2;
+    default: return 3;
+  }
+}
+
+/* Where the result goes: a new tensor, the given out, or (in place) x itself. */
+typedef enum out_mode { OUT_NEW, OUT_GIVEN, OUT_INPLACE } out_mode;
+
+/* Write `result` (dtype rdt, shape already final) into target: directly when the dtypes match. */
+static PyObject *finish_into(PyObject *target, PyObject *result) {
+  TensorObject *t = (TensorObject *)target, *r = (TensorObject *)result;
+  dlx_status st;
+  RUN_OP(st, dlx_view_size(&t->view), dlx_cast(&t->view, &r->view));
+  Py_DECREF(result);
+  if (st != DLX_OK) return dlx_py_raise_op(st);
+  Py_INCREF(target);
+  return target;
+}
+
+/* x op y with NumPy's dtype rules. Operators pass mode OUT_NEW / OUT_INPLACE and get NotImplemented for
+ * operands they do not know; functions (strict) raise TypeError instead. */
+static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_obj, out_mode mode, int strict) {
+  skind kx = is_tensor(x) ? SK_NONE : scalar_kind(x), ky = is_tensor(y) ? SK_NONE : scalar_kind(y);
+  if (kx != SK_NONE && ky != SK_NONE) {
+    if (!strict) Py_RETURN_NOTIMPLEMENTED;
+    return PyErr_Format(PyExc_TypeError, "dlx.%s: at least one operand must be a tensor", op_names[op]);
+  }
+  PyObject *tx = NULL, *ty = NULL, *result = NULL, *cx = NULL, *cy = NULL, *out = NULL;
+  int unsupported = 0;
+  if (kx == SK_NONE && (tx = as_tensor(x, &unsupported)) == NULL) goto unknown;
+  if (ky == SK_NONE && (ty = as_tensor(y, &unsupported)) == NULL) goto unknown;
+
+  /* comparisons are evaluated as tensor OP scalar, the scalar on the right */
+  PyObject *scalar = NULL;
+  skind sk = SK_NONE;
+  if (is_comparison(op) && tx == NULL) {
+    op = swapped(op);
+    tx = ty;
+    ty = NULL;
+    scalar = x;
+    sk = kx;
+  } else if (tx == NULL || ty == NULL) {
+    scalar = tx == NULL ? x : y;
+    sk = tx == NULL ? kx : ky;
+  }
+  const dlx_view *vx = tx ? &((TensorObject *)tx)->view : NULL, *vy = ty ? &((TensorObject *)ty)->view : NULL;
+
+  DLDataType rdt;
+  if (vx && vy) {
+    if (promote(vx->dtype, vy->dtype, &rdt) != 0) goto done;
+  } else {
+    rdt = weak_result((vx ? vx : vy)->dtype, sk);
+  }
+  dtclass rc = class_of(rdt);
+  if (op == DLX_OP_DIV && (rc == C_BOOL || rc == C_INT || rc == C_UINT)) rdt = DLX_DTYPE_FLOAT64;
+  /* operands converted to the computation dtype */
+  if (vx && !dlx_dtype_equal(vx->dtype, rdt)) {
+    if ((cx = cast_new(vx, rdt)) == NULL) goto done;
+    vx = &((TensorObject *)cx)->view;
+  }
+  if (vy && !dlx_dtype_equal(vy->dtype, rdt)) {
+    if ((cy = cast_new(vy, rdt)) == NULL) goto done;
+    vy = &((TensorObject *)cy)->view;
+  }
+  dlx_view sv;
+  dlx_scalar_buf sbuf;
+  int const_result = -1; /* 0 / 1: a comparison decided by an int outside the dtype's range */
+  if (scalar) {
+    int sign = 0, r = scalar_view(scalar, sk, rdt, &sv, &sbuf, &sign);
+    if (r < 0) goto done;
+    if (r > 0) {
+      if (!is_comparison(op)) {
+        int_out_of_bounds(scalar, rdt);
+        goto done;
+      }
+      const_result = out_of_range_comparison(op, sign);
+      /* a stand-in of the right dtype, for the shape logic below (its value is never used) */
+      dlx_status st = dlx_scalar_view_int(&sv, &sbuf, rdt, 0);
+      if (st != DLX_OK) {
+        dlx_py_raise_op(st);
+        goto done;
+      }
+    }
+    if (vx == NULL) vx = &sv;
+    else vy = &sv;
+  }
+
+  /* the output: dtype and broadcast shape */
+  DLDataType odt = is_comparison(op) ? DLX_DTYPE_BOOL : rdt;
+  int32_t nd = 0;
+  int64_t shape[DLX_MAX_NDIM];
+  {
+    int32_t ndims[2] = {vx->ndim, vy->ndim};
+    const int64_t *shapes[2] = {vx->shape, vy->shape};
+    dlx_status st = dlx_broadcast_shapes(2, ndims, shapes, &nd, shape);
+    if (st != DLX_OK) {
+      dlx_py_raise_op(st);
+      goto done;
+    }
+  }
+  PyObject *target = NULL; /* the tensor the caller's result must end up in (borrowed), if any */
+  if (mode == OUT_INPLACE) {
+    target = x;
+  } else if (mode == OUT_GIVEN) {
+    /* a DLPack object (a NumPy array) as out is imported; `out` keeps the import alive */
+    if ((out = as_tensor(out_obj, &unsupported)) == NULL) goto done;
+    target = out;
+  }
+  if (target) {
+    const dlx_view *tv = &((TensorObject *)target)->view;
+    char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
+    if (mode == OUT_GIVEN && !dlx_dtype_equal(tv->dtype, odt)) {
+      PyErr_Format(PyExc_ValueError, "dlx.%s: out has dtype %s, but the result is %s", op_names[op],
+                   dt_name(tv->dtype, a, sizeof a), dt_name(odt, b, sizeof b));
+      goto done;
+    }
+    if (mode == OUT_INPLACE && !dlx_dtype_equal(tv->dtype, odt) && kind_rank(odt) > kind_rank(tv->dtype)) {
+      PyErr_Format(PyExc_TypeError, "cannot cast the %s result from %s to %s in place (NumPy's same_kind rule)",
+                   op_names[op], dt_name(odt, a, sizeof a), dt_name(tv->dtype, b, sizeof b));
+      goto done;
+    }
+  }
+  PyObject *dest; /* the tensor the kernel writes: the target itself when the dtypes agree */
+  if (target && dlx_dtype_equal(((TensorObject *)target)->view.dtype, odt)) {
+    dest = target;
+    Py_INCREF(dest);
+  } else {
+    const dlx_view *tv = target ? &((TensorObject *)target)->view : NULL;
+    dest = tv ? dlx_py_tensor_new_owned(tv->ndim, tv->shape, odt, 0) : dlx_py_tensor_new_owned(nd, shape, odt, 0);
+    if (dest == NULL) goto done;
+  }
+  dlx_view *dv = &((TensorObject *)dest)->view;
+  dlx_status st;
+  if (const_result >= 0) {
+    /* the constant broadcast to the operands' shape, so that the fill checks shapes as a kernel would */
+    dlx_view bv;
+    dlx_scalar_buf bb;
+    st = dlx_scalar_view_int(&bv, &bb, DLX_DTYPE_BOOL, const_result);
+    if (st == DLX_OK) st = dlx_view_broadcast_to(&bv, nd, shape, &bv);
+    if (st == DLX_OK) RUN_OP(st, dlx_view_size(dv), dlx_fill(dv, &bv));
+  } else {
+    RUN_OP(st, dlx_view_size(dv), dlx_binary(op, dv, vx, vy));
+  }
+  if (st != DLX_OK) {
+    Py_DECREF(dest);
+    dlx_py_raise_op(st);
+    goto done;
+  }
+  if (target == NULL) {
+    result = dest;
+    goto done;
+  }
+  if (dest != target) {
+    PyObject *r = finish_into(target, dest); /* consumes dest */
+    if (r == NULL) goto done;
+    Py_DECREF(r);
+  } else {
+    Py_DECREF(dest);
+  }
+  /* NumPy returns out (or the in-place operand) itself */
+  result = mode == OUT_GIVEN ? out_obj : x;
+  Py_INCREF(result);
+  goto done;
+
+unknown:
+  if (unsupported && !strict) {
+    PyErr_Clear();
+    result = Py_NotImplemented;
+    Py_INCREF(result);
+  }
+done:
+  Py_XDECREF(tx);
+  Py_XDECREF(ty);
+  Py_XDECREF(cx);
+  Py_XDECREF(cy);
+  Py_XDECREF(out);
+  return result;
+}
+
+#define BINARY_SLOTS(name, op)                                                                        \
+  static PyObject *nb_##name(PyObject *a, PyObject *b) { return binary(op, a, b, NULL, OUT_NEW, 0); } \
+  static PyObject *nb_inplace_##name(PyObject *a, PyObject *b) {                                      \
+    return binary(op, a, b, NULL, OUT_INPLACE, 0);                                                    \
+  }
+BINARY_SLOTS(add, DLX_OP_ADD)
+BINARY_SLOTS(subtract, DLX_OP_SUB)
+BINARY_SLOTS(multiply, DLX_OP_MUL)
+BINARY_SLOTS(true_divide, DLX_OP_DIV)
+
+PyObject *dlx_pyops_richcompare(PyObject *self, PyObject *other, int op) {
+  static const dlx_binop ops[] = {[Py_LT] = DLX_OP_LT, [Py_LE] = DLX_OP_LE, [Py_EQ] = DLX_OP_EQ,
+                                  [Py_NE] = DLX_OP_NE, [Py_GT] = DLX_OP_GT, [Py_GE] = DLX_OP_GE};
+  return binary(ops[op], self, other, NULL, OUT_NEW, 0);
+}
+
+static PyObject *nb_negative(PyObject *self) {
+  TensorObject *t = (TensorObject *)self;
+  dtclass c = class_of(t->view.dtype);
+  if (c == C_BOOL)
+    return PyErr_Format(PyExc_TypeError, "negation of a bool tensor is not supported (NumPy refuses it too)");
+  PyObject *r;
+  /* integers wrap as 0 - x; floats flip their sign bit as x * -1 (so -0.0 comes out of 0.0) */
+  if (c == C_INT || c == C_UINT) {
+    PyObject *zero = PyLong_FromLong(0);
+    r = zero ? binary(DLX_OP_SUB, zero, self, NULL, OUT_NEW, 1) : NULL;
+    Py_XDECREF(zero);
+  } else {
+    PyObject *m1 = PyLong_FromLong(-1);
+    r = m1 ? binary(DLX_OP_MUL, self, m1, NULL, OUT_NEW, 1) : NULL;
+    Py_XDECREF(m1);
+  }
+  return r;
+}
+
+static PyObject *nb_positive(PyObject *self) {
+  TensorObject *t = (TensorObject *)self;
+  return cast_new(&t->view, t->view.dtype);
+}
+
+static int nb_bool(PyObject *self) {
+  TensorObject *t = (TensorObject *)self;
+  int64_t n = dlx_view_size(&t->view);
+  if (n != 1) {
+    PyErr_SetString(PyExc_ValueError, n == 0 ? "the truth value of an empty tensor is ambiguous"
+                                             : "the truth value of a tensor with more than one element is ambiguous");
+    return -1;
+  }
+  unsigned char b = 0;
+  dlx_view d;
+  dlx_status st = dlx_view_init(&d, &b, DLX_DTYPE_BOOL, (DLDevice){kDLCPU, 0}, t->view.ndim, t->view.shape, NULL);
+  if (st == DLX_OK) st = dlx_cast(&d, &t->view);
+  if (st != DLX_OK) {
+    dlx_py_raise_op(st);
+    return -1;
+  }
+  return b != 0;
+}
+
+/* ---- matmul ------------------------------------------------------------------------------------- */
+
+static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict) {
+  int unsupported = 0;
+  PyObject *tx = as_tensor(x, &unsupported), *ty = NULL, *cx = NULL, *cy = NULL, *out = NULL, *result = NULL;
+  if (tx == NULL || (ty = as_tensor(y, &unsupported)) == NULL) {
+    if (unsupported && !strict) {
+      PyErr_Clear();
+      Py_XDECREF(tx);
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+    Py_XDECREF(tx);
+    return NULL;
+  }
+  const dlx_view *a = &((TensorObject *)tx)->view, *b = &((TensorObject *)ty)->view;
+  DLDataType rdt;
+  if (a->ndim != 2 || b->ndim != 2) {
+    PyErr_Format(PyExc_ValueError, "matmul: dlx multiplies rank-2 tensors, got ndim %d and %d", a->ndim, b->ndim);
+    goto done;
+  }
+  if (promote(a->dtype, b->dtype, &rdt) != 0) goto done;
+  if (!dlx_dtype_equal(a->dtype, rdt)) {
+    if ((cx = cast_new(a, rdt)) == NULL) goto done;
+    a = &((TensorObject *)cx)->view;
+  }
+  if (!dlx_dtype_equal(b->dtype, rdt)) {
+    if ((cy = cast_new(b, rdt)) == NULL) goto done;
+    b = &((TensorObject *)cy)->view;
+  }
+  if (a->shape[1] != b->shape[0]) {
+    PyErr_Format(PyExc_ValueError, "matmul: shapes (%lld,%lld) and (%lld,%lld) do not align: %lld != %lld",
+                 (long long)a->shape[0], (long long)a->shape[1], (long long)b->shape[0], (long long)b->shape[1],
+                 (long long)a->shape[1], (long long)b->shape[0]);
+    goto done;
+  }
+  if (out_obj && out_obj != Py_None) {
+    if ((out = as_tensor(out_obj, &unsupported)) == NULL) goto done;
+  } else {
+    int64_t shape[2] = {a->shape[0], b->shape[1]};
+    if ((out = dlx_py_tensor_new_owned(2, shape, rdt, 0)) == NULL) goto done;
+  }
+  dlx_status st;
+  /* the work is m*n*k: worth dropping the GIL much sooner than an elementwise op (in double: no overflow) */
+  RUN_OP(st, (double)a->shape[0] * (double)b->shape[1] * (double)(a->shape[1] + 1),
+         dlx_gemm(1, 0, a, b, 0, 0, &((TensorObject *)out)->view));
+  if (st != DLX_OK) {
+    dlx_py_raise_op(st);
+    goto done;
+  }
+  if (out_obj && out_obj != Py_None) {
+    result = out_obj; /* NumPy returns out itself */
+    Py_INCREF(result);
+  } else {
+    result = out;
+    out = NULL;
+  }
+done:
+  Py_XDECREF(tx);
+  Py_XDECREF(ty);
+  Py_XDECREF(cx);
+  Py_XDECREF(cy);
+  Py_XDECREF(out);
+  return result;
+}
+
+static PyObject *nb_matrix_multiply(PyObject *a, PyObject *b) { return matmul(a, b, NULL, 0); }
+
+static PyObject *nb_inplace_matrix_multiply(PyObject *a, PyObject *b) {
+  (void)a, (void)b;
+  /* NumPy refuses a @= b as well: the result could not reuse a's memory while reading it */
+  return PyErr_Format(PyExc_TypeError, "in-place matrix multiplication is not supported; use a = a @ b");
+}
+
+PyNumberMethods dlx_pyops_as_number = {
+    .nb_add = nb_add,
+    .nb_subtract = nb_subtract,
+    .nb_multiply = nb_multiply,
+    .nb_true_divide = nb_true_divide,
+    .nb_inplace_add = nb_inplace_add,
+    .nb_inplace_subtract = nb_inplace_subtract,
+    .nb_inplace_multiply = nb_inplace_multiply,
+    .nb_inplace_true_divide = nb_inplace_true_divide,
+    .nb_negative = nb_negative,
+    .nb_positive = nb_positive,
+    .nb_bool = nb_bool,
+    .nb_matrix_multiply = nb_matrix_multiply,
+    .nb_inplace_matrix_multiply = nb_inplace_matrix_multiply,
+};
+
+/* ---- indexing ----------------------------------------------------------------------------------- */
+
+/* The most index items one subscript may hold: every dimension consumed, plus as many newaxes as the
+ * rank allows, plus an ellipsis. */
+#define MAX_ITEMS (2 * DLX_MAX_NDIM + 1)
+
+static int parse_item(PyObject *o, dlx_index_item *it) {
+  memset(it, 0, sizeof *it);
+  if (o == Py_None) {
+    it->kind = DLX_IDX_NEWAXIS;
+  } else if (o == Py_Ellipsis) {
+    it->kind = DLX_IDX_ELLIPSIS;
+  } else if (PySlice_Check(o)) {
+    Py_ssize_t start, stop, step;
+    /* absent bounds come back as the extreme values, which clamp to the same result */
+    if (PySlice_Unpack(o, &start, &stop, &step) < 0) return -1;
+    it->kind = DLX_IDX_SLICE;
+    it->s.start = start;
+    it->s.stop = stop;
+    it->s.step = step;
+    it->s.has_start = it->s.has_stop = true;
+  } else if (PyBool_Check(o)) {
+    PyErr_SetString(PyExc_IndexError, "boolean indices are not supported by dlx (basic indexing only)");
+    return -1;
+  } else if (PyIndex_Check(o)) {
+    Py_ssize_t i = PyNumber_AsSsize_t(o, PyExc_IndexError);
+    if (i == -1 && PyErr_Occurred()) return -1;
+    it->kind = DLX_IDX_INT;
+    it->i = i;
+  } else {
+    PyErr_Format(PyExc_IndexError,
+                 "only integers, slices (`:`), ellipsis (`...`), None and tuples of them are valid indices, not "
+                 "%.100s",
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  return 0;
+}
+
+/* The view t[key]. 0, or -1 with IndexError (ValueError for a zero step, as Python's slices). */
+static int subscript_view(TensorObject *t, PyObject *key, dlx_view *out) {
+  dlx_index_item items[MAX_ITEMS];
+  int32_t n = 0;
+  if (PyTuple_Check(key)) {
+    Py_ssize_t len = PyTuple_GET_SIZE(key);
+    if (len > MAX_ITEMS) {
+      PyErr_Format(PyExc_IndexError, "too many indices: %zd for ndim %d", len, t->view.ndim);
+      return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; ++i)
+      if (parse_item(PyTuple_GET_ITEM(key, i), &items[n++]) != 0) return -1;
+  } else if (parse_item(key, &items[n++]) != 0) {
+    return -1;
+  }
+  dlx_status st = dlx_view_subscript(&t->view, n, items, out);
+  if (st == DLX_OK) return 0;
+  dlx_py_raise(st, st == DLX_ERR_UNSUPPORTED ? PyExc_TypeError : PyExc_IndexError);
+  return -1;
+}
+
+static PyObject *mp_subscript(PyObject *self, PyObject *key) {
+  dlx_view v;
+  if (subscript_view((TensorObject *)self, key, &v) != 0) return NULL;
+  return wrap_view((TensorObject *)self, &v);
+}
+
+/* dst[...] = value: a Python scalar (NumPy's conversions: ints range-checked, floats truncated into
+ * integer dtypes), or any tensor-like object broadcast and cast to dst's dtype. */
+static int assign(const dlx_view *dst, PyObject *value) {
+  skind k = is_tensor(value) ? SK_NONE : scalar_kind(value);
+  dlx_status st;
+  char b[DLX_DTYPE_NAME_MAX];
+  if (k != SK_NONE) {
+    dlx_view sv;
+    dlx_scalar_buf sbuf;
+    dtclass c = class_of(dst->dtype);
+    int sign = 0, r;
+    if (k == SK_COMPLEX && c != C_COMPLEX) {
+      PyErr_Format(PyExc_TypeError, "cannot assign a complex number to a %s tensor", dt_name(dst->dtype, b, sizeof b));
+      return -1;
+    }
+    if (k == SK_FLOAT && (c == C_INT || c == C_UINT)) {
+      double d = PyFloat_AsDouble(value);
+      if (isnan(d)) {
+        PyErr_SetString(PyExc_ValueError, "cannot convert float NaN to integer");
+        return -1;
+      }
+      if (isinf(d)) {
+        PyErr_SetString(PyExc_OverflowError, "cannot convert float infinity to integer");
+        return -1;
+      }
+      /* through float64 and the cast rules: truncation toward zero, as NumPy's setitem */
+      st = dlx_scalar_view(&sv, &sbuf, DLX_DTYPE_FLOAT64, d, 0.0);
+      if (st == DLX_OK) RUN_OP(st, dlx_view_size(dst), dlx_cast(dst, &sv));
+      if (st != DLX_OK) dlx_py_raise_op(st);
+      return st == DLX_OK ? 0 : -1;
+    }
+    r = scalar_view(value, k, dst->dtype, &sv, &sbuf, &sign);
+    if (r < 0) return -1;
+    if (r > 0) {
+      int_out_of_bounds(value, dst->dtype);
+      return -1;
+    }
+    RUN_OP(st, dlx_view_size(dst), dlx_fill(dst, &sv));
+    if (st != DLX_OK) dlx_py_raise_op(st);
+    return st == DLX_OK ? 0 : -1;
+  }
+  int unsupported = 0;
+  PyObject *src = as_tensor(value, &unsupported);
+  if (src == NULL) return -1;
+  const dlx_view *sv = &((TensorObject *)src)->view;
+  if (dlx_dtype_equal(sv->dtype, dst->dtype)) {
+    RUN_OP(st, dlx_view_size(dst), dlx_copy(dst, sv));
+  } else {
+    RUN_OP(st, dlx_view_size(dst), dlx_cast(dst, sv));
+  }
+  Py_DECREF(src);
+  if (st != DLX_OK) dlx_py_raise_op(st);
+  return st == DLX_OK ? 0 : -1;
+}
+
+static int mp_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
+  if (value == NULL) {
+    PyErr_SetString(PyExc_TypeError, "dlx.Tensor does not support item deletion");
+    return -1;
+  }
+  dlx_view v;
+  if (subscript_view((TensorObject *)self, key, &v) != 0) return -1;
+  return assign(&v, value);
+}
+
+static Py_ssize_t mp_length(PyObject *self) {
+  TensorObject *t = (TensorObject *)self;
+  if (t->view.ndim == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+    return -1;
+  }
+  return (Py_ssize_t)t->view.shape[0];
+}
+
+PyMappingMethods dlx_pyops_as_mapping = {mp_length, mp_subscript, mp_ass_subscript};
+
+/* ---- methods ------------------------------------------------------------------------------------ */
+
+PyObject *dlx_pyops_fill_(PyObject *self, PyObject *value) {
+  if (assign(&((TensorObject *)self)->view, value) != 0) return NULL;
+  Py_INCREF(self);
+  return self;
+}
+
+PyObject *dlx_pyops_copy_(PyObject *self, PyObject *src) {
+  if (scalar_kind(src) != SK_NONE && !is_tensor(src))
+    return PyErr_Format(PyExc_TypeError, "copy_() takes a tensor-like object, not %.100s", Py_TYPE(src)->tp_name);
+  if (assign(&((TensorObject *)self)->view, src) != 0) return NULL;
+  Py_INCREF(self);
+  return self;
+}
+
+/* Integers from f(*args) or f(seq): reshape(2, 3) and reshape((2, 3)) alike. -1 + exception. */
+static int parse_int_args(PyObject *args, const char *what, int64_t *vals, int32_t *n) {
+  PyObject *seq = args;
+  if (PyTuple_GET_SIZE(args) == 1 && !PyIndex_Check(PyTuple_GET_ITEM(args, 0))) seq = PyTuple_GET_ITEM(args, 0);
+  PyObject *fast = PySequence_Fast(seq, "expected ints or one sequence of ints");
+  if (fast == NULL) return -1;
+  Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+  if (len > DLX_MAX_NDIM) {
+    Py_DECREF(fast);
+    PyErr_Format(PyExc_ValueError, "%s: %zd values; at most %d dimensions are allowed", what, len, DLX_MAX_NDIM);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < len; ++i) {
+    PyObject *o = PySequence_Fast_GET_ITEM(fast, i);
+    if (!PyIndex_Check(o)) {
+      Py_DECREF(fast);
+      PyErr_Format(PyExc_TypeError, "%s: expected ints, got %.100s", what, Py_TYPE(o)->tp_name);
+      return -1;
+    }
+    Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_OverflowError);
+    if (v == -1 && PyErr_Occurred()) {
+      Py_DECREF(fast);
+      return -1;
+    }
+    vals[i] = v;
+  }
+  Py_DECREF(fast);
+  *n = (int32_t)len;
+  return 0;
+}
+
+PyObject *dlx_pyops_reshape(PyObject *self, PyObject *args) {
+  TensorObject *t = (TensorObject *)self;
+  int64_t shape[DLX_MAX_NDIM];
+  int32_t n = 0;
+  if (parse_int_args(args, "reshape", shape, &n) != 0) return NULL;
+  dlx_view v;
+  dlx_status st = dlx_view_reshape(&t->view, n, shape, &v);
+  if (st == DLX_OK) return wrap_view(t, &v);
+  if (st != DLX_ERR_LAYOUT_MISMATCH) return dlx_py_raise_op(st);
+  /* no view has these strides: copy compactly first, as NumPy's reshape does */
+  dlx_storage *s;
+  dlx_view c;
+  if (dlx_copy_compact(&t->view, &s, &c) != 0) return NULL;
+  c.flags = t->view.flags & ~(uint32_t)DLX_VIEW_READ_ONLY;
+  st = dlx_view_reshape(&c, n, shape, &v);
+  if (st != DLX_OK) {
+    dlx_storage_decref(s);
+    return dlx_py_raise_op(st);
+  }
+  return dlx_tensor_wrap(s, &v, 0);
+}
+
+static PyObject *permute_impl(TensorObject *t, const int64_t *dims, int32_t n) {
+  if (n != t->view.ndim)
+    return PyErr_Format(PyExc_ValueError, "permute: %d axes given for a tensor of ndim %d", n, t->view.ndim);
+  int32_t perm[DLX_MAX_NDIM];
+  for (int32_t i = 0; i < n; ++i) {
+    int64_t d = dims[i] < 0 ? dims[i] + n : dims[i];
+    if (d < 0 || d >= n)
+      return PyErr_Format(PyExc_ValueError, "permute: axis %lld is out of range for ndim %d", (long long)dims[i], n);
+    perm[i] = (int32_t)d;
+  }
+  dlx_view v;
+  dlx_status st = dlx_view_permute(&t->view, perm, &v);
+  if (st != DLX_OK) return dlx_py_raise_op(st);
+  return wrap_view(t, &v);
+}
+
+PyObject *dlx_pyops_permute(PyObject *self, PyObject *args) {
+  int64_t dims[DLX_MAX_NDIM];
+  int32_t n = 0;
+  if (parse_int_args(args, "permute", dims, &n) != 0) return NULL;
+  return permute_impl((TensorObject *)self, dims, n);
+}
+
+PyObject *dlx_pyops_transpose(PyObject *self, PyObject *args) {
+  TensorObject *t = (TensorObject *)self;
+  if (PyTuple_GET_SIZE(args) == 0 ||
+      (PyTuple_GET_SIZE(args) == 1 && PyTuple_GET_ITEM(args, 0) == Py_None)) {
+    dlx_view v;
+    dlx_status st = dlx_view_transpose(&t->view, &v);
+    if (st != DLX_OK) return dlx_py_raise_op(st);
+    return wrap_view(t, &v);
+  }
+  return dlx_pyops_permute(self, args);
+}
+
+PyObject *dlx_pyops_T(PyObject *self, void *closure) {
+  (void)closure;
+  PyObject *args = PyTuple_New(0);
+  if (args == NULL) return NULL;
+  PyObject *r = dlx_pyops_transpose(self, args);
+  Py_DECREF(args);
+  return r;
+}
+
+PyObject *dlx_pyops_astype(PyObject *self, PyObject *dtype) {
+  DLDataType dt;
+  if (dlx_parse_dtype_obj(dtype, &dt) != 0) return NULL;
+  return cast_new(&((TensorObject *)self)->view, dt);
+}
+
+/* ---- module functions --------------------------------------------------------------------------- */
+
+/* f(a, b, out=None) for one binop. */
+static PyObject *binary_function(dlx_binop op, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"a", "b", "out", NULL};
+  PyObject *a, *b, *out = Py_None;
+  char fmt[48];
+  snprintf(fmt, sizeof fmt, "OO|$O:%s", op_names[op]);
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kw, &a, &b, &out)) return NULL;
+  return binary(op, a, b, out == Py_None ? NULL : out, out == Py_None ? OUT_NEW : OUT_GIVEN, 1);
+}
+
+#define BINARY_FUNCTION(name, op)                                                                     \
+  static PyObject *m_##name(PyObject *m, PyObject *args, PyObject *kwargs) {                          \
+    (void)m;                                                                                          \
+    return binary_function(op, args, kwargs);                                                         \
+  }
+BINARY_FUNCTION(add, DLX_OP_ADD)
+BINARY_FUNCTION(subtract, DLX_OP_SUB)
+BINARY_FUNCTION(multiply, DLX_OP_MUL)
+BINARY_FUNCTION(divide, DLX_OP_DIV)
+BINARY_FUNCTION(less, DLX_OP_LT)
+BINARY_FUNCTION(less_equal, DLX_OP_LE)
+BINARY_FUNCTION(greater, DLX_OP_GT)
+BINARY_FUNCTION(greater_equal, DLX_OP_GE)
+BINARY_FUNCTION(equal, DLX_OP_EQ)
+BINARY_FUNCTION(not_equal, DLX_OP_NE)
+
+static PyObject *m_matmul(PyObject *m, PyObject *args, PyObject *kwargs) {
+  (void)m;
+  static char *kw[] = {"a", "b", "out", NULL};
+  PyObject *a, *b, *out = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$O:matmul", kw, &a, &b, &out)) return NULL;
+  return matmul(a, b, out, 1);
+}
+
+static PyObject *m_fma(PyObject *m, PyObject *args, PyObject *kwargs) {
+  (void)m;
+  static char *kw[] = {"scalar", "t1", "t2", "out", NULL};
+  double scalar;
+  PyObject *a, *b, *out_obj = Py_None, *t1 = NULL, *t2 = NULL, *out = NULL, *result = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "dOO|$O:fma", kw, &scalar, &a, &b, &out_obj)) return NULL;
+  int unsupported;
+  if ((t1 = as_tensor(a, &unsupported)) == NULL || (t2 = as_tensor(b, &unsupported)) == NULL) goto done;
+  const dlx_view *v1 = &((TensorObject *)t1)->view, *v2 = &((TensorObject *)t2)->view;
+  if (out_obj != Py_None) {
+    if ((out = as_tensor(out_obj, &unsupported)) == NULL) goto done;
+  } else {
+    int32_t nd, ndims[2] = {v1->ndim, v2->ndim};
+    const int64_t *shapes[2] = {v1->shape, v2->shape};
+    int64_t shape[DLX_MAX_NDIM];
+    dlx_status st = dlx_broadcast_shapes(2, ndims, shapes, &nd, shape);
+    if (st != DLX_OK) {
+      dlx_py_raise_op(st);
+      goto done;
+    }
+    if ((out = dlx_py_tensor_new_owned(nd, shape, v2->dtype, 0)) == NULL) goto done;
+  }
+  dlx_view *ov = &((TensorObject *)out)->view;
+  dlx_status st;
+  RUN_OP(st, dlx_view_size(ov), dlx_fma(ov, scalar, v1, v2));
+  if (st != DLX_OK) {
+    dlx_py_raise_op(st);
+    goto done;
+  }
+  if (out_obj != Py_None) {
+    result = out_obj;
+    Py_INCREF(result);
+  } else {
+    result = out;
+    out = NULL;
+  }
+done:
+  Py_XDECREF(t1);
+  Py_XDECREF(t2);
+  Py_XDECREF(out);
+  return result;
+}
+
+/* shape: an int or a sequence of ints. -1 + exception. */
+static int parse_shape_obj(PyObject *obj, int32_t *ndim, int64_t *shape) {
+  PyObject *args = PyTuple_Pack(1, obj);
+  if (args == NULL) return -1;
+  int r = parse_int_args(args, "shape", shape, ndim);
+  Py_DECREF(args);
+  return r;
+}
+
+static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
+  (void)m;
+  static char *kw[] = {"shape", "fill_value", "dtype", NULL};
+  PyObject *shape_obj, *value, *dtype_obj = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O:full", kw, &shape_obj, &value, &dtype_obj)) return NULL;
+  int64_t shape[DLX_MAX_NDIM];
+  int32_t nd = 0;
+  if (parse_shape_obj(shape_obj, &nd, shape) != 0) return NULL;
+  DLDataType dt;
+  if (dtype_obj != Py_None) {
+    if (dlx_parse_dtype_obj(dtype_obj, &dt) != 0) return NULL;
+  } else {
+    /* NumPy's default for the value: np.array(fill_value).dtype */
+    switch (scalar_kind(value)) {
+      case SK_BOOL: dt = DLX_DTYPE_BOOL; break;
+      case SK_INT: dt = DLX_DTYPE_INT64; break;
+      case SK_FLOAT: dt = DLX_DTYPE_FLOAT64; break;
+      case SK_COMPLEX: dt = DLX_DTYPE_COMPLEX128; break;
+      default: {
+        int unsupported;
+        PyObject *t = as_tensor(value, &unsupported);
+        if (t == NULL) return NULL;
+        dt = ((TensorObject *)t)->view.dtype;
+        Py_DECREF(t);
+      }
+    }
+  }
+  PyObject *r = dlx_py_tensor_new_owned(nd, shape, dt, 0);
+  if (r != NULL && assign(&((TensorObject *)r)->view, value) != 0) Py_CLEAR(r);
+  return r;
+}
+
+static PyObject *m_empty_like(PyObject *m, PyObject *args, PyObject *kwargs) {
+  (void)m;
+  static char *kw[] = {"x", "dtype", NULL};
+  PyObject *x, *dtype_obj = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:empty_like", kw, &x, &dtype_obj)) return NULL;
+  int unsupported;
+  PyObject *t = as_tensor(x, &unsupported);
+  if (t == NULL) return NULL;
+  const dlx_view *v = &((TensorObject *)t)->view;
+  DLDataType dt = v->dtype;
+  PyObject *r = NULL;
+  if (dtype_obj == Py_None || dlx_parse_dtype_obj(dtype_obj, &dt) == 0) r = dlx_py_tensor_new_owned(v->ndim, v->shape, dt, 0);
+  Py_DECREF(t);
+  return r;
+}
+
+static PyObject *m_set_num_threads(PyObject *m, PyObject *arg) {
+  (void)m;
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return NULL;
+  dlx_set_num_threads(n > INT32_MAX ? INT32_MAX : n < INT32_MIN ? 0 : (int)n);
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_get_num_threads(PyObject *m, PyObject *unused) {
+  (void)m, (void)unused;
+  return PyLong_FromLong(dlx_get_num_threads());
+}
+
+#define KW (METH_VARARGS | METH_KEYWORDS)
+#define FN(f) (PyCFunction)(void (*)(void))(f)
+PyMethodDef dlx_ops_module_methods[] = {
+    {"add", FN(m_add), KW, "add(a, b, *, out=None) -> Tensor: a + b with NumPy's dtype rules and broadcasting"},
+    {"subtract", FN(m_subtract), KW, "subtract(a, b, *, out=None) -> Tensor: a - b"},
+    {"multiply", FN(m_multiply), KW, "multiply(a, b, *, out=None) -> Tensor: a * b"},
+    {"divide", FN(m_divide), KW, "divide(a, b, *, out=None) -> Tensor: a / b (true division; ints give float64)"},
+    {"less", FN(m_less), KW, "less(a, b, *, out=None) -> bool Tensor"},
+    {"less_equal", FN(m_less_equal), KW, "less_equal(a, b, *, out=None) -> bool Tensor"},
+    {"greater", FN(m_greater), KW, "greater(a, b, *, out=None) -> bool Tensor"},
+    {"greater_equal", FN(m_greater_equal), KW, "greater_equal(a, b, *, out=None) -> bool Tensor"},
+    {"equal", FN(m_equal), KW, "equal(a, b, *, out=None) -> bool Tensor"},
+    {"not_equal", FN(m_not_equal), KW, "not_equal(a, b, *, out=None) -> bool Tensor"},
+    {"matmul", FN(m_matmul), KW, "matmul(a, b, *, out=None) -> Tensor: rank-2 a @ b through CBLAS"},
+    {"fma", FN(m_fma), KW, "fma(scalar, t1, t2, *, out=None) -> Tensor: scalar * t1 + t2 (augpy's fma)"},
+    {"full", FN(m_full), KW, "full(shape, fill_value, dtype=None) -> Tensor"},
+    {"empty_like", FN(m_empty_like), KW, "empty_like(x, dtype=None) -> Tensor (uninitialised, C-contiguous)"},
+    {"set_num_threads", m_set_num_threads, METH_O, "set_num_threads(n): threads for large ops (n <= 0: default)"},
+    {"get_num_threads", m_get_num_threads, METH_NOARGS, "get_num_threads() -> int"},
+    {NULL, NULL, 0, NULL},
+};
