@@ -751,6 +751,54 @@ static void test_cast_semantics(void) {
   CHECK(c128[6] == 1.0 && c128[7] == 0.0 && isinf(c128[0]));
 }
 
+/* The cast kernel's float32 -> narrow fast path against convert.h's exact encoder: whole blocks of
+ * normal-range values (ties, near-ties, both signs) that stay on the fast path, and float32 bit patterns
+ * across the whole range mixed in, which send blocks to the exact fallback. */
+static void test_encode_sweep(void) {
+  enum { N = 1 << 16 };
+  float *f = malloc(N * sizeof(float));
+  uint16_t *out = malloc(N * sizeof(uint16_t));
+  for (int k = DLX_KD_F16; k < DLX_KD_COUNT; ++k) {
+    const DLDataType dt = kd_dtypes[k];
+    const dlx_cvt_format *fmt = dlx_cvt_format_of(dt.code);
+    const int s = 23 - fmt->man_bits;
+    const int emin = 1 - fmt->bias, emax = (int)(fmt->max_finite >> fmt->man_bits) - fmt->bias;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int i = 0; i < N; ++i) {
+        uint32_t bits;
+        if (pass == 1 && i % 64 == 7) {
+          bits = (uint32_t)rnd(); /* anything: zero, subnormal, huge, inf, NaN */
+        } else {
+          const int e = emin + (int)(rnd() % (uint64_t)(emax - emin + 1));
+          uint32_t man = (uint32_t)rnd() & 0x7fffffu;
+          const int tie = (int)(rnd() % 4);
+          if (s > 0 && tie == 0) man = (man & ~((1u << s) - 1u)) | (1u << (s - 1)); /* exact tie */
+          if (s > 0 && tie == 1) man = (man & ~((1u << s) - 1u)) | ((1u << (s - 1)) - 1u); /* just below */
+          bits = ((uint32_t)(e + 127) << 23) | man;
+          if (fmt->sign_bit != 0 && (rnd() & 1)) bits |= 0x80000000u;
+        }
+        memcpy(&f[i], &bits, 4);
+      }
+      dlx_view vf = vec(f, DLX_DTYPE_FLOAT32, N);
+      dlx_view vo;
+      CHECK_OK(dlx_view_init(&vo, out, dt, CPU, 1, I64(N), NULL));
+      vo.flags = is_subbyte_kd(k) ? DLX_VIEW_SUBBYTE_PADDED : 0;
+      CHECK_OK(dlx_cast(&vo, &vf));
+      int bad = 0;
+      for (int i = 0; i < N; ++i) {
+        const uint32_t want = dlx_cvt_encode_f32(fmt, f[i]);
+        const uint32_t got = fmt->bits == 16 ? out[i] : ((const uint8_t *)out)[i];
+        if (got != want && bad++ < 3)
+          fprintf(stderr, "    %s: float32 bits 0x%08x encode to 0x%x, expected 0x%x\n", fmt->name,
+                  (unsigned)dlx_cvt__f32_bits(f[i]), (unsigned)got, (unsigned)want);
+      }
+      CHECK_EQ(bad, 0);
+    }
+  }
+  free(f);
+  free(out);
+}
+
 static void test_packed_subbyte(void) {
   /* float4_e2m1fn packed two per byte, element 0 in the low nibble, odd length */
   float f[7] = {0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
@@ -1087,6 +1135,7 @@ static const dlx_test_case cases[] = {
     {"float_semantics", test_float_semantics},
     {"fma_semantics", test_fma_semantics},
     {"cast_semantics", test_cast_semantics},
+    {"encode_sweep", test_encode_sweep},
     {"packed_subbyte", test_packed_subbyte},
     {"scalars", test_scalars},
     {"empty_and_inplace", test_empty_and_inplace},
