@@ -2,9 +2,12 @@
  * the capsules are ordinary DLPack producers written in C, like any extension's. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
@@ -211,6 +214,60 @@ static PyObject *exchange_import_ns(PyObject *self, PyObject *args) {
   return PyFloat_FromDouble(n > 0 ? ns / (double)n : 0.0);
 }
 
+/* ---- deleters after finalization ------------------------------------------------------------------ */
+
+/* Managed tensors whose deleters run on a C thread after Py_FinalizeEx has returned (DLPack edge case 8:
+ * a consumer may release a tensor long after the interpreter is gone). The thread is started and
+ * joined from a C atexit handler, which runs in exit() once Python's main has finalized. */
+#define LATE_MAX 64
+static DLManagedTensorVersioned *late_tensors[LATE_MAX];
+static atomic_int late_count;
+static int late_deleted;
+
+static void *late_thread(void *arg) {
+  (void)arg;
+  int n = atomic_load(&late_count);
+  for (int i = 0; i < n && i < LATE_MAX; ++i) {
+    DLManagedTensorVersioned *m = late_tensors[i];
+    if (m != NULL && m->deleter != NULL) {
+      m->deleter(m);
+      ++late_deleted;
+    }
+  }
+  return NULL;
+}
+
+static void run_late_deleters(void) {
+  int initialized = Py_IsInitialized();
+  pthread_t th;
+  if (pthread_create(&th, NULL, late_thread, NULL) == 0) pthread_join(th, NULL);
+  /* Python's streams are gone: report with write(2) for the test that started the process */
+  char msg[160];
+  int len = snprintf(msg, sizeof msg,
+                     "dlx._testing: %d deleter(s) ran on a C thread after finalization (Py_IsInitialized %d, "
+                     "exported alive %ld)\n",
+                     late_deleted, initialized, (long)atomic_load(&dlx_exported_alive));
+  if (len > 0) {
+    ssize_t w = write(2, msg, (size_t)len);
+    (void)w;
+  }
+}
+
+static PyObject *delete_after_finalize(PyObject *self, PyObject *arg) {
+  (void)self;
+  void *p = PyLong_AsVoidPtr(arg);
+  if (p == NULL) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a managed tensor address, not 0");
+    return NULL;
+  }
+  int i = atomic_load(&late_count);
+  if (i >= LATE_MAX) return PyErr_Format(PyExc_OverflowError, "at most %d tensors", LATE_MAX);
+  if (i == 0 && atexit(run_late_deleters) != 0) return PyErr_Format(PyExc_RuntimeError, "atexit refused");
+  late_tensors[i] = p;
+  atomic_store(&late_count, i + 1);
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef testing_methods[] = {
     {"exchange_import_ns", exchange_import_ns, METH_VARARGS,
      "exchange_import_ns(obj, n) -> ns per tensor of a C consumer going through obj's exchange API"},
@@ -219,6 +276,9 @@ static PyMethodDef testing_methods[] = {
      "byte_offset=0, null_data=False, null_strides=False, device=(1, 0), null_deleter=False, dtype_code=None)"},
     {"deleter_calls", get_deleter_calls, METH_NOARGS, "calls of make_capsule deleters so far"},
     {"exported_alive", get_exported_alive, METH_NOARGS, "managed tensors dlx exported and not yet deleted"},
+    {"delete_after_finalize", delete_after_finalize, METH_O,
+     "delete_after_finalize(address): run this DLManagedTensorVersioned's deleter on a C thread after "
+     "the interpreter has finalized (the caller owns the tensor and gives it up)"},
     {"exchange_allocate", exchange_allocate, METH_VARARGS,
      "exchange_allocate(shape, dtype, device_type=1): the C exchange API's allocator, called from C"},
     {NULL, NULL, 0, NULL},
