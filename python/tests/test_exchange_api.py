@@ -129,8 +129,9 @@ def test_dltensor_from_py_object_is_non_owning(api, exported_alive):
     assert (dl.dtype.code, dl.dtype.bits, dl.dtype.lanes) == (2, 64, 1)
     assert (dl.device.device_type, dl.device.device_id) == (1, 0)
     assert exported_alive() == 0
+    other = object()  # kept alive: id() of a temporary names freed memory by the time C reads it
     with pytest.raises(TypeError):
-        FN_DLTENSOR_FROM_PY(api.dltensor_from_py_object_no_sync)(id(object()), C.byref(dl))
+        FN_DLTENSOR_FROM_PY(api.dltensor_from_py_object_no_sync)(id(other), C.byref(dl))
 
 
 def test_managed_tensor_to_py_object(api, producer):
