@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# scripts/test_python_asan.sh [pytest args...] - the Python suite against an AddressSanitizer +
+# UndefinedBehaviorSanitizer build of the dlx extension, then a leak-checked dlx-only workload.
+# Needs .venv from scripts/test_python.sh (numpy, pytest, hypothesis; jax and torch when installed).
+#
+# How: the extension is compiled with gcc -fsanitize=address,undefined into build-pyasan/ (never into
+# the tree's build/, which pip reuses for the regular module), and put first on PYTHONPATH. CPython
+# itself is not instrumented, so gcc's ASan runtime is preloaded (LD_PRELOAD) to come first, as ASan
+# requires; PYTHONMALLOC=malloc routes Python's small objects through malloc so ASan sees them too.
+# Subprocess tests inherit all of it. Reports go to files (log_path): pytest captures a test's
+# stderr, and a process that ASan stops never gets to show what it captured. Any report file, from
+# the pytest process or any child, fails the run.
+#
+# Leaks: the pytest run has detect_leaks=0. NumPy, JAX and PyTorch keep objects past exit by design
+# (NumPy alone leaves ~3 KB unreachable at `import numpy`); those are not CPython's own, and dlx's
+# rules allow suppressions only for CPython's. So the leak check runs python/tests/leak_workload.py,
+# which imports nothing but dlx, ctypes and the standard library, with detect_leaks=1 and the
+# suppression file python/tests/lsan-cpython.supp (CPython's own known leaks, each commented).
+#
+# Environment: DLX_ASAN_JOBS (compile jobs, default nproc), DLX_LEAK_ROUNDS (default 100),
+# DLX_STRESS_* (test_stress.py sizes; CI keeps the short defaults).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VPY=.venv/bin/python
+if [ ! -x "$VPY" ]; then
+  echo "test_python_asan.sh: no .venv (run scripts/test_python.sh first)" >&2
+  exit 2
+fi
+OUT=build-pyasan
+JOBS=${DLX_ASAN_JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+# gcc, like CPython's own build, and its runtimes: the preloaded libasan must be the one the
+# extension was linked against.
+LIBASAN=$(gcc -print-file-name=libasan.so)
+LIBUBSAN=$(gcc -print-file-name=libubsan.so)
+for lib in "$LIBASAN" "$LIBUBSAN"; do
+  [ -e "$lib" ] || { echo "test_python_asan.sh: gcc has no $(basename "$lib") (Debian: libasan8, libubsan1)" >&2; exit 2; }
+done
+
+echo "== building the extension with ASan + UBSan into $OUT/ (jobs: $JOBS)"
+rm -rf "$OUT"
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
+CC=gcc CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined" \
+  "$VPY" setup.py -q build -j "$JOBS" --build-base "$OUT/build" --build-lib "$OUT/site" >"$OUT.build.log" 2>&1 || {
+  tail -n 40 "$OUT.build.log" >&2
+  exit 1
+}
+mv "$OUT.build.log" "$OUT/build.log"
+so=$(ls "$OUT"/site/dlx/_dlx*.so)
+ldd "$so" | grep -q libasan || { echo "test_python_asan.sh: $so is not linked with ASan" >&2; exit 1; }
+
+export LD_PRELOAD="$LIBASAN:$LIBUBSAN${LD_PRELOAD:+:$LD_PRELOAD}"
+export PYTHONPATH="$PWD/$OUT/site${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONMALLOC=malloc
+mkdir -p "$OUT/reports"
+REPORTS=$PWD/$OUT/reports
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$REPORTS/ubsan"
+# detect_leaks=0 here: see the header. The allocator may return NULL so that dlx's own out-of-memory
+# paths (a huge dlx.empty) report MemoryError instead of ASan stopping at the request.
+ASAN_BASE="allocator_may_return_null=1:strict_string_checks=1:detect_stack_use_after_return=1"
+ASAN_BASE="$ASAN_BASE:check_initialization_order=1:log_path=$REPORTS/asan"
+
+# Report files, and report lines in a log (a child whose stderr a test printed).
+reports() {
+  local f
+  for f in "$REPORTS"/*; do [ -e "$f" ] && { echo "== $f"; head -n 60 "$f"; }; done
+  grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: (Address|Undefined|Leak)" "$1" || true
+}
+
+echo "== pytest under ASan + UBSan (module: $so)"
+log=$OUT/pytest.log
+set +e
+ASAN_OPTIONS="$ASAN_BASE:detect_leaks=0" "$VPY" -m pytest python/tests -q -rs -p no:cacheprovider "$@" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+found=$(reports "$log")
+if ! grep -q "dlx module: $PWD/$OUT/site/dlx" "$log"; then
+  echo "test_python_asan.sh: pytest did not load the sanitized module" >&2
+  exit 1
+fi
+if [ "$rc" -ne 0 ] || [ -n "$found" ]; then
+  echo "$found" | head -n 20 >&2
+  echo "test_python_asan.sh: pytest exit $rc under sanitizers" >&2
+  exit 1
+fi
+
+echo "== leak-checked workload (LeakSanitizer, dlx and the standard library only)"
+log=$OUT/leak.log
+set +e
+ASAN_OPTIONS="$ASAN_BASE:detect_leaks=1:fast_unwind_on_malloc=0" \
+  LSAN_OPTIONS="suppressions=$PWD/python/tests/lsan-cpython.supp:print_suppressions=1" \
+  "$VPY" python/tests/leak_workload.py "${DLX_LEAK_ROUNDS:-100}" >"$log" 2>&1
+rc=$?
+set -e
+cat "$log"
+found=$(reports "$log")
+if [ "$rc" -ne 0 ] || [ -n "$found" ]; then
+  echo "test_python_asan.sh: leak workload exit $rc" >&2
+  exit 1
+fi
+echo "sanitizers: 0 reports (pytest under ASan + UBSan, leak workload under LeakSanitizer)"
