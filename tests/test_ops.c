@@ -1047,6 +1047,31 @@ static void test_pool_nested(void) {
   dlx_set_num_threads(0);
 }
 
+typedef struct count_ctx {
+  _Atomic int hits[64];
+} count_ctx;
+
+static void count_chunk(void *ctx, int64_t c) { atomic_fetch_add(&((count_ctx *)ctx)->hits[c], 1); }
+
+/* Many short jobs back to back: workers wake late, find jobs finished or half taken, and must never run a
+ * chunk twice, skip one, or touch a finished job's context (a stack frame reused by the next job). */
+static void test_pool_rapid_jobs(void) {
+  for (int threads = 2; threads <= 4; ++threads) {
+    dlx_set_num_threads(threads);
+    for (int job = 0; job < 2000; ++job) {
+      count_ctx ctx;
+      const int n = 1 + job % 64;
+      for (int i = 0; i < 64; ++i) atomic_init(&ctx.hits[i], 0);
+      dlx__parallel_for(n, count_chunk, &ctx);
+      int wrong = 0;
+      for (int i = 0; i < 64; ++i) wrong += atomic_load(&ctx.hits[i]) != (i < n ? 1 : 0);
+      CHECK_EQ(wrong, 0);
+      if (wrong) break;
+    }
+  }
+  dlx_set_num_threads(0);
+}
+
 #define CONC_N 200000
 typedef struct conc_arg {
   float *a, *o;
@@ -1142,6 +1167,7 @@ static const dlx_test_case cases[] = {
     {"errors", test_errors},
     {"num_threads", test_num_threads},
     {"pool_nested", test_pool_nested},
+    {"pool_rapid_jobs", test_pool_rapid_jobs},
     {"pool_concurrent_callers", test_pool_concurrent_callers},
     {"pool_fork", test_pool_fork},
     {"summary", test_summary},

@@ -577,6 +577,7 @@ static inline bool is_packed(const dlx_view *v) {
 /* Elements an op needs before it is split over threads: below this the wake-up of a worker (a few
  * microseconds) costs more than the work it takes over. Measured with bench/bench_ops.c. */
 #define DEFAULT_GRAIN 65536
+#define CHUNKS_PER_THREAD 4
 /* Transposed walks go in TILE x TILE tiles, in groups of GROUP x GROUP tiles (256 x 256 elements).
  * 8 rows per tile: operands with a power-of-two row pitch (4096 floats) map every row of a tile to one
  * L1 set, and an 8-way L1 holds 8 of them; the group bounds the pages in use to what the second-level
@@ -738,7 +739,9 @@ static dlx_status execute(int nop, const dlx_view *const *views, dlx_loop_fn fn,
   if (grain <= 0) grain = DEFAULT_GRAIN;
   int64_t chunks = e.it.size / grain;
   const int threads = dlx__pool_threads_available();
-  if (chunks > threads) chunks = threads;
+  /* a few chunks per thread: whoever is free (the caller, when a worker starts late) takes the next */
+  if (chunks > (int64_t)threads * CHUNKS_PER_THREAD) chunks = (int64_t)threads * CHUNKS_PER_THREAD;
+  if (threads == 1) chunks = 1;
   if (chunks > e.units) chunks = e.units;
   if (chunks < 1) chunks = 1;
   e.per_chunk = (e.units + chunks - 1) / chunks;

@@ -1,16 +1,22 @@
 /* The thread pool behind large ops: persistent workers, started lazily, one job at a time.
  *
  * Design, with the reasons:
- *  - The caller takes part in its own job (chunk claiming is one shared atomic counter), so a job on
- *    T threads wakes only T-1 workers, and a job of one chunk wakes none.
+ *  - The caller takes part in its own job. Chunks are claimed one at a time from a shared counter, and
+ *    the caller waits only for chunks that were claimed, never for a worker to wake up: a worker the
+ *    scheduler runs late (a loaded machine) finds the job finished and goes back to sleep, so a job is
+ *    never slower than the caller doing it alone plus one wake-up call. Ops cut their work into a few
+ *    chunks per thread for the same reason (load balance).
+ *  - The claim counter carries the job's generation: a late worker of an earlier job cannot claim (or
+ *    run) a chunk of the next one; once its claim succeeds, the job cannot finish before that chunk
+ *    does, so the job's function and context stay valid while it runs.
  *  - A second job that arrives while one runs (another thread, or a nested call from a chunk) does not
  *    queue: it runs on its caller alone. Threaded callers (a Python thread pool over dlx) therefore never
  *    run more than dlx_get_num_threads() workers plus themselves, instead of T x T threads.
  *  - Each worker sleeps on its own condition variable and only the participants of a job are signalled,
- *    so a 2-chunk job on a 64-core machine does not wake 63 threads. Generation and participant count are
- *    published together in one atomic word: a worker that wakes late never reads a half-posted job.
+ *    so a 2-chunk job on a 64-core machine does not wake 63 threads.
  *  - Workers and the waiting caller spin briefly before sleeping: back-to-back ops (the common case in a
- *    loop) then skip the futex round trip.
+ *    loop) then skip the futex round trip; the spin is short so that an oversubscribed machine loses
+ *    little to it.
  *  - Workers block every signal, so that signals (Ctrl-C in Python) reach the application's threads.
  *  - fork(): the child has no workers, so an atfork handler resets the pool there (Python's
  *    multiprocessing forks); the parent's prepare handler waits for a running job to finish, so the
@@ -32,9 +38,11 @@
 #include "dlx/ops.h"
 
 #define POOL_MAX_THREADS 256
-/* Polls of the job word (each with a pause hint) before a thread goes to sleep: a few tens of
- * microseconds, about the cost of one futex wake-up round trip. */
-#define POOL_SPIN 4000
+/* Polls of the job word (each with a pause hint) before a thread goes to sleep: some microseconds,
+ * about the cost of one futex wake-up round trip. */
+#define POOL_SPIN 1000
+/* Jobs carry their chunk count in 23 bits of the job word; larger jobs run on the caller. */
+#define POOL_MAX_CHUNKS ((int64_t)1 << 23)
 
 #if defined(__x86_64__) || defined(__i386__)
 #define POOL_PAUSE() __builtin_ia32_pause()
@@ -47,9 +55,17 @@
 typedef struct worker {
   pthread_t thread;
   pthread_cond_t cv;
-  int index; /* 1.. ; the caller of a job is 0 */
-  uint64_t start_gen;
+  int index;          /* 1.. ; the caller of a job is 0 */
+  uint32_t start_gen; /* the generation when it was created */
 } worker;
+
+/* job word: generation (32 bits) | participants, the caller included (9 bits) | chunks (23 bits) */
+#define JOB_GEN(w) ((uint32_t)((w) >> 32))
+#define JOB_PARTICIPANTS(w) ((int)(((w) >> 23) & 0x1FFu))
+#define JOB_CHUNKS(w) ((int64_t)((w) & 0x7FFFFFu))
+/* claim word: generation (32 bits) | next chunk to claim (32 bits) */
+#define CLAIM_GEN(c) ((uint32_t)((c) >> 32))
+#define CLAIM_NEXT(c) ((int64_t)((c) & 0xFFFFFFFFu))
 
 static struct {
   pthread_mutex_t run_lock; /* held by the thread whose job owns the workers */
@@ -59,14 +75,12 @@ static struct {
   int nworkers;  /* started (only grows, except in a forked child) */
   bool shutdown; /* under mu */
   bool dead;     /* after the destructor: run everything serially */
-  /* (generation << 16) | participants, the caller included. */
-  _Atomic uint64_t word;
-  /* The job; written before word is published, read by participants only. */
+  _Atomic uint64_t job;
+  _Atomic uint64_t claim;
+  _Atomic int64_t done; /* chunks of the current job that have finished */
+  /* The job; written before the claim word is published. */
   dlx_pool_task fn;
   void *ctx;
-  int64_t n_chunks;
-  _Atomic int64_t next;  /* next chunk to claim */
-  _Atomic int active;    /* participating workers that have not finished */
 } pool = {.run_lock = PTHREAD_MUTEX_INITIALIZER, .mu = PTHREAD_MUTEX_INITIALIZER, .done_cv = PTHREAD_COND_INITIALIZER};
 
 static _Atomic int requested_threads; /* 0: the default */
@@ -102,31 +116,39 @@ int dlx__pool_threads_available(void) { return in_job ? 1 : dlx_get_num_threads(
 
 int64_t dlx__pool_parallel_jobs(void) { return atomic_load(&parallel_jobs); }
 
-static void run_chunks(void) {
-  const int64_t n = pool.n_chunks;
+/* Claim and run chunks of job gen (n chunks) until none is left or the job is no longer current. */
+static void run_chunks(uint32_t gen, int64_t n) {
   for (;;) {
-    int64_t c = atomic_fetch_add_explicit(&pool.next, 1, memory_order_relaxed);
-    if (c >= n) break;
-    pool.fn(pool.ctx, c);
+    uint64_t c = atomic_load_explicit(&pool.claim, memory_order_acquire);
+    if (CLAIM_GEN(c) != gen || CLAIM_NEXT(c) >= n) return;
+    if (!atomic_compare_exchange_weak_explicit(&pool.claim, &c, c + 1, memory_order_acq_rel, memory_order_acquire))
+      continue;
+    /* the job cannot finish before this chunk does: fn and ctx are the job's */
+    pool.fn(pool.ctx, CLAIM_NEXT(c));
+    if (atomic_fetch_add_explicit(&pool.done, 1, memory_order_acq_rel) + 1 == n) {
+      pthread_mutex_lock(&pool.mu);
+      pthread_cond_signal(&pool.done_cv);
+      pthread_mutex_unlock(&pool.mu);
+    }
   }
 }
 
-static bool wants(uint64_t word, uint64_t seen_gen, int index) {
-  return (word >> 16) != seen_gen && index < (int)(word & 0xFFFF);
+static bool wants(uint64_t job, uint32_t seen_gen, int index) {
+  return JOB_GEN(job) != seen_gen && index < JOB_PARTICIPANTS(job);
 }
 
 static void *worker_main(void *arg) {
   worker *w = arg;
   in_job = true; /* ops called from a chunk on a worker run serially */
   /* The generation current when the thread was created, not when it first runs: the job that created
-   * it may already be posted by then, and the worker must take part in it. */
-  uint64_t seen = w->start_gen;
+   * it may already be posted by then, and the worker should help with it. */
+  uint32_t seen = w->start_gen;
   for (;;) {
-    uint64_t word = 0;
+    uint64_t job = 0;
     bool go = false;
     for (int i = 0; i < POOL_SPIN; ++i) {
-      word = atomic_load_explicit(&pool.word, memory_order_acquire);
-      if (wants(word, seen, w->index)) {
+      job = atomic_load_explicit(&pool.job, memory_order_acquire);
+      if (wants(job, seen, w->index)) {
         go = true;
         break;
       }
@@ -139,21 +161,14 @@ static void *worker_main(void *arg) {
           pthread_mutex_unlock(&pool.mu);
           return NULL;
         }
-        word = atomic_load_explicit(&pool.word, memory_order_acquire);
-        if (wants(word, seen, w->index)) break;
+        job = atomic_load_explicit(&pool.job, memory_order_acquire);
+        if (wants(job, seen, w->index)) break;
         pthread_cond_wait(&w->cv, &pool.mu);
       }
       pthread_mutex_unlock(&pool.mu);
     }
-    seen = word >> 16;
-    run_chunks();
-    /* The job's memory (ctx) belongs to the caller, which may return as soon as active reaches 0: touch
-     * nothing of the job after this decrement. */
-    if (atomic_fetch_sub_explicit(&pool.active, 1, memory_order_acq_rel) == 1) {
-      pthread_mutex_lock(&pool.mu);
-      pthread_cond_signal(&pool.done_cv);
-      pthread_mutex_unlock(&pool.mu);
-    }
+    seen = JOB_GEN(job);
+    run_chunks(seen, JOB_CHUNKS(job));
   }
 }
 
@@ -167,7 +182,6 @@ static void atfork_child(void) {
   for (int i = 0; i < pool.nworkers; ++i) pthread_cond_init(&pool.workers[i].cv, NULL);
   pool.nworkers = 0;
   pool.shutdown = false;
-  atomic_store(&pool.active, 0);
 }
 static void register_atfork(void) { pthread_atfork(atfork_prepare, atfork_parent, atfork_child); }
 
@@ -183,7 +197,7 @@ static int grow(int want) {
   while (pool.nworkers < want) {
     worker *w = &pool.workers[pool.nworkers];
     w->index = pool.nworkers + 1;
-    w->start_gen = atomic_load_explicit(&pool.word, memory_order_relaxed) >> 16;
+    w->start_gen = JOB_GEN(atomic_load_explicit(&pool.job, memory_order_relaxed));
     if (pthread_cond_init(&w->cv, NULL) != 0) break;
     if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
       pthread_cond_destroy(&w->cv);
@@ -206,7 +220,7 @@ void dlx__parallel_for(int64_t n_chunks, dlx_pool_task fn, void *ctx) {
   if (n_chunks <= 0) return;
   int threads = in_job ? 1 : dlx_get_num_threads();
   if (threads > n_chunks) threads = (int)n_chunks;
-  if (threads <= 1 || pthread_mutex_trylock(&pool.run_lock) != 0) {
+  if (threads <= 1 || n_chunks >= POOL_MAX_CHUNKS || pthread_mutex_trylock(&pool.run_lock) != 0) {
     run_serial(n_chunks, fn, ctx);
     return;
   }
@@ -219,28 +233,29 @@ void dlx__parallel_for(int64_t n_chunks, dlx_pool_task fn, void *ctx) {
   }
   pool.fn = fn;
   pool.ctx = ctx;
-  pool.n_chunks = n_chunks;
-  atomic_store_explicit(&pool.next, 0, memory_order_relaxed);
-  atomic_store_explicit(&pool.active, helpers, memory_order_relaxed);
+  atomic_store_explicit(&pool.done, 0, memory_order_relaxed);
+  const uint32_t gen = JOB_GEN(atomic_load_explicit(&pool.job, memory_order_relaxed)) + 1u;
+  /* release: fn, ctx and done are visible to whoever claims through the new claim word */
+  atomic_store_explicit(&pool.claim, (uint64_t)gen << 32, memory_order_release);
   pthread_mutex_lock(&pool.mu);
-  uint64_t gen = (atomic_load_explicit(&pool.word, memory_order_relaxed) >> 16) + 1;
-  /* release: the job fields above are visible to whoever sees the new word */
-  atomic_store_explicit(&pool.word, (gen << 16) | (uint64_t)(helpers + 1), memory_order_release);
+  atomic_store_explicit(&pool.job, (uint64_t)gen << 32 | (uint64_t)(helpers + 1) << 23 | (uint64_t)n_chunks,
+                        memory_order_release);
   for (int i = 0; i < helpers; ++i) pthread_cond_signal(&pool.workers[i].cv);
   pthread_mutex_unlock(&pool.mu);
 
   in_job = true;
-  run_chunks();
+  run_chunks(gen, n_chunks);
   in_job = false;
 
+  /* Every chunk is claimed now; wait for the ones still running elsewhere. */
   bool done = false;
   for (int i = 0; i < POOL_SPIN && !done; ++i) {
-    done = atomic_load_explicit(&pool.active, memory_order_acquire) == 0;
+    done = atomic_load_explicit(&pool.done, memory_order_acquire) == n_chunks;
     if (!done) POOL_PAUSE();
   }
   if (!done) {
     pthread_mutex_lock(&pool.mu);
-    while (atomic_load_explicit(&pool.active, memory_order_acquire) != 0) pthread_cond_wait(&pool.done_cv, &pool.mu);
+    while (atomic_load_explicit(&pool.done, memory_order_acquire) != n_chunks) pthread_cond_wait(&pool.done_cv, &pool.mu);
     pthread_mutex_unlock(&pool.mu);
   }
   atomic_fetch_add_explicit(&parallel_jobs, 1, memory_order_relaxed);

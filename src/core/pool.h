@@ -5,7 +5,7 @@
  * pool busy (another thread's job) or that comes from inside a job (a worker, or the caller while it
  * runs chunks) runs all its chunks on the calling thread: nested and concurrent callers never
  * oversubscribe the machine. Chunks must be independent, so the result never depends on which thread
- * ran which chunk. */
+ * ran which chunk. The caller runs chunks too and waits only for chunks other threads have started. */
 #ifndef DLX_CORE_POOL_H
 #define DLX_CORE_POOL_H
 
@@ -20,7 +20,7 @@ void dlx__parallel_for(int64_t n_chunks, dlx_pool_task fn, void *ctx);
 /* Threads a job started now may use (dlx_get_num_threads(), or 1 inside a job). */
 int dlx__pool_threads_available(void);
 
-/* For tests: jobs that ran on more than one thread since the process started. */
+/* For tests: jobs handed to the workers (rather than run serially) since the process started. */
 int64_t dlx__pool_parallel_jobs(void);
 
 #endif
