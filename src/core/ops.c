@@ -720,6 +720,15 @@ static dlx_status execute(int nop, const dlx_view *const *views, dlx_loop_fn fn,
   exec e;
   DLX_FORWARD(dlx_iter_init(&e.it, nop, views, DLX_ITER_OUTPUT_FULL));
   if (e.it.size == 0) return DLX_OK;
+  /* Walk every dimension the output runs backwards the other way (NumPy does the same): elementwise
+   * results do not depend on the order, and a reversed view then meets the contiguous fast paths. */
+  for (int d = 0; d < e.it.ndim; ++d) {
+    if (e.it.strides[0][d] >= 0) continue;
+    for (int k = 0; k < nop; ++k) {
+      e.it.data[k] += (intptr_t)((e.it.shape[d] - 1) * e.it.strides[k][d]);
+      e.it.strides[k][d] = -e.it.strides[k][d];
+    }
+  }
   e.fn = fn;
   e.aux = aux;
   int64_t itemsize[DLX_ITER_MAX_OPERANDS];
