@@ -88,7 +88,7 @@ static _Atomic int64_t parallel_jobs;
 static _Thread_local bool in_job; /* a worker, or a caller running its chunks */
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-static int default_threads(void) {
+static int count_cpus(void) {
 #if defined(__linux__) && defined(CPU_COUNT)
   /* The affinity mask (taskset, cgroups cpusets) is what this process may actually run on. */
   cpu_set_t set;
@@ -100,6 +100,17 @@ static int default_threads(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   if (n < 1) n = 1;
   return n < POOL_MAX_THREADS ? (int)n : POOL_MAX_THREADS;
+}
+
+/* Counted once: every op asks, and the count is a system call (the affinity mask at first use wins). */
+static int default_threads(void) {
+  static _Atomic int cached;
+  int n = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (n == 0) {
+    n = count_cpus();
+    atomic_store_explicit(&cached, n, memory_order_relaxed);
+  }
+  return n;
 }
 
 void dlx_set_num_threads(int n) {
