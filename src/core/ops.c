@@ -906,6 +906,19 @@ static dlx_status alloc_temp(opcall *c, uint64_t bytes, void **out) {
   return DLX_OK;
 }
 
+/* Copy a view's header and its first ndim extents and strides: a dlx_view holds 64 of each (1 KiB),
+ * and small ops would otherwise spend most of their time moving unused entries. */
+static void view_copy(dlx_view *dst, const dlx_view *src) {
+  dst->data = src->data;
+  dst->dtype = src->dtype;
+  dst->device = src->device;
+  dst->ndim = src->ndim;
+  dst->flags = src->flags;
+  const size_t n = src->ndim > 0 && src->ndim <= DLX_MAX_NDIM ? (size_t)src->ndim : 0;
+  memcpy(dst->shape, src->shape, n * sizeof *src->shape);
+  memcpy(dst->strides, src->strides, n * sizeof *src->strides);
+}
+
 /* A C-contiguous view over fresh scratch memory with v's shape and dtype; padded when `padded`. */
 static dlx_status temp_like(opcall *c, const dlx_view *v, bool padded, dlx_view *out) {
   const int64_t n = dlx_view_size(v);
@@ -913,7 +926,7 @@ static dlx_status temp_like(opcall *c, const dlx_view *v, bool padded, dlx_view 
   DLX_FORWARD(dlx_dtype_storage_bytes(v->dtype, (uint64_t)n, padded, &bytes));
   void *p = NULL;
   DLX_FORWARD(alloc_temp(c, bytes, &p));
-  *out = *v;
+  view_copy(out, v);
   out->data = p;
   out->flags = padded && dlx_dtype_is_subbyte(v->dtype) ? DLX_VIEW_SUBBYTE_PADDED : 0;
   return dlx_layout_compact_strides(v->ndim, v->shape, NULL, out->strides);
@@ -1416,6 +1429,20 @@ static dlx_status run_fast(opcall *c) {
   return execute(1 + c->nin, views, s.fn, s.aux);
 }
 
+static void init_call(opcall *c, const char *fn, opkind kind, int nin, const char *out_name, const char *n1,
+                      const char *n2) {
+  /* field by field: the views (3 KiB) are filled by load_operands */
+  c->op = DLX_OP_ADD;
+  c->scalar = 0.0;
+  c->ntemps = 0;
+  c->fn = fn;
+  c->kind = kind;
+  c->nin = nin;
+  c->names[0] = out_name;
+  c->names[1] = n1;
+  c->names[2] = n2;
+}
+
 static dlx_status run_call(opcall *c) {
   if (dlx_view_size(&c->out) == 0) return DLX_OK;
   /* All host-accessible memory is one address space to the kernels. */
@@ -1431,18 +1458,13 @@ static dlx_status run_call(opcall *c) {
     dlx_view tmp;
     DLX_FORWARD(temp_like(c, &c->in[k], (c->in[k].flags & DLX_VIEW_SUBBYTE_PADDED) != 0, &tmp));
     opcall cc;
-    memset(&cc, 0, sizeof cc);
-    cc.fn = c->fn;
-    cc.kind = K_COPY;
-    cc.nin = 1;
-    cc.names[0] = "temporary";
-    cc.names[1] = c->names[k + 1];
-    cc.out = tmp;
-    cc.in[0] = c->in[k];
+    init_call(&cc, c->fn, K_COPY, 1, "temporary", c->names[k + 1], NULL);
+    view_copy(&cc.out, &tmp);
+    view_copy(&cc.in[0], &c->in[k]);
     dlx_status st = run_call(&cc);
     free_temps(&cc);
     DLX_FORWARD(st);
-    c->in[k] = tmp;
+    view_copy(&c->in[k], &tmp);
   }
 
   if (reference_mode) {
@@ -1457,10 +1479,11 @@ static dlx_status run_call(opcall *c) {
     dlx_view tmp;
     DLX_FORWARD(temp_like(c, &c->in[k], true, &tmp));
     packed_walk(&c->in[k], tmp.data, true);
-    c->in[k] = tmp;
+    view_copy(&c->in[k], &tmp);
   }
   if (!is_packed(&c->out)) return run_fast(c);
-  const dlx_view packed_out = c->out;
+  dlx_view packed_out;
+  view_copy(&packed_out, &c->out);
   DLX_FORWARD(temp_like(c, &packed_out, true, &c->out));
   DLX_FORWARD(run_fast(c));
   packed_walk(&packed_out, c->out.data, false);
@@ -1473,16 +1496,6 @@ static dlx_status run_and_free(opcall *c) {
   return st;
 }
 
-static void init_call(opcall *c, const char *fn, opkind kind, int nin, const char *out_name, const char *n1,
-                      const char *n2) {
-  memset(c, 0, sizeof *c);
-  c->fn = fn;
-  c->kind = kind;
-  c->nin = nin;
-  c->names[0] = out_name;
-  c->names[1] = n1;
-  c->names[2] = n2;
-}
 
 static dlx_status dtype_mismatch(const opcall *c, int i, int j) {
   const dlx_view *vi = i == 0 ? &c->out : &c->in[i - 1], *vj = j == 0 ? &c->out : &c->in[j - 1];
@@ -1496,9 +1509,9 @@ static dlx_status load_operands(opcall *c, const dlx_view *out, const dlx_view *
   DLX_FORWARD(check_view(c->fn, c->names[0], out));
   DLX_FORWARD(check_view(c->fn, c->names[1], a));
   if (c->nin > 1) DLX_FORWARD(check_view(c->fn, c->names[2], b));
-  c->out = *out;
-  c->in[0] = *a;
-  if (c->nin > 1) c->in[1] = *b;
+  view_copy(&c->out, out);
+  view_copy(&c->in[0], a);
+  if (c->nin > 1) view_copy(&c->in[1], b);
   return DLX_OK;
 }
 
