@@ -5,7 +5,8 @@
  * Every case runs on 16M float32 elements (a 4096 x 4096 matrix, 64 MiB per operand) by default, far
  * beyond every cache, so each op is bound by memory traffic. Before the ops, the same run measures a
  * STREAM-style baseline on the same arrays and thread count: "copy" (memcpy) and "add" (a plain
- * a[i] = b[i] + c[i] loop), each split over plain pthreads. The table gives best-of-N wall time, ns per
+ * a[i] = b[i] + c[i] loop), each split over plain pthreads. Repetitions go round-robin over the
+ * baselines and the cases, so that all see the same machine load. The table gives best-of-N wall time, ns per
  * element, GB/s (bytes the op must read and write, as STREAM counts them: no write-allocate traffic),
  * and the ratio to the STREAM figure with the same number of streams (add for ops with two inputs,
  * copy for the rest). A ratio near 1 means the op runs at the bandwidth limit; casts to the narrow
@@ -34,7 +35,7 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int g_reps = 7;
+static int g_reps = 9;
 
 /* ---- STREAM baselines over plain pthreads ------------------------------------------------------ */
 
@@ -70,15 +71,9 @@ static void stream_run(int kind, int threads, float *a, const float *b, const fl
 }
 
 static double time_stream(int kind, int threads, float *a, const float *b, const float *c, int64_t n) {
-  double best = 1e30;
-  stream_run(kind, threads, a, b, c, n); /* warm up */
-  for (int r = 0; r < g_reps; ++r) {
-    double t0 = now_s();
-    stream_run(kind, threads, a, b, c, n);
-    double dt = now_s() - t0;
-    if (dt < best) best = dt;
-  }
-  return best;
+  double t0 = now_s();
+  stream_run(kind, threads, a, b, c, n);
+  return now_s() - t0;
 }
 
 /* ---- the ops ------------------------------------------------------------------------------------- */
@@ -132,19 +127,10 @@ static dlx_status run_case(int c, arrays *x) {
 }
 
 static double time_case(int c, arrays *x) {
-  double best = 1e30;
-  if (run_case(c, x) != DLX_OK) {
-    fprintf(stderr, "%s failed: %s\n", cases[c].name, dlx_last_error());
-    return -1;
-  }
-  for (int r = 0; r < g_reps; ++r) {
-    double t0 = now_s();
-    run_case(c, x);
-    CLOBBER(x->out.data);
-    double dt = now_s() - t0;
-    if (dt < best) best = dt;
-  }
-  return best;
+  double t0 = now_s();
+  run_case(c, x);
+  CLOBBER(x->out.data);
+  return now_s() - t0;
 }
 
 static void *alloc_touch(size_t bytes) {
@@ -210,8 +196,28 @@ int main(int argc, char **argv) {
   for (int ti = 0; ti < nthreads; ++ti) {
     const int threads = threads_list[ti] < 1 ? 1 : threads_list[ti] > 64 ? 64 : threads_list[ti];
     dlx_set_num_threads(threads);
-    const double t_copy = time_stream(0, threads, o, a, NULL, n);
-    const double t_add = time_stream(1, threads, o, a, b, n);
+    /* Round-robin repetitions: every case and both baselines see the same stretch of machine load (a
+     * shared machine drifts by 2x over a run), and the best of each is kept. */
+    double best[C_COUNT + 2];
+    for (int c = 0; c < C_COUNT + 2; ++c) best[c] = 1e30;
+    for (int c = 0; c < C_COUNT; ++c) {
+      if (run_case(c, &x) != DLX_OK) { /* warm-up, and the one check of the status */
+        fprintf(stderr, "%s failed: %s\n", cases[c].name, dlx_last_error());
+        return 1;
+      }
+    }
+    stream_run(0, threads, o, a, NULL, n);
+    for (int r = 0; r < g_reps; ++r) {
+      double t = time_stream(0, threads, o, a, NULL, n);
+      if (t < best[C_COUNT]) best[C_COUNT] = t;
+      t = time_stream(1, threads, o, a, b, n);
+      if (t < best[C_COUNT + 1]) best[C_COUNT + 1] = t;
+      for (int c = 0; c < C_COUNT; ++c) {
+        t = time_case(c, &x);
+        if (t < best[c]) best[c] = t;
+      }
+    }
+    const double t_copy = best[C_COUNT], t_add = best[C_COUNT + 1];
     const double gb_copy = 8.0 * (double)n / t_copy / 1e9, gb_add = 12.0 * (double)n / t_add / 1e9;
     printf("\n== %d thread%s\n", threads, threads == 1 ? "" : "s");
     printf("%-30s %10s %8s %8s %12s\n", "case", "ms", "ns/el", "GB/s", "vs STREAM");
@@ -220,8 +226,7 @@ int main(int argc, char **argv) {
     printf("%-30s %10.2f %8.3f %8.2f %12s\n", "STREAM add (a[i]=b[i]+c[i])", t_add * 1e3, t_add * 1e9 / (double)n,
            gb_add, "1.00 (add)");
     for (int c = 0; c < C_COUNT; ++c) {
-      const double t = time_case(c, &x);
-      if (t < 0) continue;
+      const double t = best[c];
       const double gbs = cases[c].bytes_per_el * (double)n / t / 1e9;
       const double ref = cases[c].streams == 3 ? gb_add : gb_copy;
       printf("%-30s %10.2f %8.3f %8.2f %7.2f (%s)\n", cases[c].name, t * 1e3, t * 1e9 / (double)n, gbs, gbs / ref,
