@@ -54,6 +54,7 @@ PyObject *dlx_pyops_reshape(PyObject *self, PyObject *args);
 PyObject *dlx_pyops_permute(PyObject *self, PyObject *args);
 PyObject *dlx_pyops_transpose(PyObject *self, PyObject *args);
 PyObject *dlx_pyops_astype(PyObject *self, PyObject *dtype);
+PyObject *dlx_pyops_view(PyObject *self, PyObject *dtype);
 PyObject *dlx_pyops_T(PyObject *self, void *closure);
 /* dlx.add & co, matmul, fma, full, empty_like, set_num_threads / get_num_threads. */
 extern PyMethodDef dlx_ops_module_methods[];

@@ -97,19 +97,16 @@ static int promote(DLDataType a, DLDataType b, DLDataType *out) {
     *out = b;
     return 0;
   }
-  if (kb == C_EXT) {
+  if (kb == C_EXT) { /* b is bfloat16 or a float8 format (ml_dtypes' rules) */
     if (ka == C_INT || ka == C_UINT) {
-      /* ml_dtypes: an int8 fits the narrow format's role; wider ints need float32 / float64 */
+      /* an int8 fits the narrow format's role; wider ints need float32 / float64 */
       *out = a.bits <= 8 ? b : float_of(float_bits_for_int(a.bits));
+    } else if (ka == C_FLOAT || ka == C_COMPLEX) {
+      /* float16 meets a narrow format in float32; wider floats and complex keep their type */
+      *out = ka == C_FLOAT && a.bits < 32 ? DLX_DTYPE_FLOAT32 : a;
     } else {
-      *out = DLX_DTYPE_FLOAT32; /* float16 or another narrow format */
+      *out = DLX_DTYPE_FLOAT32; /* two different narrow formats */
     }
-    return 0;
-  }
-  if (ka == C_EXT) { /* kb is FLOAT or COMPLEX */
-    int fb = kb == C_FLOAT ? b.bits : b.bits / 2;
-    if (fb < 32) fb = 32;
-    *out = kb == C_FLOAT ? float_of(fb) : complex_of(fb);
     return 0;
   }
   if (ka == C_INT || ka == C_UINT) {
@@ -773,7 +770,8 @@ static int assign(const dlx_view *dst, PyObject *value) {
     dlx_scalar_buf sbuf;
     dtclass c = class_of(dst->dtype);
     int sign = 0, r;
-    if (k == SK_COMPLEX && c != C_COMPLEX) {
+    /* NumPy stores a complex number's truth into bool, and refuses it for every other real dtype */
+    if (k == SK_COMPLEX && c != C_COMPLEX && c != C_BOOL) {
       PyErr_Format(PyExc_TypeError, "cannot assign a complex number to a %s tensor", dt_name(dst->dtype, b, sizeof b));
       return -1;
     }
@@ -955,6 +953,27 @@ PyObject *dlx_pyops_astype(PyObject *self, PyObject *dtype) {
   DLDataType dt;
   if (dlx_parse_dtype_obj(dtype, &dt) != 0) return NULL;
   return cast_new(&((TensorObject *)self)->view, dt);
+}
+
+PyObject *dlx_pyops_view(PyObject *self, PyObject *dtype) {
+  TensorObject *t = (TensorObject *)self;
+  DLDataType dt;
+  if (dlx_parse_dtype_obj(dtype, &dt) != 0) return NULL;
+  char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
+  size_t from = dlx_dtype_itemsize(t->view.dtype), to = dlx_dtype_itemsize(dt);
+  if (from != to || dlx_dtype_is_subbyte(dt) || dlx_dtype_is_subbyte(t->view.dtype))
+    return PyErr_Format(PyExc_ValueError,
+                        "view: %s (%zu bytes) and %s (%zu bytes) differ in size; dlx reinterprets only whole "
+                        "elements of equal size",
+                        dt_name(t->view.dtype, a, sizeof a), from, dt_name(dt, b, sizeof b), to);
+  dlx_view v = t->view;
+  v.dtype = dt;
+  /* the new dtype may want more alignment than the address has (complex64 -> int64) */
+  uint32_t align = (uint32_t)dlx_dtype_alignment(dt);
+  uintptr_t addr = (uintptr_t)v.data;
+  while (addr && align > 1 && addr % align) align /= 2;
+  dlx_storage_incref(t->storage);
+  return dlx_tensor_wrap(t->storage, &v, align);
 }
 
 /* ---- module functions --------------------------------------------------------------------------- */

@@ -624,6 +624,8 @@ static PyMethodDef tensor_methods[] = {
     {"transpose", (PyCFunction)dlx_pyops_transpose, METH_VARARGS,
      "transpose(*axes) -> Tensor: dimensions reversed, or permuted by axes (view)"},
     {"astype", (PyCFunction)dlx_pyops_astype, METH_O, "astype(dtype) -> Tensor: a converted copy"},
+    {"view", (PyCFunction)dlx_pyops_view, METH_O,
+     "view(dtype) -> Tensor: the same bytes as another dtype of the same size (bfloat16 <-> uint16)"},
     {NULL, NULL, 0, NULL},
 };
 
