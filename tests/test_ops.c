@@ -33,6 +33,17 @@
 #ifndef UNDER_TSAN
 #define UNDER_TSAN 0
 #endif
+/* Sanitizer allocators abort on absurd sizes instead of returning NULL. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
 
 #define I64(...) ((const int64_t[]){__VA_ARGS__})
 #define CPU ((DLDevice){kDLCPU, 0})
@@ -1002,6 +1013,19 @@ static void test_errors(void) {
   bad = vf;
   bad.data = NULL;
   CHECK_FAIL(dlx_fill(&vf, &bad), DLX_ERR_NULL_DATA, "value has elements but NULL data");
+  /* element offsets past the address space */
+  bad = vf;
+  bad.strides[0] = INT64_MAX / 2;
+  CHECK_FAIL(dlx_copy(&vf, &bad), DLX_ERR_OVERFLOW, "overflow");
+  /* the one allocation an op makes: a temporary for an overlapping input larger than the address space
+   * (256 TiB, beyond any overcommit);
+   * nothing is written before it fails */
+  if (!UNDER_ASAN && !UNDER_TSAN) {
+    dlx_view huge_out = vf, huge_in = vf;
+    huge_out.shape[0] = huge_in.shape[0] = (int64_t)1 << 46;
+    huge_in.data = f + 1;
+    CHECK_FAIL(dlx_copy(&huge_out, &huge_in), DLX_ERR_OUT_OF_MEMORY, "temporary of 281474976710656 bytes");
+  }
 }
 
 /* ---- the pool --------------------------------------------------------------------------------------- */
