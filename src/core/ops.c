@@ -15,7 +15,19 @@
  * "compute in float32 and round back" means, in one place.
  *
  * A reference path (dlx__ops_set_reference) replaces steps 3 and 4 with a plain walk over the N-d
- * index calling element functions written independently of the kernels; the tests compare the two. */
+ * index calling element functions written independently of the kernels; the tests compare the two.
+ *
+ * Limits (deliberate, for now):
+ *  - packed float6/float4 take any strides (a bit-position walker) but go through a one-byte-per-element
+ *    temporary of the operand's size, serially; packed vectors (lanes > 1) are refused;
+ *  - only zero output strides are refused: an output whose distinct indices share memory through
+ *    non-zero strides (shape (3,3), strides (1,1)) is not detected, and its result depends on the order
+ *    of the writes;
+ *  - int128, float128, complex32, vector and opaque dtypes take part in copy and fill only (byte moves);
+ *  - fma on 64-bit integers computes in double, exact up to 2^53;
+ *  - the kernels target the compiler's baseline ISA (SSE2 on x86-64): 64-bit integer products and
+ *    comparisons, integer division, float -> integer casts and the float64 -> narrow encoders stay
+ *    scalar; no non-temporal stores, so write-only ops pay the write-allocate traffic memcpy avoids. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
 /* GCC's -O2 only vectorises loops that need no runtime alias check ("very cheap" cost model); every
  * kernel here needs one (out may be an input), so ask for the -O3 model. Set for the whole file so that
