@@ -123,18 +123,7 @@ static PyObject *make_owned(PyObject *args, PyObject *kwargs, int zero, const ch
   DLDataType dt;
   dlx_status st = dlx_dtype_parse(dtype_name, &dt);
   if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
-  dlx_view v;
-  DLDevice cpu = {kDLCPU, 0};
-  /* a placeholder data pointer until the size is known and the memory allocated */
-  st = dlx_view_init(&v, &v, dt, cpu, ndim, shape, NULL);
-  uint64_t nbytes = 0;
-  if (st == DLX_OK) st = dlx_dtype_storage_bytes(dt, (uint64_t)dlx_view_size(&v), false, &nbytes);
-  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
-  if (nbytes > (uint64_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
-  dlx_storage *s = dlx_storage_alloc((size_t)nbytes, zero);
-  if (s == NULL) return NULL;
-  v.data = s->base;
-  return dlx_tensor_wrap(s, &v, 0);
+  return dlx_py_tensor_new_owned(ndim, shape, dt, zero);
 }
 
 static PyObject *m_empty(PyObject *self, PyObject *args, PyObject *kwargs) {

@@ -14,6 +14,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h> /* madvise: Python.h has defined _GNU_SOURCE */
+#endif
 
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
@@ -181,6 +184,14 @@ PyObject *dlx_py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType
   if (nbytes > (uint64_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
   dlx_storage *s = dlx_storage_alloc((size_t)nbytes, zero);
   if (s == NULL) return NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  /* What NumPy does for big arrays: ask for transparent huge pages before the first touch, so that a
+   * 64 MiB result costs 32 page faults instead of 16384 (a new result of t + t was 4x NumPy's time). */
+  if (!zero && nbytes >= ((uint64_t)1 << 22)) {
+    uintptr_t p = (uintptr_t)s->base, start = (p + 4095u) & ~(uintptr_t)4095u;
+    if (start < p + nbytes) madvise((void *)start, (size_t)(p + nbytes - start), MADV_HUGEPAGE);
+  }
+#endif
   v.data = s->base;
   return dlx_tensor_wrap(s, &v, 0);
 }
