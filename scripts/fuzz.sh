@@ -4,8 +4,8 @@
 #   bash scripts/fuzz.sh          # 30 s per harness
 #   bash scripts/fuzz.sh 3600     # long mode: an hour per harness (run before a release)
 # Environment: CC (default clang), DLX_FUZZ_JOBS (parallel fuzzing workers per harness, default 1),
-# DLX_FUZZ_ARGS (extra libFuzzer flags). New interesting inputs go to fuzz/corpus-run/<harness>
-# (git-ignored); a crash leaves crash-* files in build-fuzz/ and fails the script. To keep a crash as a
+# DLX_FUZZ_ARGS (extra libFuzzer flags), DLX_FUZZ_ONLY (space-separated harness names: only those).
+# New interesting inputs go to fuzz/corpus-run/<harness> (git-ignored); a crash leaves crash-* files in build-fuzz/ and fails the script. To keep a crash as a
 # regression seed, copy it into fuzz/corpus/<harness>/ (the C tests replay that folder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,8 +27,10 @@ cmake -S . -B "$BUILD" -DCMAKE_C_COMPILER="$CC_FUZZ" -DCMAKE_BUILD_TYPE=RelWithD
 HARNESSES=()
 for f in fuzz/fuzz_*.c; do
   h=$(basename "$f" .c)
-  HARNESSES+=("${h#fuzz_}")
+  # DLX_FUZZ_ONLY="viewops dynlayout": a long run of some harnesses only
+  case " ${DLX_FUZZ_ONLY:-${h#fuzz_}} " in *" ${h#fuzz_} "*) HARNESSES+=("${h#fuzz_}") ;; esac
 done
+[ ${#HARNESSES[@]} -gt 0 ] || { echo "fuzz.sh: no harness matches DLX_FUZZ_ONLY=${DLX_FUZZ_ONLY:-}" >&2; exit 2; }
 cmake --build "$BUILD" -j "$JOBS" --target "${HARNESSES[@]/#/fuzz_}" >/dev/null
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
