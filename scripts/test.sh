@@ -5,7 +5,12 @@
 #   2. build with clang, ASan + UBSan, run ctest again
 #   3. scripts/check_install.sh: install, then find_package(dlx) and pkg-config consumers
 #   4. scripts/fuzz.sh: each libFuzzer harness for DLX_FUZZ_SECONDS (default 20) seconds
-#   5. scripts/test_python.sh, when pyproject.toml and that script exist
+#   5. scripts/test_python.sh, when pyproject.toml and that script exist (the ownership stress test in
+#      its short mode included)
+#   6. scripts/check_no_abort.sh: no abort/exit/assert on a library code path, in source or binary
+#   7. scripts/gen_errors.sh --check: docs/errors.md matches what the code does now
+#   8. scripts/test_python_asan.sh: the Python suite against an ASan + UBSan extension, then a
+#      leak-checked workload
 # Stops at the first failure and prints a summary either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -114,6 +119,9 @@ step "fuzz (${FUZZ_SECONDS}s per harness)" bash scripts/fuzz.sh "$FUZZ_SECONDS"
 if [ -f pyproject.toml ]; then
   if [ -f scripts/test_python.sh ]; then
     step "python (scripts/test_python.sh)" bash scripts/test_python.sh
+    step "no abort/exit/assert on library paths (scripts/check_no_abort.sh)" bash scripts/check_no_abort.sh
+    step "docs/errors.md current (scripts/gen_errors.sh --check)" bash scripts/gen_errors.sh --check build-test
+    step "python under ASan + UBSan, leak workload (scripts/test_python_asan.sh)" bash scripts/test_python_asan.sh
   else
     SUMMARY+=("skip       python: pyproject.toml exists but scripts/test_python.sh does not")
   fi
