@@ -590,3 +590,20 @@ def test_threads_setting():
     finally:
         dlx.set_num_threads(0)
     assert dlx.get_num_threads() == n
+
+
+def test_numpy_scalars_are_strong():
+    """NumPy scalars keep their dtype (NumPy 2 types them strongly), numpy.float64 included although it
+    subclasses Python's float."""
+    a = np.arange(1, 4, dtype=np.float32)
+    t = from_np(a)
+    for s in (np.float32(2), np.int64(3), np.float64(1.5), np.complex128(1j), np.uint8(4), np.bool_(True),
+              np.int8(-2)):
+        for op in ("add", "multiply", "less"):
+            if op == "less" and isinstance(s, complex):
+                continue  # complex ordering: see test_unsupported_dtypes
+            assert_result(op, OPS[op](t, s), OPS[op](a, s))
+            assert_result(op, OPS[op](s, t), OPS[op](s, a))
+    t[0] = np.float64(7.0)
+    t[1:] = np.int16(2)
+    np.testing.assert_array_equal(a, [7, 2, 2])

@@ -146,11 +146,13 @@ fail:
 /* Python scalars, weakest first. */
 typedef enum skind { SK_NONE = 0, SK_BOOL, SK_INT, SK_FLOAT, SK_COMPLEX } skind;
 
+/* Exact float / complex: numpy.float64 and numpy.complex128 subclass them but are NumPy scalars, which
+ * NumPy types strongly (float32 tensor + numpy.float64 is float64); they go the tensor way instead. */
 static skind scalar_kind(PyObject *o) {
   if (PyBool_Check(o)) return SK_BOOL;
   if (PyLong_Check(o)) return SK_INT;
-  if (PyFloat_Check(o)) return SK_FLOAT;
-  if (PyComplex_Check(o)) return SK_COMPLEX;
+  if (PyFloat_CheckExact(o)) return SK_FLOAT;
+  if (PyComplex_CheckExact(o)) return SK_COMPLEX;
   return SK_NONE;
 }
 
@@ -224,6 +226,16 @@ static PyObject *as_tensor(PyObject *o, int *unsupported) {
     return o;
   }
   if (!PyObject_HasAttr(o, dlx_str_dlpack) && !PyCapsule_CheckExact(o)) {
+    /* a NumPy scalar (numpy.float32(2)) speaks no DLPack, but its __array__ is a 0-d array that does */
+    if (PyObject_HasAttrString(o, "dtype") && PyObject_HasAttrString(o, "__array__")) {
+      PyObject *arr = PyObject_CallMethod(o, "__array__", NULL);
+      if (arr == NULL) return NULL;
+      PyObject *t = PyObject_HasAttr(arr, dlx_str_dlpack) ? dlx_from_dlpack_impl(arr, 0, -1) : NULL;
+      if (t == NULL && !PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "%.100s.__array__() gave no DLPack object", Py_TYPE(o)->tp_name);
+      Py_DECREF(arr);
+      return t;
+    }
     *unsupported = 1;
     return PyErr_Format(PyExc_TypeError, "expected a dlx.Tensor, a DLPack object or a Python scalar, not %.100s",
                         Py_TYPE(o)->tp_name);
