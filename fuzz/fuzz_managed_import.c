@@ -13,14 +13,23 @@
  *   - READ_ONLY and IS_SUBBYTE_TYPE_PADDED become view flags, every other flag bit is ignored;
  *   - import borrows: the struct is byte for byte unchanged and the deleter is never called;
  *   - NULL out, tensor or spec is DLX_ERR_NULL_ARGUMENT and nothing is written.
+ * With the owning API of dlx/tensor.h (kind bit 6), dlx takes the managed tensor over instead:
+ *   - dlx_tensor_from_managed_versioned / dlx_tensor_from_managed fail exactly when the borrowing
+ *     import (with the spec dlx/tensor.h documents: any layout, any alignment) fails, and then the
+ *     deleter has run once; NULL out is refused and still runs it;
+ *   - on success a fuzzed sequence of retains, releases, views (index, transpose, squeeze, unsqueeze,
+ *     reshape), exports (dlx_tensor_to_managed_versioned), re-imports of those exports and releases
+ *     of exports never runs the producer's deleter while any tensor or export is alive, and runs it
+ *     exactly once when the last one goes, in whatever order they go; a NULL deleter is never called.
  *
  * Input format (reads past the end yield zero bytes; fuzz/make_corpus.py writes the same encoding):
  *   kind u8: bit 0 legacy (else versioned), bit 1 NULL deleter, bit 2 NULL-argument checks,
- *            bit 3 shape NULL, bit 4 strides NULL, bit 5 data NULL
+ *            bit 3 shape NULL, bit 4 strides NULL, bit 5 data NULL, bit 6 owning tensor API
  *   [versioned: major selector u8, minor selector u8, flags selector u8 (+ raw u64)]
  *   ndim (fuzz_ndim), dtype selector u8 (+ raw code, bits, lanes), device type u8, device id u8,
  *   data offset u8, byte_offset u8, shape[ndim], strides[ndim] (fuzz_i64_small),
- *   spec: dtype u8, ndim u8, memspace u8, layout u8, version u8, alignment u8 */
+ *   spec: dtype u8, ndim u8, memspace u8, layout u8, version u8, alignment u8
+ *   [owning API: up to 32 operations, opcode u8 (% 8) then an index u8 or a view argument u8] */
 /* MAP_ANONYMOUS and sysconf under -std=c11 */
 #define _DEFAULT_SOURCE 1
 
@@ -29,6 +38,7 @@
 #include <unistd.h>
 
 #include "dlx/dlx.h"
+#include "dlx/tensor.h"
 #include "fuzz_common.h"
 
 static uint8_t *g_guard; /* 2 pages of PROT_NONE: touching data is a crash */
@@ -98,6 +108,167 @@ static uint32_t pick_version(uint8_t b) {
     case 4: return DLX_DLPACK_VERSION_NUM(2, 0);
     default: return DLX_DLPACK_VERSION_NUM(1, 2);
   }
+}
+
+/* ---- the owning API: dlx takes the managed tensor over ------------------------------------------ */
+
+static long g_owned_deletes;
+static void owned_deleter_versioned(DLManagedTensorVersioned *m) {
+  ++g_owned_deletes;
+  free(m);
+}
+static void owned_deleter_legacy(DLManagedTensor *m) {
+  ++g_owned_deletes;
+  free(m);
+}
+
+#define MAX_HANDLES 16
+
+/* Retains, releases, views, exports and re-imports in the order the input says; the producer's deleter
+ * must stay unrun while anything is alive and run exactly once when the last one goes. */
+static void exercise_ownership(dlx_tensor *first, fuzz_reader *r, bool has_deleter, long deletes_before) {
+  dlx_tensor *handles[MAX_HANDLES];
+  DLManagedTensorVersioned *exports[MAX_HANDLES];
+  int nh = 0, ne = 0;
+  handles[nh++] = first;
+  for (int op = 0; op < 32 && fuzz_more(r) && (nh + ne) > 0; ++op) {
+    uint8_t code = fuzz_u8(r) % 8, arg = fuzz_u8(r);
+    FUZZ_CHECK(g_owned_deletes == deletes_before, "the producer's deleter ran while %d tensors and %d exports live",
+               nh, ne);
+    dlx_tensor *t = nh ? handles[arg % nh] : NULL, *v = NULL;
+    dlx_status st = DLX_OK;
+#ifdef DLX_FUZZ_TRACE /* -DDLX_FUZZ_TRACE: print the sequence (for corpus work and crash triage) */
+    fprintf(stderr, "op %u arg %u: %d tensors, %d exports, deletes %ld\n", code, arg, nh, ne,
+            g_owned_deletes - deletes_before);
+#endif
+    dlx_clear_error();
+    switch (code) {
+      case 0: /* another handle to the same tensor */
+        if (t && nh < MAX_HANDLES) handles[nh++] = dlx_tensor_retain(t);
+        continue;
+      case 1: /* drop one handle */
+        if (nh) {
+          int k = arg % nh;
+          dlx_tensor_release(handles[k]);
+          handles[k] = handles[--nh];
+        }
+        continue;
+      case 2:
+        if (t) st = dlx_tensor_index(&v, t, (int64_t)(int8_t)arg);
+        break;
+      case 3:
+        if (t) st = dlx_tensor_transpose(&v, t);
+        break;
+      case 4:
+        if (t) st = (arg & 1) ? dlx_tensor_squeeze(&v, t, (int32_t)(int8_t)arg >> 1)
+                              : dlx_tensor_unsqueeze(&v, t, (int32_t)(int8_t)arg >> 1);
+        break;
+      case 5: { /* flatten, a view when the strides allow it */
+        int64_t all = -1;
+        if (t) st = dlx_tensor_reshape(&v, t, 1, &all);
+        break;
+      }
+      case 6: /* export: a user of the storage like any tensor */
+        if (t && ne < MAX_HANDLES) {
+          DLManagedTensorVersioned *e = NULL;
+          st = dlx_tensor_to_managed_versioned(t, &e);
+          fuzz_check_status(st, "dlx_tensor_to_managed_versioned");
+          if (st == DLX_OK) exports[ne++] = e;
+        }
+        continue;
+      default: /* an export comes back: re-imported (ownership passes to dlx) or released by its consumer */
+        if (ne) {
+          int k = arg % ne;
+          DLManagedTensorVersioned *e = exports[k];
+          exports[k] = exports[--ne];
+          if ((arg & 0x80) && nh < MAX_HANDLES) {
+            st = dlx_tensor_from_managed_versioned(&v, e);
+            fuzz_check_status(st, "dlx_tensor_from_managed_versioned(export)");
+            FUZZ_CHECK(st == DLX_OK, "dlx refuses its own export: %s", dlx_last_error());
+            if (st == DLX_OK) handles[nh++] = v;
+          } else {
+            e->deleter(e);
+          }
+        }
+        continue;
+    }
+    if (t == NULL) continue; /* no tensor left to take a view of */
+    fuzz_check_status(st, "tensor view");
+    if (st == DLX_OK) {
+      FUZZ_CHECK(v != NULL, "a view op succeeded without a tensor");
+      if (nh < MAX_HANDLES) handles[nh++] = v;
+      else dlx_tensor_release(v);
+    }
+  }
+  /* everything left goes, in an order the input picks */
+  while (nh + ne > 0) {
+    FUZZ_CHECK(g_owned_deletes == deletes_before, "the producer's deleter ran with %d users left", nh + ne);
+    uint8_t pick = fuzz_u8(r);
+    if (ne && (!nh || (pick & 1))) {
+      int k = (pick >> 1) % ne;
+      exports[k]->deleter(exports[k]);
+      exports[k] = exports[--ne];
+    } else {
+      int k = (pick >> 1) % nh;
+      dlx_tensor_release(handles[k]);
+      handles[k] = handles[--nh];
+    }
+  }
+  FUZZ_CHECK(g_owned_deletes == deletes_before + (has_deleter ? 1 : 0),
+             "the producer's deleter ran %ld times after the last release", g_owned_deletes - deletes_before);
+}
+
+/* Hand a managed tensor (versioned or legacy) over to dlx/tensor.h and check who frees what. */
+static void exercise_owning_api(const DLTensor *t, bool legacy, uint32_t major, uint32_t minor, uint64_t flags,
+                                bool null_deleter, bool null_out, fuzz_reader *r) {
+  /* what the borrowing import says first: dlx/tensor.h imports with any layout and any alignment */
+  static const dlx_import_spec take = {DLX_DTYPE_ANY, DLX_NDIM_ANY, DLX_MEMSPACE_ANY, DLX_LAYOUT_ANY, 0, 1};
+  dlx_view ref;
+  dlx_status want;
+  long before = g_owned_deletes;
+  dlx_tensor *out = NULL;
+  dlx_status st;
+  void *self_freed = NULL; /* with a NULL deleter the producer keeps the block */
+  if (!legacy) {
+    DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)calloc(1, sizeof *m);
+    if (m == NULL) return;
+    m->version.major = major;
+    m->version.minor = minor;
+    m->flags = flags;
+    m->dl_tensor = *t;
+    m->deleter = null_deleter ? NULL : owned_deleter_versioned;
+    if (null_deleter) self_freed = m;
+    want = dlx_view_from_managed_versioned(&ref, m, &take);
+    dlx_clear_error();
+    st = dlx_tensor_from_managed_versioned(null_out ? NULL : &out, m);
+  } else {
+    DLManagedTensor *m = (DLManagedTensor *)calloc(1, sizeof *m);
+    if (m == NULL) return;
+    m->dl_tensor = *t;
+    m->deleter = null_deleter ? NULL : owned_deleter_legacy;
+    if (null_deleter) self_freed = m;
+    want = dlx_view_from_managed(&ref, m, &take);
+    dlx_clear_error();
+    st = dlx_tensor_from_managed(null_out ? NULL : &out, m);
+  }
+  fuzz_check_status(st, "dlx_tensor_from_managed");
+  if (null_out) {
+    FUZZ_CHECK(st == DLX_ERR_NULL_ARGUMENT, "NULL out gave %s", dlx_status_name(st));
+  } else {
+    FUZZ_CHECK(st == want, "owning import gave %s, the borrowing one %s", dlx_status_name(st), dlx_status_name(want));
+  }
+  if (st != DLX_OK) {
+    /* ownership was handed over: released at once, exactly once */
+    FUZZ_CHECK(g_owned_deletes == before + (null_deleter ? 0 : 1), "a refused import ran the deleter %ld times",
+               g_owned_deletes - before);
+    free(self_freed);
+    return;
+  }
+  FUZZ_CHECK(out != NULL && g_owned_deletes == before, "a successful import ran the deleter");
+  const dlx_view *v = dlx_tensor_view(out);
+  FUZZ_CHECK(v->ndim == ref.ndim && v->data == ref.data, "the tensor's view differs from the import's");
+  exercise_ownership(out, r, !null_deleter, before);
+  free(self_freed);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size);
@@ -214,6 +385,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
     free(m);
   }
   FUZZ_CHECK(g_deleter_calls == calls_before, "a borrowing import called the producer's deleter");
+  if (kind & 64) exercise_owning_api(&t, legacy, major, minor, flags, (kind & 2) != 0, (kind & 4) != 0, &r);
 done:
   free(shape);
   free(strides);

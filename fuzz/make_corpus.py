@@ -590,7 +590,9 @@ def viewops_seeds():
 
 # ---- managed_import (fuzz/fuzz_managed_import.c) ----------------------------------------------
 
-MI_LEGACY, MI_NULL_DELETER, MI_NULL_ARGS, MI_SHAPE_NULL, MI_STRIDES_NULL, MI_DATA_NULL = 1, 2, 4, 8, 16, 32
+MI_LEGACY, MI_NULL_DELETER, MI_NULL_ARGS, MI_SHAPE_NULL, MI_STRIDES_NULL, MI_DATA_NULL, MI_OWN = 1, 2, 4, 8, 16, 32, 64
+# owning-API operations: (opcode, argument)
+MI_RETAIN, MI_RELEASE, MI_INDEX, MI_TRANSPOSE, MI_SQUEEZE, MI_FLATTEN, MI_EXPORT, MI_RETURN = range(8)
 # The harness's dtype table, by position.
 MI_DTYPES = [(FLOAT, 32, 1), (INT, 8, 1), (UINT, 16, 1), (BOOL, 8, 1), (FLOAT, 64, 1), (COMPLEX, 64, 1),
              (BFLOAT, 16, 1), (F8_E4M3FN, 8, 1), (F4_E2M1FN, 4, 1), (16, 6, 1), (FLOAT, 32, 4), (OPAQUE, 64, 1)]
@@ -598,7 +600,7 @@ MI_DTYPES = [(FLOAT, 32, 1), (INT, 8, 1), (UINT, 16, 1), (BOOL, 8, 1), (FLOAT, 6
 
 def mi_seed(shape, strides="C", dtype=(FLOAT, 32, 1), *, kind=0, major=1, minor=3, flags=0, device=(CPU, 0),
             ndim=None, data_off=0, byte_offset=0, spec_dtype="any", spec_ndim="any", memspace=MS_ANY, layout=L_ANY,
-            spec_version=3, alignment=0):
+            spec_version=3, alignment=0, ops=(), release=b""):
     n = len(shape) if ndim is None else ndim
     if strides == "C":
         strides = row_major(shape)
@@ -621,7 +623,9 @@ def mi_seed(shape, strides="C", dtype=(FLOAT, 32, 1), *, kind=0, major=1, minor=
     out += u8(0x00 if spec_dtype == "any" else 0x80) + u8(0x00 if spec_ndim == "any" else 0x80)
     out += u8(memspace) + u8(layout) + u8(spec_version)
     out += u8(0) if alignment == 0 else u8(0x80 + alignment.bit_length() - 1)
-    return out
+    for code, arg in ops:
+        out += u8(code) + u8(arg)
+    return out + release
 
 
 def managed_import_seeds():
@@ -651,6 +655,19 @@ def managed_import_seeds():
     s["legacy_null_deleter"] = mi_seed([5], kind=MI_LEGACY | MI_NULL_DELETER)
     s["null_arguments"] = mi_seed([2], kind=MI_NULL_ARGS)
     s["null_arguments_legacy"] = mi_seed([2], kind=MI_NULL_ARGS | MI_LEGACY)
+    # the owning API (dlx/tensor.h): views, exports and re-imports, released in an odd order
+    s["own_views_exports"] = mi_seed([3, 4], kind=MI_OWN,
+                                     ops=[(MI_TRANSPOSE, 0), (MI_EXPORT, 1), (MI_INDEX, 0xFF), (MI_RETAIN, 0),
+                                          (MI_RELEASE, 0), (MI_EXPORT, 0), (MI_RETURN, 0x80), (MI_FLATTEN, 1)],
+                                     release=bytes([1, 0, 3, 2, 5, 4]))
+    s["own_last_user_is_an_export"] = mi_seed([5], kind=MI_OWN, ops=[(MI_EXPORT, 0), (MI_RELEASE, 0), (MI_RETURN, 0x80),
+                                                                     (MI_EXPORT, 0), (MI_RELEASE, 0)])
+    s["own_legacy_squeeze"] = mi_seed([1, 6], kind=MI_OWN | MI_LEGACY, ops=[(MI_SQUEEZE, 1), (MI_SQUEEZE, 5)])
+    s["own_refused_runs_deleter"] = mi_seed([2], major=2, kind=MI_OWN)
+    s["own_refused_null_data"] = mi_seed([2, 2], kind=MI_OWN | MI_DATA_NULL)
+    s["own_null_out_runs_deleter"] = mi_seed([2], kind=MI_OWN | MI_NULL_ARGS)
+    s["own_null_deleter"] = mi_seed([4], kind=MI_OWN | MI_NULL_DELETER, ops=[(MI_EXPORT, 0), (MI_TRANSPOSE, 0)])
+    s["own_null_deleter_refused"] = mi_seed([4], major=0, kind=MI_OWN | MI_NULL_DELETER)
     return s
 
 
