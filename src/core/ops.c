@@ -421,6 +421,19 @@ NARROW_LIST(DEF_NARROW)
       enc32_##N(d, st, n, aux);                                                                       \
       return;                                                                                         \
     }                                                                                                 \
+    if (CODE == DLX_CODE_BFLOAT) {                                                                    \
+      /* bfloat16 is float32's top half: one add rounds every non-NaN input (zeros, subnormals and  \
+       * overflow to inf included) to nearest even, so no block needs the exact path; NaN is a select */ \
+      uint16_t *ob = (uint16_t *)(void *)d[0];                                                        \
+      const float *ib = (const float *)(const void *)d[1];                                            \
+      for (int64_t i = 0; i < n; ++i) {                                                               \
+        const uint32_t x = dlx_cvt__f32_bits(ib[i]);                                                  \
+        const uint32_t r = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;                                    \
+        const uint32_t q = ((x >> 16) & 0x8000u) | 0x7fc0u;                                           \
+        ob[i] = (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? q : r);                                   \
+      }                                                                                               \
+      return;                                                                                         \
+    }                                                                                                 \
     const dlx_cvt_format *fmt = dlx_cvt_format_of(CODE);                                              \
     const uint32_t s = 23u - fmt->man_bits, half = (1u << (s - 1u)) - 1u;                             \
     /* e8m0fnu keeps no mantissa bit: the implicit 1 is the bit ties round to, so ties go up */       \
