@@ -509,7 +509,11 @@ def test_exit_with_exports_alive():
         keep_np = [np.from_dlpack(t) for t in keep_tensors]
 
         def churn():  # exports and GIL-free releases until the process ends
-            src = sources()
+            # dlx, NumPy and make_capsule memory only: a daemon thread that has once touched JAX aborts
+            # the process at exit ("terminate called ... exception not rethrown") with no dlx involved
+            # (CPython ends such threads with pthread_exit during finalization); that is JAX's to fix
+            src = [dlx.zeros((3, 4), "int32"), dlx.from_dlpack(np.arange(12, dtype=np.int32)),
+                   dlx.from_dlpack(T.make_capsule((5,), "int32"))]
             while True:
                 for t in src:
                     delete(c_export(t))
