@@ -1,6 +1,9 @@
 /* Internal failure macros, in the style of zstd's RETURN_ERROR_IF: one line per failure path. */
 #ifndef DLX_ERROR_INTERNAL_H
 #define DLX_ERROR_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+
 #include "dlx/error.h"
 
 #if defined(__GNUC__)
@@ -21,6 +24,16 @@
     dlx_status dlx_forward_st_ = (expr);                                                              \
     if (DLX_UNLIKELY(dlx_forward_st_ != DLX_OK)) return dlx_forward_st_;                              \
   } while (0)
+
+/* Room for a shape in a message; two of them fit the 512-byte error buffer with their prose. */
+#define DLX_SHAPE_TEXT_CAP 160
+
+/* "(3,4)" into buf (cap bytes); a shape too long for buf ends in "...)" rather than a number cut in
+ * half. Returns buf, for use as a printf argument. */
+const char *dlx__shape_text(char *buf, size_t cap, int32_t ndim, const int64_t *shape);
+
+/* |s| without the overflow of -INT64_MIN. */
+static inline uint64_t dlx__abs_u64(int64_t s) { return s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s; }
 
 #define DLX_CHECK_NULL(p) DLX_FAIL_IF((p) == NULL, DLX_ERR_NULL_ARGUMENT, "%s: argument '%s' is NULL", __func__, #p)
 #endif

@@ -18,29 +18,6 @@
 #include "dlx/layout.h"
 
 #define KNOWN_FLAGS (DLX_ITER_NO_REORDER | DLX_ITER_NO_COALESCE | DLX_ITER_OUTPUT_FULL)
-#define SHAPE_TEXT_CAP 160
-
-/* "(3,4)" into buf; a shape too long ends in "...)". Same format as layout.c's messages. */
-static const char *shape_text(char *buf, size_t cap, int32_t ndim, const int64_t *shape) {
-  size_t n = 0;
-  buf[n++] = '(';
-  for (int32_t i = 0; i < ndim; ++i) {
-    char item[24];
-    int len = snprintf(item, sizeof item, i > 0 ? ",%lld" : "%lld", (long long)shape[i]);
-    if (len < 0 || n + (size_t)len + 5 > cap) {
-      memcpy(buf + n, "...", 3);
-      n += 3;
-      break;
-    }
-    memcpy(buf + n, item, (size_t)len);
-    n += (size_t)len;
-  }
-  buf[n++] = ')';
-  buf[n] = '\0';
-  return buf;
-}
-
-static inline uint64_t abs_u64(int64_t s) { return s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s; }
 
 /* Plan under construction, innermost dimension first (PyTorch's order), so that the sort and the merge
  * below read like TensorIterator's reorder_dimensions and coalesce_dimensions. */
@@ -55,7 +32,7 @@ typedef struct plan {
  * operand; so does an equal |stride|. */
 static int compare_dims(const plan *p, int32_t a, int32_t b) {
   for (int32_t k = 0; k < p->nop; ++k) {
-    uint64_t sa = abs_u64(p->strides[k][a]), sb = abs_u64(p->strides[k][b]);
+    uint64_t sa = dlx__abs_u64(p->strides[k][a]), sb = dlx__abs_u64(p->strides[k][b]);
     if (sa == 0 || sb == 0 || sa == sb) continue;
     return sa > sb ? 1 : -1;
   }
@@ -160,17 +137,17 @@ dlx_status dlx_iter_init(dlx_iter *it, int32_t nop, const dlx_view *const *ops, 
     const dlx_view *o = ops[0];
     bool full = o->ndim == nd && (nd == 0 || memcmp(o->shape, shape, (size_t)nd * sizeof *shape) == 0);
     if (!full) {
-      char a[SHAPE_TEXT_CAP], b[SHAPE_TEXT_CAP];
+      char a[DLX_SHAPE_TEXT_CAP], b[DLX_SHAPE_TEXT_CAP];
       return dlx_set_error(DLX_ERR_BROADCAST, "output shape %s is not the broadcast shape %s of the operands",
-                           shape_text(a, sizeof a, o->ndim, o->shape), shape_text(b, sizeof b, nd, shape));
+                           dlx__shape_text(a, sizeof a, o->ndim, o->shape), dlx__shape_text(b, sizeof b, nd, shape));
     }
   }
   int64_t size = 1;
   for (int32_t j = 0; j < nd; ++j) {
     if (__builtin_mul_overflow(size, shape[j], &size)) {
-      char a[SHAPE_TEXT_CAP];
+      char a[DLX_SHAPE_TEXT_CAP];
       return dlx_set_error(DLX_ERR_OVERFLOW, "dlx_iter_init: the broadcast shape %s has more than 2^63-1 elements",
-                           shape_text(a, sizeof a, nd, shape));
+                           dlx__shape_text(a, sizeof a, nd, shape));
     }
   }
   it->nop = nop;

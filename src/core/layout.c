@@ -7,30 +7,6 @@
 #include "core/error_internal.h"
 #include "dlx/layout.h"
 
-/* Room for a shape in a message; two of them must fit the 512-byte error buffer with their prose. */
-#define SHAPE_TEXT_CAP 160
-
-/* "(3,4)" into buf. A shape too long for buf ends in "...)" instead of a number cut in half. */
-static const char *shape_text(char *buf, size_t cap, int32_t ndim, const int64_t *shape) {
-  size_t n = 0;
-  buf[n++] = '(';
-  for (int32_t i = 0; i < ndim; ++i) {
-    char item[24];
-    int len = snprintf(item, sizeof item, i > 0 ? ",%lld" : "%lld", (long long)shape[i]);
-    if (len < 0 || n + (size_t)len + 5 > cap) {
-      memcpy(buf + n, "...", 3);
-      n += 3;
-      break;
-    }
-    memcpy(buf + n, item, (size_t)len);
-    n += (size_t)len;
-  }
-  buf[n++] = ')';
-  buf[n] = '\0';
-  return buf;
-}
-
-static inline uint64_t abs_u64(int64_t s) { return s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s; }
 
 /* Kept apart from check_shape so that the hot path is a loop with no formatting in it. */
 static dlx_status shape_error(const char *fn, const char *what, int32_t which, int32_t ndim, const int64_t *shape) {
@@ -119,9 +95,9 @@ dlx_status dlx_layout_compact_strides(int32_t ndim, const int64_t *shape, const 
     /* Extent 0 counts as 1, as NumPy and PyTorch do, so an empty tensor still gets distinct strides.
      * The product past the outermost dimension is no stride, so it may overflow harmlessly. */
     if (k > 0 && __builtin_mul_overflow(acc, shape[d] > 1 ? shape[d] : 1, &acc)) {
-      char s[SHAPE_TEXT_CAP];
+      char s[DLX_SHAPE_TEXT_CAP];
       return dlx_set_error(DLX_ERR_OVERFLOW, "compact strides of shape %s overflow int64 outside dimension %d",
-                           shape_text(s, sizeof s, ndim, shape), d);
+                           dlx__shape_text(s, sizeof s, ndim, shape), d);
     }
   }
   memcpy(strides, out, (size_t)ndim * sizeof *out);
@@ -130,7 +106,7 @@ dlx_status dlx_layout_compact_strides(int32_t ndim, const int64_t *shape, const 
 
 /* True when dimension a comes before (is outer to) dimension b in the header's total order. */
 static inline bool order_before(int32_t a, int32_t b, const int64_t *shape, const int64_t *strides) {
-  uint64_t sa = abs_u64(strides[a]), sb = abs_u64(strides[b]);
+  uint64_t sa = dlx__abs_u64(strides[a]), sb = dlx__abs_u64(strides[b]);
   if (sa != sb) return sa > sb;
   if (shape[a] != shape[b]) return shape[a] > shape[b];
   return a < b;
@@ -230,10 +206,10 @@ dlx_status dlx_broadcast_shapes(int32_t n, const int32_t *ndims, const int64_t *
         from = i;
         continue;
       }
-      char a[SHAPE_TEXT_CAP], b[SHAPE_TEXT_CAP];
+      char a[DLX_SHAPE_TEXT_CAP], b[DLX_SHAPE_TEXT_CAP];
       return dlx_set_error(DLX_ERR_BROADCAST, "shapes %s and %s do not broadcast: extent %lld vs %lld at dimension %d",
-                           shape_text(a, sizeof a, ndims[from], shapes[from]),
-                           shape_text(b, sizeof b, ndims[i], shapes[i]), (long long)e, (long long)x, j);
+                           dlx__shape_text(a, sizeof a, ndims[from], shapes[from]),
+                           dlx__shape_text(b, sizeof b, ndims[i], shapes[i]), (long long)e, (long long)x, j);
     }
     res[j] = e;
   }
@@ -250,9 +226,9 @@ dlx_status dlx_broadcast_strides(int32_t ndim, const int64_t *shape, const int64
   DLX_FAIL_IF(out_ndim > 0 && out_strides == NULL, DLX_ERR_NULL_ARGUMENT, "%s: out_strides is NULL with out_ndim %d",
               __func__, out_ndim);
   if (ndim > out_ndim) {
-    char a[SHAPE_TEXT_CAP], b[SHAPE_TEXT_CAP];
+    char a[DLX_SHAPE_TEXT_CAP], b[DLX_SHAPE_TEXT_CAP];
     return dlx_set_error(DLX_ERR_BROADCAST, "shape %s does not broadcast to %s: %d dimensions vs %d",
-                         shape_text(a, sizeof a, ndim, shape), shape_text(b, sizeof b, out_ndim, out_shape), ndim,
+                         dlx__shape_text(a, sizeof a, ndim, shape), dlx__shape_text(b, sizeof b, out_ndim, out_shape), ndim,
                          out_ndim);
   }
   /* Built locally: out_strides may alias strides (dlx_view_broadcast_to in place). */
@@ -267,9 +243,9 @@ dlx_status dlx_broadcast_strides(int32_t ndim, const int64_t *shape, const int64
     } else if (shape[j] == 1) {
       res[i] = 0;
     } else {
-      char a[SHAPE_TEXT_CAP], b[SHAPE_TEXT_CAP];
+      char a[DLX_SHAPE_TEXT_CAP], b[DLX_SHAPE_TEXT_CAP];
       return dlx_set_error(DLX_ERR_BROADCAST, "shape %s does not broadcast to %s: extent %lld vs %lld at dimension %d",
-                           shape_text(a, sizeof a, ndim, shape), shape_text(b, sizeof b, out_ndim, out_shape),
+                           dlx__shape_text(a, sizeof a, ndim, shape), dlx__shape_text(b, sizeof b, out_ndim, out_shape),
                            (long long)shape[j], (long long)out_shape[i], i);
     }
   }
@@ -345,7 +321,7 @@ dlx_status dlx_view_byte_span(const dlx_view *v, uintptr_t *lo, uintptr_t *hi) {
     first = floor_div8(first);
     last = ceil_div8(last);
   }
-  uint64_t below = abs_u64(first); /* first <= 0 */
+  uint64_t below = dlx__abs_u64(first); /* first <= 0 */
   DLX_FAIL_IF(below > base, DLX_ERR_OVERFLOW, "%s: the view reaches %llu bytes below address 0x%llx", __func__,
               (unsigned long long)below, (unsigned long long)base);
   uintptr_t top;

@@ -116,7 +116,6 @@ static const char *compact_layout_name(dlx_layout layout) {
   return layout == DLX_LAYOUT_LEFT ? "layout_left" : "layout_right";
 }
 
-static inline uint64_t abs_u64(int64_t s) { return s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s; }
 
 /* Compact strides in *strides, row-major (left = false) or column-major. An extent 0 counts as 1, as
  * NumPy does, so an empty tensor still gets distinct, positive strides. No overflow: callers have checked
@@ -200,7 +199,7 @@ DLX_ALWAYS_INLINE void scan_dims(enum scan_mode mode, int32_t nd, const int64_t 
       /* under STRIDE a stride <= 0 is refused (bad) unless its dim has extent 1, where any value is fine
        * for the bound: a huge one only sends the import to the exact span computation */
       if (mode == SCAN_STRIDE) stride_or |= (uint64_t)s;
-      if (mode == SCAN_ANY) stride_or |= abs_u64(s);
+      if (mode == SCAN_ANY) stride_or |= dlx__abs_u64(s);
     }
     cof |= __builtin_mul_overflow(count, e | (int64_t)z, &count);
   }
@@ -385,7 +384,7 @@ DLX_COLD static dlx_status fail_span_overflow(int32_t nd, const int64_t *shape, 
   uint64_t total = unit;
   for (int32_t i = 0; strides != NULL && i < nd; ++i) {
     uint64_t term;
-    if (__builtin_mul_overflow((uint64_t)shape[i] - 1u, abs_u64(strides[i]), &term) ||
+    if (__builtin_mul_overflow((uint64_t)shape[i] - 1u, dlx__abs_u64(strides[i]), &term) ||
         __builtin_mul_overflow(term, unit, &term) || __builtin_add_overflow(total, term, &total) ||
         total > (uint64_t)INT64_MAX)
       return dlx_set_error(DLX_ERR_OVERFLOW,
@@ -445,7 +444,7 @@ static dlx_status exact_extent(int32_t nd, const int64_t *shape, const int64_t *
     bool overflow = false;
     for (int32_t i = 0; i < nd; ++i) {
       uint64_t term;
-      overflow |= __builtin_mul_overflow((uint64_t)shape[i] - 1u, abs_u64(strides[i]), &term);
+      overflow |= __builtin_mul_overflow((uint64_t)shape[i] - 1u, dlx__abs_u64(strides[i]), &term);
       overflow |= __builtin_add_overflow(total, term, &total);
       if (strides[i] < 0) neg += term; /* <= total, so it cannot wrap unless overflow is set */
     }
