@@ -48,7 +48,8 @@ CC=gcc CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined" \
 }
 mv "$OUT.build.log" "$OUT/build.log"
 so=$(ls "$OUT"/site/dlx/_dlx*.so)
-ldd "$so" | grep -q libasan || { echo "test_python_asan.sh: $so is not linked with ASan" >&2; exit 1; }
+# grep without -q: quitting at the first match would SIGPIPE ldd, a failure under pipefail
+ldd "$so" | grep libasan >/dev/null || { echo "test_python_asan.sh: $so is not linked with ASan" >&2; exit 1; }
 
 export LD_PRELOAD="$LIBASAN:$LIBUBSAN${LD_PRELOAD:+:$LD_PRELOAD}"
 export PYTHONPATH="$PWD/$OUT/site${PYTHONPATH:+:$PYTHONPATH}"
