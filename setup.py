@@ -1,4 +1,4 @@
-"""Build of the dlx extension: the C core (src/core) and the CPython module (src/python) in one .so."""
+"""Build of the dlx extension: the C library (src/core, exchange, compute, backends, tensor) and the CPython module (src/pyext) in one .so."""
 import glob
 import os
 import re
@@ -83,7 +83,7 @@ _blas = _cblas()
 
 ext = Extension(
     "dlx._dlx",
-    sources=_rel("src/core/*.c") + _rel("src/python/*.c"),
+    sources=_rel("src/*/*.c") + _rel("src/backends/*/*.c"),
     include_dirs=["include", "src"] + (_blas[0] if _blas else []),
     library_dirs=_blas[1] if _blas else [],
     libraries=_blas[2] if _blas else [],

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/check_no_abort.sh [libdlx.so ...] - a library loaded into Python must return errors, never end
 # the process (STYLE.md: ggml's GGML_ASSERT is the habit not to copy). Three checks:
-#   1. source: no call of abort, exit, _Exit, quick_exit, assert, Py_FatalError or Py_Exit in src/core or
-#      src/python (comments and string literals are blanked first, so prose may name them; atexit,
+#   1. source: no call of abort, exit, _Exit, quick_exit, assert, Py_FatalError or Py_Exit anywhere
+#      under src/ (every layer, the backends and the Python extension included; comments and string literals are blanked first, so prose may name them; atexit,
 #      pthread_exit and static_assert are different words and pass);
 #   2. binary: no undefined reference to abort, exit, _exit, _Exit, quick_exit, __assert_fail,
 #      __assert_perror_fail, Py_FatalError or Py_Exit in each shared object given (default: the gcc build
@@ -17,9 +17,9 @@ PY=python3
 command -v "$PY" >/dev/null 2>&1 || { echo "check_no_abort.sh: python3 is needed" >&2; exit 2; }
 
 status=0
-echo "== source: process-ending calls in src/core and src/python"
+echo "== source: process-ending calls under src/"
 # Blank comments and literals (keeping line numbers), then look for the calls.
-if ! "$PY" - src/core src/python <<'EOF'
+if ! "$PY" - src <<'EOF'
 import os
 import re
 import sys
@@ -60,7 +60,7 @@ files = 0
 for root in sys.argv[1:]:
     for dirpath, _, names in os.walk(root):
         for name in sorted(names):
-            if not name.endswith((".c", ".h")):
+            if not name.endswith((".c", ".h", ".cu", ".cuh")):
                 continue
             path = os.path.join(dirpath, name)
             files += 1

@@ -1,4 +1,4 @@
-/* Tests for src/core/convert.c: the narrow-float codec against a slow reference written here with a
+/* Tests for src/compute/convert.c: the narrow-float codec against a slow reference written here with a
  * different algorithm (enumerate every representable value, pick the nearest, ties to the even
  * significand), exhaustive round trips, the documented special-value rules, packed storage and the
  * integer/bool rules. Bit-exactness against ml_dtypes itself is python/tests/test_convert_mldtypes.py. */
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/convert.h"
+#include "compute/convert.h"
 #include "dlx/dtype.h"
 #include "runner.h"
 

@@ -16,9 +16,9 @@
 
 #include "runner.h"
 
-#include "core/convert.h"
-#include "core/kernels.h"
-#include "core/pool.h"
+#include "compute/convert.h"
+#include "compute/kernels.h"
+#include "backends/cpu/pool.h"
 #include "dlx/layout.h"
 #include "dlx/ops.h"
 #include "dlx/viewops.h"

@@ -1,6 +1,6 @@
-"""Bit-exactness of the narrow-float codec (src/core/convert.c) against ml_dtypes, and NumPy for float16.
+"""Bit-exactness of the narrow-float codec (src/compute/convert.c) against ml_dtypes, and NumPy for float16.
 
-The codec is internal C, so these tests compile a small stdin -> stdout driver around src/core/convert.h
+The codec is internal C, so these tests compile a small stdin -> stdout driver around src/compute/convert.h
 with the system C compiler (into a temporary directory) and compare its output, bit for bit, with
 ml_dtypes' own casts:
 
@@ -53,7 +53,7 @@ DRIVER = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/convert.h"
+#include "compute/convert.h"
 /* argv: mode code. enc32/genc32: float32 in, uint16 codes out (fast paths / generic encoder);
  * enc64: float64 in, uint16 out; dec32/dec64: uint16 codes in, float32/float64 out. */
 int main(int argc, char **argv) {
@@ -134,7 +134,7 @@ def driver(tmp_path_factory):
     src.write_text(DRIVER)
     exe = d / "driver"
     cmd = cc + ["-std=c11", "-O2", "-I", str(ROOT / "include"), "-I", str(ROOT / "src"), str(src),
-                str(ROOT / "src" / "core" / "convert.c"), "-o", str(exe)]
+                str(ROOT / "src" / "compute" / "convert.c"), "-o", str(exe)]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         pytest.fail(f"building the driver failed: {' '.join(cmd)}\n{p.stderr}")

@@ -34,7 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/pool.h"
+#include "backends/cpu/pool.h"
 #include "dlx/ops.h"
 
 #define POOL_MAX_THREADS 256

@@ -26,7 +26,7 @@
 
 #include <cblas.h>
 
-#include "core/pool.h"
+#include "backends/cpu/pool.h"
 #endif
 
 /* ---- argument checks (both builds) --------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* src/core/convert.h - internal: scalar conversions between float32/float64 and the narrow float formats,
+/* src/compute/convert.h - internal: scalar conversions between float32/float64 and the narrow float formats,
  * plus the integer/bool rules the cast op uses. Not a public header.
  *
  * Formats (DLPack code: name, layout, bias): 2: float16 (IEEE binary16; only width 16 of kDLFloat here),

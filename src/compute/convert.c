@@ -1,6 +1,6 @@
-/* src/core/convert.c - the generic narrow-float codec: one descriptor per format, one encoder and one
+/* src/compute/convert.c - the generic narrow-float codec: one descriptor per format, one encoder and one
  * decoder for all of them (rules in convert.h), and the fp8/fp6/fp4 decode tables. */
-#include "core/convert.h"
+#include "compute/convert.h"
 
 #include <stdatomic.h>
 

@@ -42,10 +42,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/convert.h"
+#include "compute/convert.h"
 #include "core/error_internal.h"
-#include "core/kernels.h"
-#include "core/pool.h"
+#include "compute/kernels.h"
+#include "backends/cpu/pool.h"
 #include "dlx/layout.h"
 #include "dlx/ops.h"
 
