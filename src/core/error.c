@@ -58,22 +58,3 @@ dlx_status dlx_set_error(dlx_status status, const char *fmt, ...) {
   va_end(ap);
   return status;
 }
-
-const char *dlx__shape_text(char *buf, size_t cap, int32_t ndim, const int64_t *shape) {
-  size_t n = 0;
-  buf[n++] = '(';
-  for (int32_t i = 0; i < ndim; ++i) {
-    char item[24];
-    int len = snprintf(item, sizeof item, i > 0 ? ",%lld" : "%lld", (long long)shape[i]);
-    if (len < 0 || n + (size_t)len + 5 > cap) {
-      memcpy(buf + n, "...", 3);
-      n += 3;
-      break;
-    }
-    memcpy(buf + n, item, (size_t)len);
-    n += (size_t)len;
-  }
-  buf[n++] = ')';
-  buf[n] = '\0';
-  return buf;
-}

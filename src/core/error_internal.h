@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dlx/dlpack.h"
 #include "dlx/error.h"
 
 #if defined(__GNUC__)
@@ -25,12 +26,22 @@
     if (DLX_UNLIKELY(dlx_forward_st_ != DLX_OK)) return dlx_forward_st_;                              \
   } while (0)
 
+/* ---- formatting for messages (src/core/format.c): the one formatter of each kind ---- */
+
 /* Room for a shape in a message; two of them fit the 512-byte error buffer with their prose. */
 #define DLX_SHAPE_TEXT_CAP 160
+/* Room for any dtype text: a name, or "(code 255, bits 255, lanes 65535)". */
+#define DLX_DTYPE_TEXT_CAP 48
+/* Room for any device text: "cuda_managed:2147483647", "device type -2147483648:-2147483648". */
+#define DLX_DEVICE_TEXT_CAP 48
 
 /* "(3,4)" into buf (cap bytes); a shape too long for buf ends in "...)" rather than a number cut in
- * half. Returns buf, for use as a printf argument. */
+ * half. Returns buf, for use as a printf argument (so are the two below). */
 const char *dlx__shape_text(char *buf, size_t cap, int32_t ndim, const int64_t *shape);
+/* A dtype's canonical name ("float32", "float32x4"), or its raw fields when it is not a legal dtype. */
+const char *dlx__dtype_text(char *buf, size_t cap, DLDataType dt);
+/* "cpu:0", "cuda:1"; an unknown device type by number. */
+const char *dlx__device_text(char *buf, size_t cap, DLDevice dev);
 
 /* |s| without the overflow of -INT64_MIN. */
 static inline uint64_t dlx__abs_u64(int64_t s) { return s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s; }

@@ -1,45 +1,17 @@
-/* Views: import from DLTensor with CCCL's mdspan checks (seed 001), export to DLTensor (seed 000).
- *
- * The import is one pass over the dimensions that copies shape and strides and folds every check into a
- * few flags; when a flag is set, an out-of-line (cold) function walks the input again to name the
- * offending value. The happy path therefore never formats a message and never branches per check. */
+/* Views: devices, construction (dlx_view_init, from caller-owned shape and strides, no allocation) and
+ * element addresses. Conversion to and from DLTensor lives in src/exchange/dltensor.c; both share the
+ * one-pass dimension scan of view_internal.h. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "core/error_internal.h"
-#include "dlx/view.h"
-
-#if defined(__GNUC__)
-#define DLX_COLD __attribute__((cold, noinline))
-#define DLX_ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define DLX_COLD
-#define DLX_ALWAYS_INLINE static inline
-#endif
+#include "core/view_internal.h"
 
 /* ptrdiff_t strides of dlx_view_init_extents are widened to int64_t without a check. */
 _Static_assert(PTRDIFF_MAX <= INT64_MAX, "ptrdiff_t must fit int64_t");
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Devices                                                                                          */
-
-#define DEV_BIT(t) (1u << (t))
-/* DLPack 1.3 device types: 1..4 and 7..18 (5 and 6 were never assigned). */
-#define DEV_KNOWN_MASK                                                                                \
-  (DEV_BIT(1) | DEV_BIT(2) | DEV_BIT(3) | DEV_BIT(4) | DEV_BIT(7) | DEV_BIT(8) | DEV_BIT(9) | DEV_BIT(10) | \
-   DEV_BIT(11) | DEV_BIT(12) | DEV_BIT(13) | DEV_BIT(14) | DEV_BIT(15) | DEV_BIT(16) | DEV_BIT(17) | DEV_BIT(18))
-#define DEV_HOST_MASK (DEV_BIT(kDLCPU) | DEV_BIT(kDLCUDAHost) | DEV_BIT(kDLROCMHost))
-#define DEV_HOST_ACCESSIBLE_MASK (DEV_HOST_MASK | DEV_BIT(kDLCUDAManaged))
-
-/* Device types each memory space accepts on import, indexed by dlx_memspace. */
-static const uint32_t memspace_accepts[] = {
-    [DLX_MEMSPACE_ANY] = DEV_KNOWN_MASK,
-    /* CuPy labels pinned memory kDLCPU and PyTorch kDLCUDAHost: a host consumer must take both */
-    [DLX_MEMSPACE_HOST] = DEV_HOST_MASK,
-    [DLX_MEMSPACE_DEVICE] = DEV_BIT(kDLCUDA),
-    [DLX_MEMSPACE_MANAGED] = DEV_BIT(kDLCUDAManaged),
-};
 
 static const char *const device_type_names[] = {
     [kDLCPU] = "cpu",
@@ -60,14 +32,10 @@ static const char *const device_type_names[] = {
     [kDLTrn] = "trn",
 };
 
-static inline bool device_in_mask(uint32_t device_type, uint32_t mask) {
-  return device_type < 32u && ((mask >> device_type) & 1u) != 0;
-}
-
-bool dlx_device_type_is_known(int32_t device_type) { return device_in_mask((uint32_t)device_type, DEV_KNOWN_MASK); }
+bool dlx_device_type_is_known(int32_t device_type) { return dlx__device_in_mask((uint32_t)device_type, DEV_KNOWN_MASK); }
 
 bool dlx_device_is_host_accessible(DLDevice device) {
-  return device_in_mask((uint32_t)device.device_type, DEV_HOST_ACCESSIBLE_MASK);
+  return dlx__device_in_mask((uint32_t)device.device_type, DEV_HOST_ACCESSIBLE_MASK);
 }
 
 const char *dlx_device_type_name(int32_t device_type) {
@@ -102,47 +70,22 @@ dlx_status dlx_device_for(dlx_memspace space, int32_t device_id, DLDevice *out) 
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Shared helpers                                                                                   */
-
-/* A printable dtype for messages: the canonical name, or its raw fields when it has none. */
-static const char *dtype_text(DLDataType dt, char *buf, size_t cap) {
-  if (dlx_dtype_format(dt, buf, cap) != DLX_OK)
-    snprintf(buf, cap, "(code %u, bits %u, lanes %u)", (unsigned)dt.code, (unsigned)dt.bits, (unsigned)dt.lanes);
-  return buf;
-}
-
-/* Only RIGHT and LEFT are compact layouts with an expected stride to name. */
-static const char *compact_layout_name(dlx_layout layout) {
-  return layout == DLX_LAYOUT_LEFT ? "layout_left" : "layout_right";
-}
-
-
-/* Compact strides in *strides, row-major (left = false) or column-major. An extent 0 counts as 1, as
- * NumPy does, so an empty tensor still gets distinct, positive strides. No overflow: callers have checked
- * that the product of the extents, 0 counted as 1, fits int64. */
-static void fill_compact_strides(int32_t nd, const int64_t *shape, int64_t *strides, bool left) {
-  int64_t acc = 1;
-  for (int32_t k = 0; k < nd; ++k) {
-    const int32_t i = left ? k : nd - 1 - k;
-    strides[i] = acc;
-    acc *= shape[i] > 0 ? shape[i] : 1;
-  }
-}
+/* Failures shared with the import                                                                  */
 
 /* The cold diagnosers below re-walk the input to name the first offending value. */
 
-DLX_COLD static dlx_status fail_rank_range(int32_t nd) {
+DLX_COLD dlx_status dlx__fail_rank_range(int32_t nd) {
   return dlx_set_error(DLX_ERR_RANK, "ndim %" PRId32 " is out of range [0, %d]", nd, DLX_MAX_NDIM);
 }
 
-DLX_COLD static dlx_status fail_negative_extent(int32_t nd, const int64_t *shape) {
+DLX_COLD dlx_status dlx__fail_negative_extent(int32_t nd, const int64_t *shape) {
   for (int32_t i = 0; i < nd; ++i)
     if (shape[i] < 0)
       return dlx_set_error(DLX_ERR_NEGATIVE_EXTENT, "shape[%" PRId32 "] is %" PRId64, i, shape[i]);
   return dlx_set_error(DLX_ERR_NEGATIVE_EXTENT, "shape has a negative extent");
 }
 
-DLX_COLD static dlx_status fail_count_overflow(int32_t nd, const int64_t *shape) {
+DLX_COLD dlx_status dlx__fail_count_overflow(int32_t nd, const int64_t *shape) {
   int64_t n = 1;
   bool zero = false;
   for (int32_t i = 0; i < nd; ++i) zero |= shape[i] == 0;
@@ -153,62 +96,16 @@ DLX_COLD static dlx_status fail_count_overflow(int32_t nd, const int64_t *shape)
   return dlx_set_error(DLX_ERR_OVERFLOW, "element count overflows int64");
 }
 
-DLX_COLD static dlx_status fail_null_data(int64_t count) {
+DLX_COLD dlx_status dlx__fail_null_data(int64_t count) {
   return dlx_set_error(DLX_ERR_NULL_DATA, "data is NULL but the tensor has %" PRId64 " elements", count);
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-/* The dimension scan                                                                               */
-
-enum scan_mode { SCAN_SHAPE, SCAN_ANY, SCAN_STRIDE, SCAN_RIGHT, SCAN_LEFT };
-
-typedef struct scan_state {
-  int64_t count;      /* product of the extents with 0 counted as 1 (wrapped when count_overflow) */
-  uint64_t stride_or;  /* OR of the strides (|stride| under ANY), a cheap bound on the largest; STRIDE, ANY */
-  int64_t sign;       /* OR of all extents: negative when one is */
-  bool zero;          /* some extent is 0: the tensor is empty */
-  bool count_overflow;
-  bool bad;           /* some stride breaks the layout (meaningful only when not empty) */
-} scan_state;
-
-/* One pass over the dimensions: copy shape (and strides unless SCAN_SHAPE) and fold the checks into flags.
- * mode is a constant at every call, so each call site gets its own loop without per-mode branches.
- * Under RIGHT the dims run from the innermost, under LEFT from the outermost, so that the running element
- * count is the compact stride the current dimension must have.
- * The count treats an extent 0 as 1, as NumPy does when it sizes an array: a shape like (0, 2^40, 2^40)
- * holds no element but is refused, so that every partial product of a view's extents (dlx_view_size,
- * compact strides, sub-views) fits int64. */
-DLX_ALWAYS_INLINE void scan_dims(enum scan_mode mode, int32_t nd, const int64_t *shape, const int64_t *strides,
-                                 int64_t *oshape, int64_t *ostrides, scan_state *st) {
-  int64_t count = 1, sign = 0;
-  uint64_t stride_or = 0;
-  bool zero = false, cof = false, bad = false;
-  for (int32_t k = 0; k < nd; ++k) {
-    const int32_t i = mode == SCAN_RIGHT ? nd - 1 - k : k;
-    const int64_t e = shape[i];
-    oshape[i] = e;
-    sign |= e;
-    const bool z = e == 0;
-    zero |= z;
-    if (mode != SCAN_SHAPE) {
-      const int64_t s = strides[i];
-      ostrides[i] = s;
-      /* an extent-1 dimension may carry any stride: it is never stepped (PyTorch rewrote such strides) */
-      if (mode == SCAN_RIGHT || mode == SCAN_LEFT) bad |= (e != 1) & (s != count);
-      if (mode == SCAN_STRIDE) bad |= (e > 1) & (s <= 0);
-      /* under STRIDE a stride <= 0 is refused (bad) unless its dim has extent 1, where any value is fine
-       * for the bound: a huge one only sends the import to the exact span computation */
-      if (mode == SCAN_STRIDE) stride_or |= (uint64_t)s;
-      if (mode == SCAN_ANY) stride_or |= dlx__abs_u64(s);
-    }
-    cof |= __builtin_mul_overflow(count, e | (int64_t)z, &count);
-  }
-  st->count = count;
-  st->zero = zero;
-  st->stride_or = stride_or;
-  st->sign = sign;
-  st->count_overflow = cof;
-  st->bad = bad;
+DLX_COLD dlx_status dlx__fail_null_args(const char *func, const char *const *names, const void *const *ptrs,
+                                          int n) {
+  for (int i = 0; i < n; ++i)
+    if (ptrs[i] == NULL)
+      return dlx_set_error(DLX_ERR_NULL_ARGUMENT, "%s: argument '%s' is NULL", func, names[i]);
+  return dlx_set_error(DLX_ERR_NULL_ARGUMENT, "%s: a NULL argument", func);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -217,21 +114,21 @@ DLX_ALWAYS_INLINE void scan_dims(enum scan_mode mode, int32_t nd, const int64_t 
 dlx_status dlx_view_init(dlx_view *v, void *data, DLDataType dtype, DLDevice device, int32_t ndim,
                          const int64_t *shape, const int64_t *strides) {
   DLX_CHECK_NULL(v);
-  if (DLX_UNLIKELY((uint32_t)ndim > DLX_MAX_NDIM)) return fail_rank_range(ndim);
+  if (DLX_UNLIKELY((uint32_t)ndim > DLX_MAX_NDIM)) return dlx__fail_rank_range(ndim);
   DLX_FORWARD(dlx_dtype_check(dtype));
   DLX_FAIL_IF(!dlx_device_type_is_known((int32_t)device.device_type), DLX_ERR_INVALID_DEVICE,
               "unknown device type %d", (int)device.device_type);
   DLX_FAIL_IF(ndim > 0 && shape == NULL, DLX_ERR_NULL_SHAPE, "shape is NULL with ndim %" PRId32, ndim);
   scan_state st;
-  scan_dims(SCAN_SHAPE, ndim, shape, NULL, v->shape, NULL, &st);
-  if (DLX_UNLIKELY(st.sign < 0)) return fail_negative_extent(ndim, shape);
-  if (DLX_UNLIKELY(st.count_overflow)) return fail_count_overflow(ndim, shape);
+  dlx__scan_dims(SCAN_SHAPE, ndim, shape, NULL, v->shape, NULL, &st);
+  if (DLX_UNLIKELY(st.sign < 0)) return dlx__fail_negative_extent(ndim, shape);
+  if (DLX_UNLIKELY(st.count_overflow)) return dlx__fail_count_overflow(ndim, shape);
   if (strides != NULL)
     /* memmove: dlx_view_init_extents passes v's own arrays */
     memmove(v->strides, strides, (size_t)ndim * sizeof(int64_t));
   else
-    fill_compact_strides(ndim, v->shape, v->strides, false);
-  if (DLX_UNLIKELY(data == NULL && !st.zero)) return fail_null_data(st.count);
+    dlx__fill_compact_strides(ndim, v->shape, v->strides, false);
+  if (DLX_UNLIKELY(data == NULL && !st.zero)) return dlx__fail_null_data(st.count);
   v->data = data;
   v->dtype = dtype;
   v->device = device;
@@ -243,7 +140,7 @@ dlx_status dlx_view_init(dlx_view *v, void *data, DLDataType dtype, DLDevice dev
 dlx_status dlx_view_init_extents(dlx_view *v, void *data, DLDataType dtype, DLDevice device, int32_t ndim,
                                  const size_t *extents, const ptrdiff_t *strides) {
   DLX_CHECK_NULL(v);
-  if (DLX_UNLIKELY((uint32_t)ndim > DLX_MAX_NDIM)) return fail_rank_range(ndim);
+  if (DLX_UNLIKELY((uint32_t)ndim > DLX_MAX_NDIM)) return dlx__fail_rank_range(ndim);
   DLX_FAIL_IF(ndim > 0 && extents == NULL, DLX_ERR_NULL_SHAPE, "extents is NULL with ndim %" PRId32, ndim);
   for (int32_t i = 0; i < ndim; ++i) {
     /* seed 000: an extent that int64_t cannot represent is a runtime error, not a wrap */
@@ -254,359 +151,6 @@ dlx_status dlx_view_init_extents(dlx_view *v, void *data, DLDataType dtype, DLDe
   if (strides != NULL)
     for (int32_t i = 0; i < ndim; ++i) v->strides[i] = (int64_t)strides[i];
   return dlx_view_init(v, data, dtype, device, ndim, v->shape, strides != NULL ? v->strides : NULL);
-}
-
-/* ------------------------------------------------------------------------------------------------ */
-/* Export (seed 000)                                                                                */
-
-DLX_COLD static dlx_status fail_null_args(const char *func, const char *const *names, const void *const *ptrs,
-                                          int n) {
-  for (int i = 0; i < n; ++i)
-    if (ptrs[i] == NULL)
-      return dlx_set_error(DLX_ERR_NULL_ARGUMENT, "%s: argument '%s' is NULL", func, names[i]);
-  return dlx_set_error(DLX_ERR_NULL_ARGUMENT, "%s: a NULL argument", func);
-}
-
-dlx_status dlx_view_to_dltensor(const dlx_view *v, dlx_dltensor *out) {
-  if (DLX_UNLIKELY(v == NULL || out == NULL)) {
-    static const char *const names[] = {"v", "out"};
-    const void *ptrs[] = {v, out};
-    return fail_null_args(__func__, names, ptrs, 2);
-  }
-  const int32_t nd = v->ndim;
-  if (DLX_UNLIKELY((uint32_t)nd > DLX_MAX_NDIM)) return fail_rank_range(nd);
-  bool zero = false;
-  for (int32_t i = 0; i < nd; ++i) {
-    const int64_t e = v->shape[i];
-    out->shape[i] = e;
-    out->strides[i] = v->strides[i];
-    zero |= e == 0;
-  }
-  DLTensor *t = &out->tensor;
-  /* CCCL: data is nullptr when the mdspan has no elements */
-  t->data = zero ? NULL : v->data;
-  t->device = v->device;
-  t->ndim = nd;
-  t->dtype = v->dtype;
-  t->shape = out->shape;
-  t->strides = out->strides;
-  t->byte_offset = 0;
-  return DLX_OK;
-}
-
-/* ------------------------------------------------------------------------------------------------ */
-/* Import (seed 001)                                                                                */
-
-/* A DLDataType as one 32-bit word, so that equality and the ANY test are single compares (the struct is
- * 4 bytes with no padding: dlpack.h asserts it). */
-static inline uint32_t dtype_word(DLDataType dt) {
-  uint32_t w;
-  memcpy(&w, &dt, sizeof w);
-  return w;
-}
-
-DLX_COLD static dlx_status fail_import_rank(int32_t nd, int32_t want) {
-  if ((uint32_t)nd > DLX_MAX_NDIM) return fail_rank_range(nd);
-  if (want < DLX_NDIM_ANY || want > DLX_MAX_NDIM)
-    return dlx_set_error(DLX_ERR_INVALID_ARGUMENT, "spec->ndim %" PRId32 " is neither DLX_NDIM_ANY nor in [0, %d]",
-                         want, DLX_MAX_NDIM);
-  return dlx_set_error(DLX_ERR_RANK, "expected ndim %" PRId32 ", got %" PRId32, want, nd);
-}
-
-DLX_COLD static dlx_status fail_import_dtype(DLDataType got, DLDataType want) {
-  char a[DLX_DTYPE_NAME_MAX + 48], b[DLX_DTYPE_NAME_MAX + 48];
-  if (!dlx_dtype_is_valid(got)) {
-    dlx_status st = dlx_dtype_check(got);
-    if (st != DLX_OK) return st;
-  }
-  if (!dlx_dtype_is_valid(want))
-    return dlx_set_error(DLX_ERR_INVALID_ARGUMENT, "spec->dtype %s is neither DLX_DTYPE_ANY nor a legal dtype",
-                         dtype_text(want, b, sizeof b));
-  dtype_text(want, b, sizeof b);
-  dtype_text(got, a, sizeof a);
-  return dlx_set_error(DLX_ERR_DTYPE_MISMATCH, "expected dtype %s, got %s", b, a);
-}
-
-DLX_COLD static dlx_status fail_import_device(uint32_t device_type, dlx_memspace space) {
-  if (!device_in_mask(device_type, DEV_KNOWN_MASK))
-    return dlx_set_error(DLX_ERR_INVALID_DEVICE, "unknown device type %" PRId32, (int32_t)device_type);
-  const char *got = dlx_device_type_name((int32_t)device_type);
-  switch (space) {
-    case DLX_MEMSPACE_HOST:
-      return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "expected host memory (cpu, cuda_host or rocm_host), got %s", got);
-    case DLX_MEMSPACE_DEVICE:
-      return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "expected device type cuda, got %s", got);
-    case DLX_MEMSPACE_MANAGED:
-      return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "expected device type cuda_managed, got %s", got);
-    default:
-      return dlx_set_error(DLX_ERR_INVALID_ARGUMENT, "spec->memspace %d is not a dlx_memspace", (int)space);
-  }
-}
-
-DLX_COLD static dlx_status fail_import_layout_arg(dlx_layout layout) {
-  return dlx_set_error(DLX_ERR_INVALID_ARGUMENT, "spec->layout %d is not a dlx_layout", (int)layout);
-}
-
-DLX_COLD static dlx_status fail_null_shape(int32_t nd) {
-  return dlx_set_error(DLX_ERR_NULL_SHAPE, "shape is NULL with ndim %" PRId32, nd);
-}
-
-/* A non-empty tensor whose strides break the requested layout: name the first dimension that does. */
-DLX_COLD static dlx_status fail_import_layout(dlx_layout layout, int32_t nd, const int64_t *shape,
-                                              const int64_t *strides) {
-  if (layout == DLX_LAYOUT_STRIDE) {
-    for (int32_t i = 0; i < nd; ++i)
-      if (shape[i] > 1 && strides[i] <= 0)
-        return dlx_set_error(DLX_ERR_BAD_STRIDE,
-                             "strides[%" PRId32 "] is %" PRId64 "; layout_stride needs positive strides (shape[%" PRId32
-                             "] is %" PRId64 ")",
-                             i, strides[i], i, shape[i]);
-  } else {
-    const bool left = layout == DLX_LAYOUT_LEFT;
-    int64_t expect = 1;
-    for (int32_t k = 0; k < nd; ++k) {
-      const int32_t i = left ? k : nd - 1 - k;
-      if (shape[i] != 1 && strides[i] != expect)
-        return dlx_set_error(DLX_ERR_LAYOUT_MISMATCH,
-                             "strides[%" PRId32 "] is %" PRId64 ", expected %" PRId64 " for %s (shape[%" PRId32
-                             "] is %" PRId64 ")",
-                             i, strides[i], expect, compact_layout_name(layout), i, shape[i]);
-      expect *= shape[i]; /* cannot overflow: the element count was checked first */
-    }
-  }
-  return dlx_set_error(DLX_ERR_LAYOUT_MISMATCH, "strides do not match %s", compact_layout_name(layout));
-}
-
-/* The elements' extent in units (bytes, or bits for sub-byte dtypes) does not fit int64: name the first
- * dimension at which the running sum, last element included, stops fitting. */
-DLX_COLD static dlx_status fail_span_overflow(int32_t nd, const int64_t *shape, const int64_t *strides,
-                                              uint64_t unit, const char *unit_name) {
-  uint64_t total = unit;
-  for (int32_t i = 0; strides != NULL && i < nd; ++i) {
-    uint64_t term;
-    if (__builtin_mul_overflow((uint64_t)shape[i] - 1u, dlx__abs_u64(strides[i]), &term) ||
-        __builtin_mul_overflow(term, unit, &term) || __builtin_add_overflow(total, term, &total) ||
-        total > (uint64_t)INT64_MAX)
-      return dlx_set_error(DLX_ERR_OVERFLOW,
-                           "byte span overflows int64 at shape[%" PRId32 "] = %" PRId64 ", strides[%" PRId32
-                           "] = %" PRId64 " (%" PRIu64 " %s per item)",
-                           i, shape[i], i, strides[i], unit, unit_name);
-  }
-  return dlx_set_error(DLX_ERR_OVERFLOW, "byte span of the %" PRId32 "-d tensor (%" PRIu64 " %s per item) overflows int64",
-                       nd, unit, unit_name);
-}
-
-DLX_COLD static dlx_status fail_address_wrap(const void *data, uint64_t byte_offset) {
-  return dlx_set_error(DLX_ERR_OVERFLOW, "data %p + byte_offset %" PRIu64 " wraps around the address space", data,
-                       byte_offset);
-}
-
-DLX_COLD static dlx_status fail_address_range(uintptr_t addr, uint64_t below, uint64_t above) {
-  if (below > addr)
-    return dlx_set_error(DLX_ERR_OVERFLOW, "the elements reach %" PRIu64 " bytes below element 0 at %p, below address 0",
-                         below, (void *)addr);
-  return dlx_set_error(DLX_ERR_OVERFLOW,
-                       "the elements reach %" PRIu64 " bytes past element 0 at %p, beyond the address space", above,
-                       (void *)addr);
-}
-
-DLX_COLD static dlx_status fail_alignment_arg(uint32_t alignment) {
-  return dlx_set_error(DLX_ERR_INVALID_ARGUMENT, "spec->alignment %" PRIu32 " is not a power of two", alignment);
-}
-
-DLX_COLD static dlx_status fail_misaligned(const void *data, uint64_t byte_offset, uint32_t alignment) {
-  return dlx_set_error(DLX_ERR_MISALIGNED, "data %p + byte_offset %" PRIu64 " is not aligned to %" PRIu32 " bytes",
-                       data, byte_offset, alignment);
-}
-
-/* Where the elements lie, from the items between element 0 and the lowest element (below) and the highest
- * (above), sum >= below + above: the whole extent, last element included, must fit int64 in bytes, and in
- * bits for a sub-byte dtype (dlx_view_byte_span measures packed ones in bits), so that no later offset
- * arithmetic overflows; and with data (has_addr), every element's address must exist: none below 0, none
- * past the top. The products cannot overflow once the first test passes, as itemsize <= unit. */
-static inline bool extent_fits(uint64_t below, uint64_t above, uint64_t sum, bool has_addr, uintptr_t addr,
-                               size_t itemsize, uint64_t unit) {
-  uint64_t units;
-  if (sum >= (uint64_t)INT64_MAX || __builtin_mul_overflow(sum + 1u, unit, &units) || units > (uint64_t)INT64_MAX)
-    return false;
-  return !has_addr || (below * itemsize <= addr && (above + 1u) * itemsize <= (uint64_t)(UINTPTR_MAX - addr));
-}
-
-/* The cheap bound on the span did not settle extent_fits (a large tensor, large strides, or garbage on an
- * extent-1 dim): compute below and above exactly from the strides (when given) and decide, naming the
- * failure. Not cold: large tensors come here legitimately. */
-static dlx_status exact_extent(int32_t nd, const int64_t *shape, const int64_t *strides, uint64_t below,
-                               uint64_t above, bool has_addr, uintptr_t addr, size_t itemsize, bool subbyte,
-                               uint64_t unit) {
-  const char *unit_name = subbyte ? "bits" : "bytes";
-  if (strides != NULL) {
-    uint64_t total = 0, neg = 0;
-    bool overflow = false;
-    for (int32_t i = 0; i < nd; ++i) {
-      uint64_t term;
-      overflow |= __builtin_mul_overflow((uint64_t)shape[i] - 1u, dlx__abs_u64(strides[i]), &term);
-      overflow |= __builtin_add_overflow(total, term, &total);
-      if (strides[i] < 0) neg += term; /* <= total, so it cannot wrap unless overflow is set */
-    }
-    if (overflow) return fail_span_overflow(nd, shape, strides, unit, unit_name);
-    below = neg;
-    above = total - neg;
-  }
-  if (!extent_fits(below, above, below + above, false, 0, itemsize, unit))
-    return fail_span_overflow(nd, shape, strides, unit, unit_name);
-  if (!extent_fits(below, above, below + above, has_addr, addr, itemsize, unit))
-    return fail_address_range(addr, below * itemsize, (above + 1u) * itemsize);
-  return DLX_OK;
-}
-
-/* Strides the tensor does not supply or that must not be read: NULL strides of an old tensor, or any
- * strides of an empty one (DLPack allows garbage there). Either way the view gets compact strides. */
-static dlx_status import_compact_strides(dlx_view *out, int32_t nd, bool null_strides, bool empty,
-                                         const dlx_import_spec *spec) {
-  if (null_strides) {
-    if (spec->version >= DLX_DLPACK_VERSION_NUM(1, 2))
-      return dlx_set_error(DLX_ERR_NULL_STRIDES,
-                           "strides is NULL with ndim %" PRId32 " in a DLPack %" PRIu32 ".%" PRIu32
-                           " tensor; only tensors older than 1.2 may omit them",
-                           nd, spec->version >> 16, spec->version & 0xFFFFu);
-    /* CCCL: pre-1.2 NULL strides mean row-major, which a rank > 1 layout_left view cannot take */
-    if (spec->layout == DLX_LAYOUT_LEFT && nd > 1)
-      return dlx_set_error(DLX_ERR_NULL_STRIDES,
-                           "strides is NULL with ndim %" PRId32 "; NULL means row-major, so layout_left needs "
-                           "explicit strides",
-                           nd);
-  }
-  /* an empty view imported as layout_left gets column-major strides, so the layout promise still holds */
-  fill_compact_strides(nd, out->shape, out->strides, empty && spec->layout == DLX_LAYOUT_LEFT);
-  return DLX_OK;
-}
-
-dlx_status dlx_view_from_dltensor(dlx_view *out, const DLTensor *t, const dlx_import_spec *spec) {
-  if (DLX_UNLIKELY(out == NULL || t == NULL || spec == NULL)) {
-    static const char *const names[] = {"out", "t", "spec"};
-    const void *ptrs[] = {out, t, spec};
-    return fail_null_args(__func__, names, ptrs, 3);
-  }
-  const int32_t nd = t->ndim;
-  if (DLX_UNLIKELY((uint32_t)nd > DLX_MAX_NDIM || (spec->ndim != DLX_NDIM_ANY && spec->ndim != nd)))
-    return fail_import_rank(nd, spec->ndim);
-
-  const DLDataType dt = t->dtype;
-  if (DLX_UNLIKELY(!dlx_dtype_is_valid(dt))) return fail_import_dtype(dt, spec->dtype);
-  const uint32_t want_dt = dtype_word(spec->dtype);
-  if (DLX_UNLIKELY(want_dt != dtype_word(DLX_DTYPE_ANY) && want_dt != dtype_word(dt)))
-    return fail_import_dtype(dt, spec->dtype);
-
-  const uint32_t dev = (uint32_t)t->device.device_type;
-  const uint32_t space = (uint32_t)spec->memspace;
-  if (DLX_UNLIKELY(space > DLX_MEMSPACE_MANAGED || !device_in_mask(dev, memspace_accepts[space])))
-    return fail_import_device(dev, spec->memspace);
-
-  const int64_t *shape = t->shape;
-  if (DLX_UNLIKELY(nd > 0 && shape == NULL)) return fail_null_shape(nd);
-
-  const dlx_layout layout = spec->layout;
-  const int64_t *strides = t->strides;
-  const bool null_strides = strides == NULL && nd > 0;
-  scan_state st;
-  if (null_strides) {
-    if (DLX_UNLIKELY((uint32_t)layout > DLX_LAYOUT_ANY)) return fail_import_layout_arg(layout);
-    scan_dims(SCAN_SHAPE, nd, shape, NULL, out->shape, NULL, &st);
-  } else {
-    switch (layout) {
-      case DLX_LAYOUT_STRIDE: scan_dims(SCAN_STRIDE, nd, shape, strides, out->shape, out->strides, &st); break;
-      case DLX_LAYOUT_RIGHT: scan_dims(SCAN_RIGHT, nd, shape, strides, out->shape, out->strides, &st); break;
-      case DLX_LAYOUT_LEFT: scan_dims(SCAN_LEFT, nd, shape, strides, out->shape, out->strides, &st); break;
-      case DLX_LAYOUT_ANY: scan_dims(SCAN_ANY, nd, shape, strides, out->shape, out->strides, &st); break;
-      default: return fail_import_layout_arg(layout);
-    }
-  }
-
-  if (DLX_UNLIKELY(st.sign < 0)) return fail_negative_extent(nd, shape);
-  if (DLX_UNLIKELY(st.count_overflow)) return fail_count_overflow(nd, shape);
-  const bool empty = st.zero;
-  void *const data = t->data;
-  if (DLX_UNLIKELY(data == NULL && !empty)) return fail_null_data(st.count);
-
-  /* Items from element 0 to the lowest and to the highest element: exact for compact strides; under STRIDE
-   * and ANY a bound, sum (e_i - 1) |s_i| <= (count - 1) * max |s_i| <= (count - 1) * OR |s_i|, which settles
-   * the common case without a multiplication per dimension. */
-  uint64_t below = 0, above;
-  const int64_t *exact_strides = NULL;
-  if (DLX_UNLIKELY(null_strides || empty)) {
-    DLX_FORWARD(import_compact_strides(out, nd, null_strides, empty, spec));
-    above = empty ? 0 : (uint64_t)st.count - 1u;
-  } else {
-    if (DLX_UNLIKELY(st.bad)) return fail_import_layout(layout, nd, shape, strides);
-    if (layout == DLX_LAYOUT_RIGHT || layout == DLX_LAYOUT_LEFT) {
-      above = (uint64_t)st.count - 1u;
-    } else {
-      if (__builtin_mul_overflow((uint64_t)st.count - 1u, st.stride_or, &above)) above = UINT64_MAX;
-      below = layout == DLX_LAYOUT_ANY ? above : 0;
-      exact_strides = strides;
-    }
-  }
-
-  uintptr_t addr = (uintptr_t)data;
-  const uint64_t byte_offset = t->byte_offset;
-  if (data != NULL) {
-    if (DLX_UNLIKELY(byte_offset > (uint64_t)(UINTPTR_MAX - addr))) return fail_address_wrap(data, byte_offset);
-    addr += (uintptr_t)byte_offset;
-  }
-  const size_t itemsize = dlx_dtype_itemsize(dt);
-  const bool subbyte = dlx_dtype_is_subbyte(dt);
-  const uint64_t unit = subbyte ? dlx_dtype_element_bits(dt) : (uint64_t)itemsize;
-  const bool has_addr = data != NULL && !empty;
-  if (DLX_UNLIKELY(!extent_fits(below, above, above, has_addr, addr, itemsize, unit)))
-    DLX_FORWARD(exact_extent(nd, shape, exact_strides, below, above, has_addr, addr, itemsize, subbyte, unit));
-
-  uint32_t align = spec->alignment;
-  if (DLX_UNLIKELY((align & (align - 1u)) != 0)) return fail_alignment_arg(align);
-  /* an empty tensor has no element 0 to misalign; otherwise no natural alignment exceeds 16, so an address
-   * that is a multiple of 16 needs no dtype lookup */
-  if (!empty && (align != 0 || (addr & 15u) != 0)) {
-    if (align == 0) align = (uint32_t)dlx_dtype_alignment(dt);
-    if (DLX_UNLIKELY((addr & (uintptr_t)(align - 1u)) != 0)) return fail_misaligned(data, byte_offset, align);
-  }
-
-  out->data = data != NULL ? (void *)addr : NULL;
-  out->dtype = dt;
-  out->device = t->device;
-  out->ndim = nd;
-  out->flags = 0;
-  return DLX_OK;
-}
-
-dlx_status dlx_view_from_managed_versioned(dlx_view *out, const DLManagedTensorVersioned *m,
-                                           const dlx_import_spec *spec) {
-  if (DLX_UNLIKELY(out == NULL || m == NULL || spec == NULL)) {
-    static const char *const names[] = {"out", "m", "spec"};
-    const void *ptrs[] = {out, m, spec};
-    return fail_null_args(__func__, names, ptrs, 3);
-  }
-  DLX_FAIL_IF(m->version.major != DLX_DLPACK_MAJOR, DLX_ERR_VERSION,
-              "DLPack major version %" PRIu32 " is not supported; dlx speaks %d.x", m->version.major,
-              DLX_DLPACK_MAJOR);
-  dlx_import_spec s = *spec;
-  /* the minor is clamped so that a huge one still reads as "at least 1.2" and cannot spill into the major */
-  s.version = DLX_DLPACK_VERSION_NUM(m->version.major, m->version.minor > 0xFFFFu ? 0xFFFFu : m->version.minor);
-  DLX_FORWARD(dlx_view_from_dltensor(out, &m->dl_tensor, &s));
-  uint32_t flags = 0;
-  if (m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) flags |= DLX_VIEW_READ_ONLY;
-  if (m->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) flags |= DLX_VIEW_SUBBYTE_PADDED;
-  out->flags = flags;
-  return DLX_OK;
-}
-
-dlx_status dlx_view_from_managed(dlx_view *out, const DLManagedTensor *m, const dlx_import_spec *spec) {
-  if (DLX_UNLIKELY(out == NULL || m == NULL || spec == NULL)) {
-    static const char *const names[] = {"out", "m", "spec"};
-    const void *ptrs[] = {out, m, spec};
-    return fail_null_args(__func__, names, ptrs, 3);
-  }
-  dlx_import_spec s = *spec;
-  s.version = DLX_DLPACK_VERSION_LEGACY;
-  return dlx_view_from_dltensor(out, &m->dl_tensor, &s);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -624,7 +168,7 @@ dlx_status dlx_view_offset(const dlx_view *v, const int64_t *index, int64_t *off
   DLX_CHECK_NULL(v);
   DLX_CHECK_NULL(offset);
   const int32_t nd = v->ndim;
-  if (DLX_UNLIKELY((uint32_t)nd > DLX_MAX_NDIM)) return fail_rank_range(nd);
+  if (DLX_UNLIKELY((uint32_t)nd > DLX_MAX_NDIM)) return dlx__fail_rank_range(nd);
   DLX_FAIL_IF(nd > 0 && index == NULL, DLX_ERR_NULL_ARGUMENT, "%s: argument 'index' is NULL with ndim %" PRId32,
               __func__, nd);
   int64_t off = 0;
@@ -649,7 +193,7 @@ dlx_status dlx_view_element_ptr(const dlx_view *v, const int64_t *index, void **
   if (DLX_UNLIKELY(dlx_dtype_is_subbyte(v->dtype) && (v->flags & DLX_VIEW_SUBBYTE_PADDED) == 0)) {
     char name[DLX_DTYPE_NAME_MAX + 48];
     return dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: packed sub-byte dtype %s has no per-element byte address",
-                         __func__, dtype_text(v->dtype, name, sizeof name));
+                         __func__, dlx__dtype_text(name, sizeof name, v->dtype));
   }
   int64_t off = 0; /* set on success; initialised for gcc -O3's maybe-uninitialized */
   DLX_FORWARD(dlx_view_offset(v, index, &off));

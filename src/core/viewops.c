@@ -14,26 +14,6 @@
 /* Room for a shape in a message; two shapes and two stride lists must fit the 512-byte error buffer. */
 #define TUPLE_TEXT_CAP 96
 
-/* "(3,4)" into buf; a tuple too long for buf ends in "...)" rather than a number cut in half. */
-static const char *tuple_text(char *buf, size_t cap, int32_t n, const int64_t *v) {
-  size_t o = 0;
-  buf[o++] = '(';
-  for (int32_t i = 0; i < n; ++i) {
-    char item[24];
-    int len = snprintf(item, sizeof item, i > 0 ? ",%" PRId64 : "%" PRId64, v[i]);
-    if (len < 0 || o + (size_t)len + 5 > cap) {
-      memcpy(buf + o, "...", 3);
-      o += 3;
-      break;
-    }
-    memcpy(buf + o, item, (size_t)len);
-    o += (size_t)len;
-  }
-  buf[o++] = ')';
-  buf[o] = '\0';
-  return buf;
-}
-
 /* The fields of v other than shape and strides, with ndim set. */
 static void copy_header(dlx_view *r, const dlx_view *v, int32_t ndim) {
   r->data = v->data;
@@ -380,13 +360,13 @@ dlx_status dlx_view_reshape(const dlx_view *v, int32_t ndim, const int64_t *shap
     /* NumPy refuses -1 beside a zero extent too: the inferred extent would be ambiguous */
     DLX_FAIL_IF(known == 0 || size % known != 0, DLX_ERR_INVALID_ARGUMENT,
                 "%s: cannot reshape %" PRId64 " elements of shape %s into shape %s", __func__, size,
-                tuple_text(a, sizeof a, v->ndim, v->shape), tuple_text(b, sizeof b, ndim, shape));
+                dlx__shape_text(a, sizeof a, v->ndim, v->shape), dlx__shape_text(b, sizeof b, ndim, shape));
     r.shape[infer] = size / known;
     known = size;
   }
   DLX_FAIL_IF(known != size, DLX_ERR_INVALID_ARGUMENT,
               "%s: cannot reshape %" PRId64 " elements of shape %s into shape %s of %" PRId64 " elements", __func__,
-              size, tuple_text(a, sizeof a, v->ndim, v->shape), tuple_text(b, sizeof b, ndim, r.shape), known);
+              size, dlx__shape_text(a, sizeof a, v->ndim, v->shape), dlx__shape_text(b, sizeof b, ndim, r.shape), known);
   if (size == 0 || dlx_view_is_c_contiguous(v)) {
     /* an empty view has no element to misplace, and a contiguous one maps row-major to row-major */
     DLX_FORWARD(dlx_layout_compact_strides(ndim, r.shape, NULL, r.strides));
@@ -396,8 +376,8 @@ dlx_status dlx_view_reshape(const dlx_view *v, int32_t ndim, const int64_t *shap
       return dlx_set_error(DLX_ERR_LAYOUT_MISMATCH,
                            "%s: cannot reshape %s with strides %s to %s without a copy: dim %d (stride %" PRId64
                            ") is not contiguous with the next merged dim",
-                           __func__, tuple_text(a, sizeof a, v->ndim, v->shape),
-                           tuple_text(b, sizeof b, v->ndim, v->strides), tuple_text(c, sizeof c, ndim, r.shape), bad,
+                           __func__, dlx__shape_text(a, sizeof a, v->ndim, v->shape),
+                           dlx__shape_text(b, sizeof b, v->ndim, v->strides), dlx__shape_text(c, sizeof c, ndim, r.shape), bad,
                            v->strides[bad]);
   }
   store(out, &r);

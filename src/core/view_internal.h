@@ -1,0 +1,107 @@
+/* Internal to the view layers (src/core/view.c, src/exchange/dltensor.c): the one-pass dimension scan that
+ * view construction and DLTensor import share, the device-type masks, and the cold functions that name an
+ * offending value once a scan has flagged one. */
+#ifndef DLX_CORE_VIEW_INTERNAL_H
+#define DLX_CORE_VIEW_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error_internal.h"
+#include "dlx/view.h"
+
+#if defined(__GNUC__)
+#define DLX_COLD __attribute__((cold, noinline))
+#define DLX_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define DLX_COLD
+#define DLX_ALWAYS_INLINE static inline
+#endif
+
+#define DEV_BIT(t) (1u << (t))
+/* DLPack 1.3 device types: 1..4 and 7..18 (5 and 6 were never assigned). */
+#define DEV_KNOWN_MASK                                                                                \
+  (DEV_BIT(1) | DEV_BIT(2) | DEV_BIT(3) | DEV_BIT(4) | DEV_BIT(7) | DEV_BIT(8) | DEV_BIT(9) | DEV_BIT(10) | \
+   DEV_BIT(11) | DEV_BIT(12) | DEV_BIT(13) | DEV_BIT(14) | DEV_BIT(15) | DEV_BIT(16) | DEV_BIT(17) | DEV_BIT(18))
+#define DEV_HOST_MASK (DEV_BIT(kDLCPU) | DEV_BIT(kDLCUDAHost) | DEV_BIT(kDLROCMHost))
+#define DEV_HOST_ACCESSIBLE_MASK (DEV_HOST_MASK | DEV_BIT(kDLCUDAManaged))
+
+static inline bool dlx__device_in_mask(uint32_t device_type, uint32_t mask) {
+  return device_type < 32u && ((mask >> device_type) & 1u) != 0;
+}
+
+/* Compact strides in *strides, row-major (left = false) or column-major. An extent 0 counts as 1, as
+ * NumPy does, so an empty tensor still gets distinct, positive strides. No overflow: callers have checked
+ * that the product of the extents, 0 counted as 1, fits int64. */
+static inline void dlx__fill_compact_strides(int32_t nd, const int64_t *shape, int64_t *strides, bool left) {
+  int64_t acc = 1;
+  for (int32_t k = 0; k < nd; ++k) {
+    const int32_t i = left ? k : nd - 1 - k;
+    strides[i] = acc;
+    acc *= shape[i] > 0 ? shape[i] : 1;
+  }
+}
+
+/* Cold failers: each re-walks its input to name the first offending value, and returns the status. */
+dlx_status dlx__fail_rank_range(int32_t nd);
+dlx_status dlx__fail_negative_extent(int32_t nd, const int64_t *shape);
+dlx_status dlx__fail_count_overflow(int32_t nd, const int64_t *shape);
+dlx_status dlx__fail_null_data(int64_t count);
+/* "func: argument 'name' is NULL" for the first NULL of ptrs. */
+dlx_status dlx__fail_null_args(const char *func, const char *const *names, const void *const *ptrs, int n);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The dimension scan                                                                               */
+
+enum scan_mode { SCAN_SHAPE, SCAN_ANY, SCAN_STRIDE, SCAN_RIGHT, SCAN_LEFT };
+
+typedef struct scan_state {
+  int64_t count;      /* product of the extents with 0 counted as 1 (wrapped when count_overflow) */
+  uint64_t stride_or;  /* OR of the strides (|stride| under ANY), a cheap bound on the largest; STRIDE, ANY */
+  int64_t sign;       /* OR of all extents: negative when one is */
+  bool zero;          /* some extent is 0: the tensor is empty */
+  bool count_overflow;
+  bool bad;           /* some stride breaks the layout (meaningful only when not empty) */
+} scan_state;
+
+/* One pass over the dimensions: copy shape (and strides unless SCAN_SHAPE) and fold the checks into flags.
+ * mode is a constant at every call, so each call site gets its own loop without per-mode branches.
+ * Under RIGHT the dims run from the innermost, under LEFT from the outermost, so that the running element
+ * count is the compact stride the current dimension must have.
+ * The count treats an extent 0 as 1, as NumPy does when it sizes an array: a shape like (0, 2^40, 2^40)
+ * holds no element but is refused, so that every partial product of a view's extents (dlx_view_size,
+ * compact strides, sub-views) fits int64. */
+DLX_ALWAYS_INLINE void dlx__scan_dims(enum scan_mode mode, int32_t nd, const int64_t *shape, const int64_t *strides,
+                                 int64_t *oshape, int64_t *ostrides, scan_state *st) {
+  int64_t count = 1, sign = 0;
+  uint64_t stride_or = 0;
+  bool zero = false, cof = false, bad = false;
+  for (int32_t k = 0; k < nd; ++k) {
+    const int32_t i = mode == SCAN_RIGHT ? nd - 1 - k : k;
+    const int64_t e = shape[i];
+    oshape[i] = e;
+    sign |= e;
+    const bool z = e == 0;
+    zero |= z;
+    if (mode != SCAN_SHAPE) {
+      const int64_t s = strides[i];
+      ostrides[i] = s;
+      /* an extent-1 dimension may carry any stride: it is never stepped (PyTorch rewrote such strides) */
+      if (mode == SCAN_RIGHT || mode == SCAN_LEFT) bad |= (e != 1) & (s != count);
+      if (mode == SCAN_STRIDE) bad |= (e > 1) & (s <= 0);
+      /* under STRIDE a stride <= 0 is refused (bad) unless its dim has extent 1, where any value is fine
+       * for the bound: a huge one only sends the import to the exact span computation */
+      if (mode == SCAN_STRIDE) stride_or |= (uint64_t)s;
+      if (mode == SCAN_ANY) stride_or |= dlx__abs_u64(s);
+    }
+    cof |= __builtin_mul_overflow(count, e | (int64_t)z, &count);
+  }
+  st->count = count;
+  st->zero = zero;
+  st->stride_or = stride_or;
+  st->sign = sign;
+  st->count_overflow = cof;
+  st->bad = bad;
+}
+
+#endif
