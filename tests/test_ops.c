@@ -17,7 +17,8 @@
 #include "runner.h"
 
 #include "compute/convert.h"
-#include "compute/kernels.h"
+#include "compute/ew.h"
+#include "backends/cpu/loops.h"
 #include "backends/cpu/pool.h"
 #include "dlx/layout.h"
 #include "dlx/ops.h"
@@ -1024,7 +1025,7 @@ static void test_errors(void) {
     dlx_view huge_out = vf, huge_in = vf;
     huge_out.shape[0] = huge_in.shape[0] = (int64_t)1 << 46;
     huge_in.data = f + 1;
-    CHECK_FAIL(dlx_copy(&huge_out, &huge_in), DLX_ERR_OUT_OF_MEMORY, "temporary of 281474976710656 bytes");
+    CHECK_FAIL(dlx_copy(&huge_out, &huge_in), DLX_ERR_OUT_OF_MEMORY, "dlx_copy: out of memory allocating 281474976710656 bytes");
   }
 }
 

@@ -59,6 +59,15 @@
 
 #include "dlx/dtype.h"
 
+/* Everything inline here is usable from CUDA device code too (the GPU backend's kernels call the same
+ * functions, so they cannot drift from the CPU's bits). */
+#if defined(__CUDACC__)
+#define DLX_HD __host__ __device__
+#else
+#define DLX_HD
+#endif
+#define DLX_CVT_INLINE static inline DLX_HD
+
 /* ---- format descriptors ---------------------------------------------------------------------- */
 
 /* How a code is recognised as NaN when decoding. */
@@ -94,19 +103,69 @@ typedef struct dlx_cvt_format {
   uint32_t ovf_pos, ovf_neg;   /* codes of +-inf inputs and of overflow */
 } dlx_cvt_format;
 
+/* Every format's descriptor, in one list (the host table in convert.c and dlx_cvt_format_value below are
+ * both built from it). Fields in dlx_cvt_format's order from code on. */
+#define DLX_CVT_FORMATS(X)                                                                              \
+  X("float16", DLX_CODE_FLOAT, 16, 5, 10, 15, DLX_CVT_NAN_IEEE, DLX_CVT_NANDEC_PAYLOAD, true, true, true, 0x8000, \
+    0x7bff, 0x0000, 0x8000, 0x7e00, 0xfe00, 0x7c00, 0xfc00)                                             \
+  X("bfloat16", DLX_CODE_BFLOAT, 16, 8, 7, 127, DLX_CVT_NAN_IEEE, DLX_CVT_NANDEC_PAYLOAD_F32, false, true, true, \
+    0x8000, 0x7f7f, 0x0000, 0x8000, 0x7fc0, 0xffc0, 0x7f80, 0xff80)                                     \
+  /* IEEE-like fp8: the quiet NaN is exponent all ones with the top mantissa bit */                    \
+  X("float8_e3m4", DLX_CODE_FLOAT8_E3M4, 8, 3, 4, 3, DLX_CVT_NAN_IEEE, DLX_CVT_NANDEC_QUIET, false, true, true, \
+    0x80, 0x6f, 0x00, 0x80, 0x78, 0xf8, 0x70, 0xf0)                                                     \
+  X("float8_e4m3", DLX_CODE_FLOAT8_E4M3, 8, 4, 3, 7, DLX_CVT_NAN_IEEE, DLX_CVT_NANDEC_QUIET, false, true, true, \
+    0x80, 0x77, 0x00, 0x80, 0x7c, 0xfc, 0x78, 0xf8)                                                     \
+  /* fnuz: 0x80 is the only NaN, there is no -0 and no inf; overflow and inf become that NaN */        \
+  X("float8_e4m3b11fnuz", DLX_CODE_FLOAT8_E4M3B11FNUZ, 8, 4, 3, 11, DLX_CVT_NAN_NEG_ZERO, DLX_CVT_NANDEC_QUIET, \
+    false, false, true, 0x80, 0x7f, 0x00, 0x00, 0x80, 0x80, 0x80, 0x80)                                 \
+  /* fn: S.1111.111 is NaN (sign kept), no inf; overflow and inf become NaN of the input's sign */      \
+  X("float8_e4m3fn", DLX_CODE_FLOAT8_E4M3FN, 8, 4, 3, 7, DLX_CVT_NAN_ALL_ONES, DLX_CVT_NANDEC_QUIET, false, false, \
+    true, 0x80, 0x7e, 0x00, 0x80, 0x7f, 0xff, 0x7f, 0xff)                                               \
+  X("float8_e4m3fnuz", DLX_CODE_FLOAT8_E4M3FNUZ, 8, 4, 3, 8, DLX_CVT_NAN_NEG_ZERO, DLX_CVT_NANDEC_QUIET, false, \
+    false, true, 0x80, 0x7f, 0x00, 0x00, 0x80, 0x80, 0x80, 0x80)                                        \
+  X("float8_e5m2", DLX_CODE_FLOAT8_E5M2, 8, 5, 2, 15, DLX_CVT_NAN_IEEE, DLX_CVT_NANDEC_QUIET, false, true, true, \
+    0x80, 0x7b, 0x00, 0x80, 0x7e, 0xfe, 0x7c, 0xfc)                                                     \
+  X("float8_e5m2fnuz", DLX_CODE_FLOAT8_E5M2FNUZ, 8, 5, 2, 16, DLX_CVT_NAN_NEG_ZERO, DLX_CVT_NANDEC_QUIET, false, \
+    false, true, 0x80, 0x7f, 0x00, 0x00, 0x80, 0x80, 0x80, 0x80)                                        \
+  /* e8m0fnu: unsigned powers of two 2^(e-127); 0xFF is NaN; zero, negatives, inf, overflow are NaN */ \
+  X("float8_e8m0fnu", DLX_CODE_FLOAT8_E8M0FNU, 8, 8, 0, 127, DLX_CVT_NAN_ALL_ONES, DLX_CVT_NANDEC_QUIET, false, \
+    false, false, 0x00, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)                                       \
+  /* fp6/fp4 have neither inf nor NaN: inf and overflow saturate; ml_dtypes maps NaN to a zero of the   \
+   * opposite sign (its quiet_NaN() is the -0 pattern, negated for a negative NaN) */                   \
+  X("float6_e2m3fn", DLX_CODE_FLOAT6_E2M3FN, 6, 2, 3, 1, DLX_CVT_NAN_NONE, DLX_CVT_NANDEC_QUIET, false, false, \
+    true, 0x20, 0x1f, 0x00, 0x20, 0x20, 0x00, 0x1f, 0x3f)                                               \
+  X("float6_e3m2fn", DLX_CODE_FLOAT6_E3M2FN, 6, 3, 2, 3, DLX_CVT_NAN_NONE, DLX_CVT_NANDEC_QUIET, false, false, \
+    true, 0x20, 0x1f, 0x00, 0x20, 0x20, 0x00, 0x1f, 0x3f)                                               \
+  X("float4_e2m1fn", DLX_CODE_FLOAT4_E2M1FN, 4, 2, 1, 1, DLX_CVT_NAN_NONE, DLX_CVT_NANDEC_QUIET, false, false, \
+    true, 0x8, 0x7, 0x0, 0x8, 0x8, 0x0, 0x7, 0xf)
+
+/* The descriptor of a format by value (usable in device code, where the host table is not); a
+ * descriptor with bits 0 for any other code. */
+DLX_CVT_INLINE dlx_cvt_format dlx_cvt_format_value(uint8_t dlpack_code) {
+  switch (dlpack_code) {
+#define DLX_CVT_CASE(NAME, CODE, ...)          \
+  case CODE: {                                 \
+    const dlx_cvt_format f = {NAME, CODE, __VA_ARGS__}; \
+    return f;                                  \
+  }
+    DLX_CVT_FORMATS(DLX_CVT_CASE)
+#undef DLX_CVT_CASE
+    default: {
+      const dlx_cvt_format f = {0};
+      return f;
+    }
+  }
+}
+
 /* The descriptor of a narrow float format: code 2 means float16, 4 bfloat16, 7..17 the fp8/fp6/fp4
  * formats. NULL for any other code. */
 const dlx_cvt_format *dlx_cvt_format_of(uint8_t dlpack_code);
 
 /* ---- generic codec (any format, any descriptor) ------------------------------------------------ */
 
-/* Encode a float32 / float64 into fmt's code (the low fmt->bits bits of the result). The float32 one is
- * inline (below) for the cast kernel. */
-static inline uint32_t dlx_cvt_encode_f32(const dlx_cvt_format *fmt, float x);
-uint32_t dlx_cvt_encode_f64(const dlx_cvt_format *fmt, double x);
+/* Encode a float32 / float64 into fmt's code (the low fmt->bits bits of the result), and decode a code
+ * (bits above fmt->bits ignored) to float32 / float64, exact for every non-NaN code: all inline below. */
 /* Decode a code (bits above fmt->bits ignored) to float32 / float64; exact for every non-NaN code. */
-float dlx_cvt_decode_f32(const dlx_cvt_format *fmt, uint32_t bits);
-double dlx_cvt_decode_f64(const dlx_cvt_format *fmt, uint32_t bits);
 
 /* By DLPack code (2 = float16, 4 = bfloat16, 7..17). For an unknown code decode gives NaN and encode 0. */
 double dlx_cvt_narrow_decode(uint8_t dlpack_code, uint32_t bits);
@@ -120,22 +179,22 @@ const float *dlx_cvt_decode_table(uint8_t dlpack_code);
 
 /* ---- float16 / bfloat16 fast paths ------------------------------------------------------------- */
 
-static inline uint32_t dlx_cvt__f32_bits(float f) {
+DLX_CVT_INLINE uint32_t dlx_cvt__f32_bits(float f) {
   uint32_t u;
   memcpy(&u, &f, sizeof u);
   return u;
 }
-static inline float dlx_cvt__f32_from_bits(uint32_t u) {
+DLX_CVT_INLINE float dlx_cvt__f32_from_bits(uint32_t u) {
   float f;
   memcpy(&f, &u, sizeof f);
   return f;
 }
-static inline uint64_t dlx_cvt__f64_bits(double d) {
+DLX_CVT_INLINE uint64_t dlx_cvt__f64_bits(double d) {
   uint64_t u;
   memcpy(&u, &d, sizeof u);
   return u;
 }
-static inline double dlx_cvt__f64_from_bits(uint64_t u) {
+DLX_CVT_INLINE double dlx_cvt__f64_from_bits(uint64_t u) {
   double d;
   memcpy(&d, &u, sizeof d);
   return d;
@@ -144,7 +203,7 @@ static inline double dlx_cvt__f64_from_bits(uint64_t u) {
 /* The generic encoder's finite non-zero path: value = m * 2^(e - mbits) with m in [2^mbits, 2^(mbits+1)),
  * mbits >= fmt->man_bits. Rounds to nearest even at the target's precision (fewer bits in its subnormal
  * range) and packs with one addition, so a carry out of the mantissa bumps the exponent. */
-static inline uint32_t dlx_cvt__encode_finite(const dlx_cvt_format *fmt, bool neg, int32_t e, uint64_t m,
+DLX_CVT_INLINE uint32_t dlx_cvt__encode_finite(const dlx_cvt_format *fmt, bool neg, int32_t e, uint64_t m,
                                               unsigned mbits) {
   /* e8m0fnu has no sign: every negative input is NaN */
   if (neg && fmt->sign_bit == 0) return fmt->nan_neg;
@@ -168,14 +227,14 @@ static inline uint32_t dlx_cvt__encode_finite(const dlx_cvt_format *fmt, bool ne
 }
 
 /* NaN input: the format's NaN for that sign, or (float16) the top payload bits below a quiet exponent. */
-static inline uint32_t dlx_cvt__encode_nan(const dlx_cvt_format *fmt, bool neg, uint64_t payload, unsigned mbits) {
+DLX_CVT_INLINE uint32_t dlx_cvt__encode_nan(const dlx_cvt_format *fmt, bool neg, uint64_t payload, unsigned mbits) {
   if (!fmt->nan_encode_payload) return neg ? fmt->nan_neg : fmt->nan_pos;
   uint32_t keep = (uint32_t)(payload >> (mbits - fmt->man_bits));
   const uint32_t exp_ones = ((1u << fmt->exp_bits) - 1u) << fmt->man_bits;
   return (neg ? fmt->sign_bit : 0u) | exp_ones | (keep ? keep : 1u); /* a zero payload would read as inf */
 }
 
-static inline uint32_t dlx_cvt_encode_f32(const dlx_cvt_format *fmt, float x) {
+DLX_CVT_INLINE uint32_t dlx_cvt_encode_f32(const dlx_cvt_format *fmt, float x) {
   const uint32_t u = dlx_cvt__f32_bits(x);
   const bool neg = (u >> 31) != 0;
   const uint32_t a = u & 0x7fffffffu;
@@ -195,8 +254,127 @@ static inline uint32_t dlx_cvt_encode_f32(const dlx_cvt_format *fmt, float x) {
   return dlx_cvt__encode_finite(fmt, neg, e, m, 23);
 }
 
+DLX_CVT_INLINE uint32_t dlx_cvt_encode_f64(const dlx_cvt_format *fmt, double x) {
+  const uint64_t u = dlx_cvt__f64_bits(x);
+  const bool neg = (u >> 63) != 0;
+  const uint64_t a = u & UINT64_C(0x7fffffffffffffff);
+  const uint64_t frac_mask = (UINT64_C(1) << 52) - 1u;
+  if (a >= UINT64_C(0x7ff0000000000000)) {
+    if (a == UINT64_C(0x7ff0000000000000)) return neg ? fmt->ovf_neg : fmt->ovf_pos;
+    return dlx_cvt__encode_nan(fmt, neg, a & frac_mask, 52);
+  }
+  if (a == 0) return neg ? fmt->zero_neg : fmt->zero_pos;
+  if ((a >> 52) != 0) return dlx_cvt__encode_finite(fmt, neg, (int32_t)(a >> 52) - 1023, (a & frac_mask) | (frac_mask + 1u), 52);
+  /* float64 subnormals are far below every format's range: they round to the smallest result */
+  uint64_t m = a;
+  int32_t e = -1022;
+  while ((m >> 52) == 0) {
+    m <<= 1;
+    --e;
+  }
+  return dlx_cvt__encode_finite(fmt, neg, e, m, 52);
+}
+
+
+/* A decoded code: NaN, inf, zero, or the exact value (-1)^neg * m * 2^e with 0 < m < 2^11. */
+enum { DLX_CVT_FINITE, DLX_CVT_ZERO, DLX_CVT_INF, DLX_CVT_NANV };
+typedef struct dlx_cvt_parts {
+  int kind; /* DLX_CVT_FINITE, ... */
+  bool neg;
+  uint32_t m;
+  int32_t e;
+  uint32_t payload; /* NaN: the stored mantissa */
+} dlx_cvt_parts;
+
+DLX_CVT_INLINE dlx_cvt_parts dlx_cvt__split(const dlx_cvt_format *fmt, uint32_t bits) {
+  dlx_cvt_parts p = {DLX_CVT_FINITE, false, 0, 0, 0};
+  bits &= (fmt->bits >= 32) ? 0xffffffffu : ((1u << fmt->bits) - 1u);
+  const uint32_t mag = bits & ~fmt->sign_bit;
+  const uint32_t man_mask = (1u << fmt->man_bits) - 1u;
+  const uint32_t ef = mag >> fmt->man_bits, mf = mag & man_mask;
+  const uint32_t ef_ones = (1u << fmt->exp_bits) - 1u;
+  p.neg = (bits & fmt->sign_bit) != 0;
+  bool nan = false;
+  switch (fmt->nan_kind) {
+    case DLX_CVT_NAN_IEEE: nan = ef == ef_ones && mf != 0; break;
+    case DLX_CVT_NAN_ALL_ONES: nan = ef == ef_ones && mf == man_mask; break;
+    case DLX_CVT_NAN_NEG_ZERO: nan = bits == fmt->sign_bit; break;
+    default: break;
+  }
+  if (nan) {
+    p.kind = DLX_CVT_NANV;
+    p.payload = mf;
+  } else if (fmt->has_inf && ef == ef_ones && mf == 0) {
+    p.kind = DLX_CVT_INF;
+  } else if (ef == 0 && fmt->has_zero) {
+    /* subnormal: no implicit bit, the smallest normal's exponent */
+    p.kind = mf == 0 ? DLX_CVT_ZERO : DLX_CVT_FINITE;
+    p.m = mf;
+    p.e = 1 - fmt->bias - fmt->man_bits;
+  } else {
+    /* e8m0fnu (no zero) takes this path for exponent 0 too: code 0x00 is 2^-127 */
+    p.m = mf | (man_mask + 1u);
+    p.e = (int32_t)ef - fmt->bias - fmt->man_bits;
+  }
+  return p;
+}
+
+DLX_CVT_INLINE unsigned dlx_cvt__bit_length(uint32_t m) {
+  unsigned n = 0;
+  while (m) {
+    ++n;
+    m >>= 1;
+  }
+  return n;
+}
+
+DLX_CVT_INLINE float dlx_cvt_decode_f32(const dlx_cvt_format *fmt, uint32_t bits) {
+  const dlx_cvt_parts p = dlx_cvt__split(fmt, bits);
+  const uint32_t sign = p.neg ? 0x80000000u : 0u;
+  switch (p.kind) {
+    case DLX_CVT_ZERO: return dlx_cvt__f32_from_bits(sign);
+    case DLX_CVT_INF: return dlx_cvt__f32_from_bits(sign | 0x7f800000u);
+    case DLX_CVT_NANV:
+      if (fmt->nan_decode == DLX_CVT_NANDEC_QUIET) return dlx_cvt__f32_from_bits(sign | 0x7fc00000u);
+      return dlx_cvt__f32_from_bits(sign | 0x7f800000u | (p.payload << (23 - fmt->man_bits)));
+    default: break;
+  }
+  /* assemble the float32 bits with integers: exact, and immune to FTZ (e8m0fnu 0x00 = 2^-127 and the
+   * bfloat16 subnormals are float32 subnormals) */
+  const unsigned n = dlx_cvt__bit_length(p.m);
+  const int32_t lead = p.e + (int32_t)n - 1; /* exponent of the leading bit */
+  uint32_t out;
+  if (lead >= -126)
+    out = ((uint32_t)(lead + 127) << 23) | ((p.m << (24 - n)) & 0x7fffffu);
+  else
+    out = p.m << (p.e + 149); /* every format's smallest value is >= 2^-133, so the shift is >= 0 */
+  return dlx_cvt__f32_from_bits(sign | out);
+}
+
+DLX_CVT_INLINE double dlx_cvt_decode_f64(const dlx_cvt_format *fmt, uint32_t bits) {
+  const dlx_cvt_parts p = dlx_cvt__split(fmt, bits);
+  const uint64_t sign = p.neg ? UINT64_C(0x8000000000000000) : 0u;
+  switch (p.kind) {
+    case DLX_CVT_ZERO: return dlx_cvt__f64_from_bits(sign);
+    case DLX_CVT_INF: return dlx_cvt__f64_from_bits(sign | UINT64_C(0x7ff0000000000000));
+    case DLX_CVT_NANV: {
+      if (fmt->nan_decode == DLX_CVT_NANDEC_QUIET) return dlx_cvt__f64_from_bits(sign | UINT64_C(0x7ff8000000000000));
+      uint64_t out = sign | UINT64_C(0x7ff0000000000000) | ((uint64_t)p.payload << (52 - fmt->man_bits));
+      /* bfloat16 widens through float32, and that hardware conversion sets the quiet bit */
+      if (fmt->nan_decode == DLX_CVT_NANDEC_PAYLOAD_F32) out |= UINT64_C(0x0008000000000000);
+      return dlx_cvt__f64_from_bits(out);
+    }
+    default: break;
+  }
+  /* every format's values are float64 normals */
+  const unsigned n = dlx_cvt__bit_length(p.m);
+  const int32_t lead = p.e + (int32_t)n - 1;
+  const uint64_t out = ((uint64_t)(lead + 1023) << 52) | (((uint64_t)p.m << (53 - n)) & ((UINT64_C(1) << 52) - 1u));
+  return dlx_cvt__f64_from_bits(sign | out);
+}
+
 /* float16 -> float32, exact; NaN payloads kept (NumPy). */
-static inline float dlx_cvt_f16_to_f32(uint16_t h) {
+DLX_CVT_INLINE float dlx_cvt_f16_to_f32(uint16_t h) {
   const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   const uint32_t em = h & 0x7fffu;
   uint32_t out;
@@ -219,7 +397,7 @@ static inline float dlx_cvt_f16_to_f32(uint16_t h) {
 }
 
 /* float16 -> float64, exact; NaN payloads kept without setting the quiet bit (NumPy). */
-static inline double dlx_cvt_f16_to_f64(uint16_t h) {
+DLX_CVT_INLINE double dlx_cvt_f16_to_f64(uint16_t h) {
   if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0)
     return dlx_cvt__f64_from_bits(((uint64_t)(h & 0x8000u) << 48) | 0x7ff0000000000000u |
                                   ((uint64_t)(h & 0x3ffu) << 42));
@@ -228,7 +406,7 @@ static inline double dlx_cvt_f16_to_f64(uint16_t h) {
 
 /* float32 -> float16, round to nearest even; overflow -> inf; NaN keeps the top 10 payload bits and is
  * never turned into inf (NumPy's npy_floatbits_to_halfbits). */
-static inline uint16_t dlx_cvt_f32_to_f16(float f) {
+DLX_CVT_INLINE uint16_t dlx_cvt_f32_to_f16(float f) {
   const uint32_t x = dlx_cvt__f32_bits(f);
   const uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
   const uint32_t a = x & 0x7fffffffu;
@@ -252,23 +430,29 @@ static inline uint16_t dlx_cvt_f32_to_f16(float f) {
 }
 
 /* float64 -> float16, rounded once from the double (as NumPy). */
-uint16_t dlx_cvt_f64_to_f16(double d);
+DLX_CVT_INLINE uint16_t dlx_cvt_f64_to_f16(double d) {
+  const dlx_cvt_format f = dlx_cvt_format_value(DLX_CODE_FLOAT);
+  return (uint16_t)dlx_cvt_encode_f64(&f, d);
+}
 
 /* bfloat16 -> float32: the top 16 bits, exact (NaN payloads kept). */
-static inline float dlx_cvt_bf16_to_f32(uint16_t b) { return dlx_cvt__f32_from_bits((uint32_t)b << 16); }
+DLX_CVT_INLINE float dlx_cvt_bf16_to_f32(uint16_t b) { return dlx_cvt__f32_from_bits((uint32_t)b << 16); }
 
 /* bfloat16 -> float64: as through float32; a NaN gets the quiet bit, as the hardware widening does. */
-static inline double dlx_cvt_bf16_to_f64(uint16_t b) {
+DLX_CVT_INLINE double dlx_cvt_bf16_to_f64(uint16_t b) {
   if ((b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0)
     return dlx_cvt__f64_from_bits(((uint64_t)(b & 0x8000u) << 48) | 0x7ff8000000000000u |
                                   ((uint64_t)(b & 0x7fu) << 45));
   /* subnormals are float32 subnormals, which a DAZ mode would flush in the widening: use integers */
-  if ((b & 0x7f80u) == 0 && (b & 0x7fu) != 0) return dlx_cvt_decode_f64(dlx_cvt_format_of(DLX_CODE_BFLOAT), b);
+  if ((b & 0x7f80u) == 0 && (b & 0x7fu) != 0) {
+    const dlx_cvt_format f = dlx_cvt_format_value(DLX_CODE_BFLOAT);
+    return dlx_cvt_decode_f64(&f, b);
+  }
   return (double)dlx_cvt_bf16_to_f32(b);
 }
 
 /* float32 -> bfloat16, round to nearest even; overflow -> inf; NaN -> 0x7FC0 with the sign (ml_dtypes). */
-static inline uint16_t dlx_cvt_f32_to_bf16(float f) {
+DLX_CVT_INLINE uint16_t dlx_cvt_f32_to_bf16(float f) {
   const uint32_t x = dlx_cvt__f32_bits(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(((x >> 16) & 0x8000u) | 0x7fc0u);
   /* adding 0x7fff plus the kept lsb carries exactly when the dropped half rounds up (ties to even) */
@@ -276,43 +460,53 @@ static inline uint16_t dlx_cvt_f32_to_bf16(float f) {
 }
 
 /* float64 -> bfloat16, rounded once from the double. */
-uint16_t dlx_cvt_f64_to_bf16(double d);
+DLX_CVT_INLINE uint16_t dlx_cvt_f64_to_bf16(double d) {
+  const dlx_cvt_format f = dlx_cvt_format_value(DLX_CODE_BFLOAT);
+  return (uint16_t)dlx_cvt_encode_f64(&f, d);
+}
 
 /* ---- fp8 / fp6 / fp4 hot paths ---------------------------------------------------------------- */
 
 /* Decode through a table from dlx_cvt_decode_table (the cast kernel fetches it once per call). */
-static inline float dlx_cvt_table_decode(const float *table, uint32_t bits) { return table[bits & 0xffu]; }
+DLX_CVT_INLINE float dlx_cvt_table_decode(const float *table, uint32_t bits) { return table[bits & 0xffu]; }
 
 /* ---- packed sub-byte storage ------------------------------------------------------------------ */
 
-/* Element i (width `bits`, 1..8) of a packed buffer. */
-static inline uint32_t dlx_cvt_packed_get(const void *buf, uint64_t i, unsigned bits) {
-  const unsigned char *p = (const unsigned char *)buf;
-  const uint64_t pos = i * bits;
-  const size_t byte = (size_t)(pos >> 3);
-  const unsigned shift = (unsigned)(pos & 7u);
+/* The `bits`-wide field (1..8) at bit position bitpos from base, negative positions included (views
+ * with negative strides reach below their first element). */
+DLX_CVT_INLINE uint32_t dlx_cvt_bits_get(const void *base, int64_t bitpos, unsigned bits) {
+  const unsigned char *p = (const unsigned char *)base;
+  const int64_t byte = bitpos / 8 - (bitpos % 8 < 0); /* floor */
+  const unsigned shift = (unsigned)(bitpos - byte * 8);
   uint32_t w = p[byte];
   if (shift + bits > 8u) w |= (uint32_t)p[byte + 1] << 8; /* straddles two bytes (float6) */
   return (w >> shift) & ((1u << bits) - 1u);
 }
 
-/* Store the low `bits` bits of value as element i of a packed buffer; neighbours are untouched. */
-static inline void dlx_cvt_packed_set(void *buf, uint64_t i, unsigned bits, uint32_t value) {
-  unsigned char *p = (unsigned char *)buf;
-  const uint64_t pos = i * bits;
-  const size_t byte = (size_t)(pos >> 3);
-  const unsigned shift = (unsigned)(pos & 7u);
+/* Store the low `bits` bits of value at bit position bitpos; neighbours are untouched. */
+DLX_CVT_INLINE void dlx_cvt_bits_set(void *base, int64_t bitpos, unsigned bits, uint32_t value) {
+  unsigned char *p = (unsigned char *)base;
+  const int64_t byte = bitpos / 8 - (bitpos % 8 < 0);
+  const unsigned shift = (unsigned)(bitpos - byte * 8);
   const uint32_t mask = ((1u << bits) - 1u) << shift;
   const uint32_t v = (value << shift) & mask;
   p[byte] = (unsigned char)((p[byte] & ~mask) | v);
   if (shift + bits > 8u) p[byte + 1] = (unsigned char)((p[byte + 1] & ~(mask >> 8)) | (v >> 8));
 }
 
+/* Element i of a packed buffer, and its store. */
+DLX_CVT_INLINE uint32_t dlx_cvt_packed_get(const void *buf, uint64_t i, unsigned bits) {
+  return dlx_cvt_bits_get(buf, (int64_t)(i * bits), bits);
+}
+DLX_CVT_INLINE void dlx_cvt_packed_set(void *buf, uint64_t i, unsigned bits, uint32_t value) {
+  dlx_cvt_bits_set(buf, (int64_t)(i * bits), bits, value);
+}
+
 /* ---- integers and bool ------------------------------------------------------------------------ */
 
 /* double -> signed integer in [lo, hi]: truncation toward zero, NaN -> 0, saturation outside the range.
  * lo/hi are the target type's limits (INT8_MIN/INT8_MAX ... INT64_MIN/INT64_MAX). */
-static inline int64_t dlx_cvt_f64_to_int(double x, int64_t lo, int64_t hi) {
+DLX_CVT_INLINE int64_t dlx_cvt_f64_to_int(double x, int64_t lo, int64_t hi) {
   if (x != x) return 0;
   if (x >= 9223372036854775808.0) return hi; /* 2^63 */
   if (x < -9223372036854775808.0) return lo;
@@ -321,7 +515,7 @@ static inline int64_t dlx_cvt_f64_to_int(double x, int64_t lo, int64_t hi) {
 }
 
 /* double -> unsigned integer in [0, hi]: truncation toward zero, NaN -> 0, <= -1 -> 0, saturation at hi. */
-static inline uint64_t dlx_cvt_f64_to_uint(double x, uint64_t hi) {
+DLX_CVT_INLINE uint64_t dlx_cvt_f64_to_uint(double x, uint64_t hi) {
   if (!(x > -1.0)) return 0; /* NaN and everything that truncates below 0 */
   if (x >= 18446744073709551616.0) return hi; /* 2^64 */
   const uint64_t v = (uint64_t)x;
@@ -329,6 +523,6 @@ static inline uint64_t dlx_cvt_f64_to_uint(double x, uint64_t hi) {
 }
 
 /* float -> bool: x != 0, so NaN is true and -0.0 false. */
-static inline bool dlx_cvt_f64_to_bool(double x) { return x != 0.0; }
+DLX_CVT_INLINE bool dlx_cvt_f64_to_bool(double x) { return x != 0.0; }
 
 #endif

@@ -1,9 +1,9 @@
-/* Internal: the typed inner loops of the ops engine (src/core/ops.c).
+/* Internal to the CPU backend: the typed inner loops, one generic body per op family (unary map, binary
+ * map, fma) written once as a macro below and instantiated for every dtype from the type lists of
+ * compute/expr.h, whose rules they apply element by element.
  *
- * One generic body per op family (unary map, binary map, fma), written once as a macro below and
- * instantiated for every dtype from the type lists in ops.c. An inner loop walks one row of the joint
- * iteration: data[k] is operand k's first element (operand 0 is the output), strides[k] its step in
- * bytes, n the element count. Each body has three paths:
+ * An inner loop walks one row of the joint iteration: data[k] is operand k's first element (operand 0
+ * is the output), strides[k] its step in bytes, n the element count. Each body has three paths:
  *  - contiguous: every stride equals its itemsize. Typed pointers, no aliasing assumed between out and
  *    an input (exact aliasing, out == a, is what in-place ops do and must stay correct), so GCC and clang
  *    vectorise it with a runtime overlap check that still passes for out == a;
@@ -11,75 +11,19 @@
  *  - strided: anything else, through memcpy loads and stores, which compile to plain moves but stay
  *    defined for misaligned addresses (DLPack producers may hand over unaligned data, and the fast paths
  *    are only taken when every pointer has its type's alignment).
- * Nothing here allocates, fails, or touches the error state: the engine validated everything first. */
-#ifndef DLX_CORE_KERNELS_H
-#define DLX_CORE_KERNELS_H
+ * Nothing here allocates, fails, or touches the error state: the compute layer validated everything. */
+#ifndef DLX_BACKENDS_CPU_LOOPS_H
+#define DLX_BACKENDS_CPU_LOOPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "dlx/ops.h"
+#include "compute/ew.h"
 
 /* The inner loop signature every kernel shares (NumPy's ufunc inner loop, in bytes). */
 typedef void (*dlx_loop_fn)(char *const *data, const int64_t *strides, int64_t n, const void *aux);
-
-/* Kernel dtype index: the native C types first (they have typed loops), then the narrow floats, which
- * are decoded to float32 in blocks and encoded back ("staged"). */
-typedef enum dlx_kd {
-  DLX_KD_BOOL = 0,
-  DLX_KD_I8,
-  DLX_KD_I16,
-  DLX_KD_I32,
-  DLX_KD_I64,
-  DLX_KD_U8,
-  DLX_KD_U16,
-  DLX_KD_U32,
-  DLX_KD_U64,
-  DLX_KD_F32,
-  DLX_KD_F64,
-  DLX_KD_C64,
-  DLX_KD_C128,
-  DLX_KD_NATIVE_COUNT,
-  DLX_KD_F16 = DLX_KD_NATIVE_COUNT,
-  DLX_KD_BF16,
-  DLX_KD_F8_E3M4,
-  DLX_KD_F8_E4M3,
-  DLX_KD_F8_E4M3B11FNUZ,
-  DLX_KD_F8_E4M3FN,
-  DLX_KD_F8_E4M3FNUZ,
-  DLX_KD_F8_E5M2,
-  DLX_KD_F8_E5M2FNUZ,
-  DLX_KD_F8_E8M0FNU,
-  DLX_KD_F6_E2M3FN,
-  DLX_KD_F6_E3M2FN,
-  DLX_KD_F4_E2M1FN,
-  DLX_KD_COUNT,
-  DLX_KD_NONE = -1
-} dlx_kd;
-
-#define DLX_KD_NARROW_COUNT (DLX_KD_COUNT - DLX_KD_NATIVE_COUNT)
-
-/* Complex storage: two parts, as DLPack and C99 _Complex lay them out; a struct keeps the arithmetic
- * ours (NumPy's formulas) rather than libgcc's __mulsc3 / __divsc3, which differ at inf and NaN. */
-typedef struct dlx_cf32 {
-  float re, im;
-} dlx_cf32;
-typedef struct dlx_cf64 {
-  double re, im;
-} dlx_cf64;
-
-/* Round half to even without libm and whatever the FPU rounding mode: |x| < 2^52 splits exactly into an
- * integer part and a fraction. Larger values and NaN are returned as they are (already integral). */
-static inline double dlx__round_half_even(double x) {
-  if (!(x > -4503599627370496.0 && x < 4503599627370496.0)) return x;
-  const int64_t t = (int64_t)x;
-  const double r = x - (double)t;
-  int64_t q = t;
-  if (r > 0.5 || (r == 0.5 && (t & 1))) ++q;
-  else if (r < -0.5 || (r == -0.5 && (t & 1))) --q;
-  return (double)q;
-}
 
 #define DLX__ALIGNED(p, T) (((uintptr_t)(p) & (_Alignof(T) - 1)) == 0)
 
@@ -172,18 +116,53 @@ static inline double dlx__round_half_even(double x) {
     }                                                                                                 \
   }
 
-/* ---- engine internals the tests reach ------------------------------------------------------------ */
+/* ---- the loop tables (loops_native.c, loops_narrow.c) ------------------------------------------- */
 
-/* Route every op of the calling thread through the reference loop (a plain N-d index walk calling
- * element functions written separately from the kernels: no dlx_iter, no pool, no fast path), so that
- * tests can compare the two. Returns the previous setting. */
-bool dlx__ops_set_reference(bool on);
+extern const dlx_loop_fn dlx__cpu_cast[DLX_KD_NATIVE_COUNT][DLX_KD_NATIVE_COUNT];
+extern const dlx_loop_fn dlx__cpu_binary[DLX_OP_COUNT][DLX_KD_NATIVE_COUNT]; /* NULL: no such (op, dtype) */
+extern const dlx_loop_fn dlx__cpu_fma[DLX_KD_NATIVE_COUNT];
+/* fma with t1 the signed partner of unsigned t2: u8, u16, u32, u64 */
+extern const dlx_loop_fn dlx__cpu_fma_mixed[4];
+/* Same-dtype moves of any item size (aux: a size_t holding it). */
+void dlx__cpu_copy_any(char *const *d, const int64_t *st, int64_t n, const void *aux);
+
+/* Narrow floats, indexed by dlx__kd_narrow_index: decoders to float32 / float64 and encoders from them. */
+extern const dlx_loop_fn dlx__cpu_narrow_dec32[DLX_KD_NARROW_COUNT];
+extern const dlx_loop_fn dlx__cpu_narrow_dec64[DLX_KD_NARROW_COUNT];
+extern const dlx_loop_fn dlx__cpu_narrow_enc32[DLX_KD_NARROW_COUNT];
+extern const dlx_loop_fn dlx__cpu_narrow_enc64[DLX_KD_NARROW_COUNT];
+
+/* A staged loop: decode inputs to a float buffer block by block, run a core loop, encode the result. */
+typedef struct dlx_staged_plan {
+  int nin;
+  dlx_loop_fn dec[2];  /* input k -> buffer; NULL: the core reads input k directly */
+  int64_t dec_size[2]; /* bytes of one decoded element */
+  dlx_loop_fn core;
+  const void *core_aux;
+  dlx_loop_fn enc;     /* buffer -> out; NULL: the core writes out directly */
+  int64_t enc_size;
+} dlx_staged_plan;
+
+/* aux: a dlx_staged_plan. */
+void dlx__cpu_staged_loop(char *const *d, const int64_t *st, int64_t n, const void *aux);
+
+/* The loop an op runs, with the aux it needs (pointing into this struct, which the caller keeps). */
+typedef struct dlx_cpu_loop {
+  dlx_loop_fn fn;
+  const void *aux;
+  size_t itemsize;       /* aux of the move loops */
+  double scalar;         /* aux of the fma loops */
+  dlx_staged_plan plan;  /* aux of staged loops */
+} dlx_cpu_loop;
+
+void dlx__cpu_select_loop(const dlx_ew_op *op, dlx_cpu_loop *out);
+
+/* Run fn over a plan, split over the pool's threads, in 2-D tiles when an operand walks the other way
+ * (exec.c). itemsize[k]: operand k's element size. */
+void dlx__cpu_run_plan(const dlx_iter *plan, const int64_t *itemsize, dlx_loop_fn fn, const void *aux);
 
 /* Override the element count above which an op is split over threads (0 restores the default), so
  * that tests reach the threaded paths with small tensors. Returns the previous value. */
 int64_t dlx__ops_set_grain(int64_t grain);
-
-/* Kernel index of a dtype, DLX_KD_NONE when no kernel exists (int128, float128, complex32, vectors). */
-dlx_kd dlx__kd_of(DLDataType dt);
 
 #endif

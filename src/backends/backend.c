@@ -1,0 +1,63 @@
+/* The one place a backend is chosen by device type (see backend.h). */
+#include <stddef.h>
+
+#include "backends/backend.h"
+#include "core/error_internal.h"
+
+typedef struct backend_row {
+  int32_t device_type;
+  const dlx_backend *compute; /* computes on this memory; NULL: not in this build */
+  const dlx_backend *memory;  /* allocates it; NULL: not in this build */
+  const char *needs;          /* what a build needs for it, when a column is NULL */
+} backend_row;
+
+/* Every DLPack device type. Host-accessible kinds compute on the CPU; pinned and managed memory are
+ * allocated by the CUDA runtime. A new backend fills its columns here. */
+static const backend_row backend_rows[] = {
+    {kDLCPU, &dlx__cpu_backend, &dlx__cpu_backend, NULL},
+    {kDLCUDAHost, &dlx__cpu_backend, NULL, "a build with CUDA (DLX_WITH_CUDA=ON)"},
+    {kDLCUDAManaged, &dlx__cpu_backend, NULL, "a build with CUDA (DLX_WITH_CUDA=ON)"},
+    {kDLROCMHost, &dlx__cpu_backend, NULL, "a ROCm backend, which dlx does not have"},
+    {kDLCUDA, NULL, NULL, "a build with CUDA (DLX_WITH_CUDA=ON)"},
+    {kDLROCM, NULL, NULL, "a ROCm backend, which dlx does not have"},
+    {kDLOneAPI, NULL, NULL, "the oneAPI backend, which this build does not have"},
+};
+
+static const backend_row *row_of(int32_t device_type) {
+  for (size_t i = 0; i < sizeof backend_rows / sizeof backend_rows[0]; ++i)
+    if (backend_rows[i].device_type == device_type) return &backend_rows[i];
+  return NULL;
+}
+
+static dlx_status no_backend(const backend_row *row, DLDevice device, const char *fn, const char *what) {
+  char dev[DLX_DEVICE_TEXT_CAP];
+  dlx__device_text(dev, sizeof dev, device);
+  const char *needs = row != NULL ? row->needs : NULL;
+  if (what != NULL) {
+    if (needs != NULL)
+      return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: %s is on %s, which needs %s", fn, what, dev, needs);
+    return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: %s is on %s, and dlx has no backend for that memory", fn,
+                         what, dev);
+  }
+  if (needs != NULL)
+    return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: cannot allocate on device %s, which needs %s", fn, dev, needs);
+  return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: cannot allocate on device %s: dlx has no backend for that memory",
+                       fn, dev);
+}
+
+dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *what, const dlx_backend **out,
+                                DLDevice *home) {
+  const backend_row *row = row_of((int32_t)device.device_type);
+  if (row == NULL || row->compute == NULL) return no_backend(row, device, fn, what != NULL ? what : "an operand");
+  *out = row->compute;
+  /* all host-accessible memory is one address space to the CPU's loops */
+  if (home != NULL) *home = row->compute == &dlx__cpu_backend ? (DLDevice){kDLCPU, 0} : device;
+  return DLX_OK;
+}
+
+dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx_backend **out) {
+  const backend_row *row = row_of((int32_t)device.device_type);
+  if (row == NULL || row->memory == NULL) return no_backend(row, device, fn, NULL);
+  *out = row->memory;
+  return DLX_OK;
+}

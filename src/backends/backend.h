@@ -1,0 +1,75 @@
+/* Internal: the backend seam. A backend is a table of what one kind of memory provides: allocation, copies
+ * between memory kinds, the elementwise executor and gemm. Everything above it (validation, dtype rules,
+ * broadcasting, overlap handling, packed sub-byte operands, the loop plan, gemm's operand layouts) is
+ * written once in src/compute/ and never asks which backend runs.
+ *
+ * Backends are chosen by device type in exactly one place, src/backends/backend.c:
+ *  - compute on host-accessible memory (cpu, cuda_host, cuda_managed, rocm_host) runs on the CPU backend;
+ *  - memory is allocated by the backend that owns the device type (the CPU backend: kDLCPU only);
+ *  - a device type whose backend is not in this build gets one clear error naming the device and the
+ *    build it needs ("out is on cuda:0, which needs a build with CUDA (DLX_WITH_CUDA=ON)").
+ *
+ * Adding a backend: a folder src/backends/<name>/ defining a `const dlx_backend dlx__<name>_backend`,
+ * and its line in backend.c's table. */
+#ifndef DLX_BACKENDS_BACKEND_H
+#define DLX_BACKENDS_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compute/ew.h"
+#include "dlx/layout.h"
+#include "dlx/view.h"
+
+/* One gemm call, its operands already in layouts BLAS takes: C (m x n, row-major, leading dimension ldc)
+ * = alpha * op(A) @ op(B) + beta * C, where op(X) is X (row-major, ld) or its transpose (ta / tb). The
+ * compute layer made any copy needed; A and B do not overlap C. alpha and beta: (re, im). */
+typedef struct dlx_gemm_call {
+  DLDataType dtype; /* float32, float64, complex64, complex128 */
+  DLDevice device;
+  bool ta, tb;
+  int m, n, k;
+  const void *a, *b;
+  void *c;
+  int lda, ldb, ldc;
+  double alpha[2], beta[2];
+} dlx_gemm_call;
+
+typedef struct dlx_backend {
+  const char *name; /* "cpu", "cuda" */
+
+  /* bytes (> 0) of this backend's memory on device, 64-byte aligned; zeroed when zero. Names fn in the
+   * message of a failure. */
+  dlx_status (*alloc)(DLDevice device, uint64_t bytes, bool zero, void **out, const char *fn);
+  /* Release what alloc returned (NULL is a no-op). Any thread. */
+  void (*free)(DLDevice device, void *ptr);
+
+  /* dst[...] = src between this backend's memory and another kind (host <-> device): same dtype, src
+   * broadcast to dst, any strides. NULL when the backend has one memory kind (the CPU: every host kind is
+   * one address space, and copies among them are elementwise copies). */
+  dlx_status (*copy)(const dlx_view *dst, const dlx_view *src);
+
+  /* Packed float6/float4 <-> a compact buffer of one code per byte (row-major order of the view). */
+  dlx_status (*unpack)(const dlx_view *packed, void *padded);
+  dlx_status (*pack)(const dlx_view *packed, const void *padded);
+
+  /* Run op over plan (operand 0 the output; plan->size > 0). Never fails for a validated op on the
+   * CPU; a device backend reports launch failures as DLX_ERR_BACKEND. */
+  dlx_status (*execute)(const dlx_ew_op *op, const dlx_iter *plan);
+
+  /* C = alpha * op(A) @ op(B) + beta * C; DLX_ERR_UNSUPPORTED when this build has no BLAS for it. */
+  dlx_status (*gemm)(const dlx_gemm_call *call);
+} dlx_backend;
+
+/* The backend that computes on memory of device (fn, what: the message's function and operand names),
+ * and its home: the device its loops and scratch memory use for that memory (cpu:0 for every
+ * host-accessible kind, the device itself otherwise). */
+dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *what, const dlx_backend **out,
+                                DLDevice *home);
+/* The backend that allocates memory of device. */
+dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx_backend **out);
+
+/* The backends of this build. */
+extern const dlx_backend dlx__cpu_backend;
+
+#endif

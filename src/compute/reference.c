@@ -1,0 +1,313 @@
+/* The reference path: the N-d index walked element by element, each element loaded into a wide value,
+ * computed with the rules of compute/expr.h and stored back with its cast rules.
+ *
+ * It shares the per-element rules with every backend (so that a GPU cannot drift from the CPU), and
+ * nothing else: no dlx_iter plan (broadcast strides come from the views themselves), no backend, no
+ * threads, no typed loops, no decode tables (narrow floats go through the generic codec), packed
+ * float6/float4 read and written by bit position in place. Tests run every op both ways and compare the
+ * bits, which checks the backends' planning, tiling, staging, vectorised and threaded paths. */
+#include <string.h>
+
+#include "compute/ew.h"
+#include "compute/expr.h"
+#include "dlx/dtype.h"
+
+static _Thread_local bool reference_mode;
+
+bool dlx__ops_set_reference(bool on) {
+  bool was = reference_mode;
+  reference_mode = on;
+  return was;
+}
+
+bool dlx__ops_reference_mode(void) { return reference_mode; }
+
+static bool is_packed(const dlx_view *v) {
+  return dlx_dtype_is_subbyte(v->dtype) && (v->flags & DLX_VIEW_SUBBYTE_PADDED) == 0;
+}
+
+typedef enum rvcat { RV_BOOL, RV_SINT, RV_UINT, RV_F32, RV_F64, RV_C64, RV_C128 } rvcat;
+
+/* One element: integers exact in i / u, floats in f (float32-computed categories hold floats), complex
+ * parts in f and im. */
+typedef struct rv {
+  rvcat cat;
+  int64_t i;
+  uint64_t u;
+  double f, im;
+} rv;
+
+static uint32_t get_code(const dlx_view *v, int64_t off) {
+  const unsigned bits = v->dtype.bits;
+  if (is_packed(v)) return dlx_cvt_bits_get(v->data, off * (int64_t)bits, bits);
+  const unsigned char *p = (const unsigned char *)v->data + off * (int64_t)dlx_dtype_itemsize(v->dtype);
+  if (bits == 16) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return h;
+  }
+  return bits < 8 ? (uint32_t)(*p & ((1u << bits) - 1u)) : *p;
+}
+
+static void set_code(const dlx_view *v, int64_t off, uint32_t code) {
+  const unsigned bits = v->dtype.bits;
+  if (is_packed(v)) {
+    dlx_cvt_bits_set(v->data, off * (int64_t)bits, bits, code);
+    return;
+  }
+  unsigned char *p = (unsigned char *)v->data + off * (int64_t)dlx_dtype_itemsize(v->dtype);
+  if (bits == 16) {
+    const uint16_t h = (uint16_t)code;
+    memcpy(p, &h, 2);
+  } else {
+    *p = (unsigned char)code;
+  }
+}
+
+static rv load(const dlx_view *v, int64_t off) {
+  rv r;
+  memset(&r, 0, sizeof r);
+  const dlx_kd k = dlx__kd_of(v->dtype);
+  const char *p = (const char *)v->data + (dlx__kd_is_native(k) ? off * (int64_t)dlx_dtype_itemsize(v->dtype) : 0);
+  switch (k) {
+    case DLX_KD_BOOL: r.cat = RV_BOOL; r.u = *(const unsigned char *)p != 0; break;
+    case DLX_KD_I8: { int8_t x; memcpy(&x, p, 1); r.cat = RV_SINT; r.i = x; break; }
+    case DLX_KD_I16: { int16_t x; memcpy(&x, p, 2); r.cat = RV_SINT; r.i = x; break; }
+    case DLX_KD_I32: { int32_t x; memcpy(&x, p, 4); r.cat = RV_SINT; r.i = x; break; }
+    case DLX_KD_I64: { int64_t x; memcpy(&x, p, 8); r.cat = RV_SINT; r.i = x; break; }
+    case DLX_KD_U8: { uint8_t x; memcpy(&x, p, 1); r.cat = RV_UINT; r.u = x; break; }
+    case DLX_KD_U16: { uint16_t x; memcpy(&x, p, 2); r.cat = RV_UINT; r.u = x; break; }
+    case DLX_KD_U32: { uint32_t x; memcpy(&x, p, 4); r.cat = RV_UINT; r.u = x; break; }
+    case DLX_KD_U64: { uint64_t x; memcpy(&x, p, 8); r.cat = RV_UINT; r.u = x; break; }
+    case DLX_KD_F32: { float x; memcpy(&x, p, 4); r.cat = RV_F32; r.f = x; break; }
+    case DLX_KD_F64: { double x; memcpy(&x, p, 8); r.cat = RV_F64; r.f = x; break; }
+    case DLX_KD_C64: { float x[2]; memcpy(x, p, 8); r.cat = RV_C64; r.f = x[0]; r.im = x[1]; break; }
+    case DLX_KD_C128: { double x[2]; memcpy(x, p, 16); r.cat = RV_C128; r.f = x[0]; r.im = x[1]; break; }
+    default: {
+      /* narrow floats: exact in double through the generic codec (not the backends' tables), then
+       * computed in float32 */
+      const dlx_cvt_format fmt = dlx_cvt_format_value(v->dtype.code);
+      r.cat = RV_F32;
+      r.f = dlx_cvt_decode_f64(&fmt, get_code(v, off));
+      break;
+    }
+  }
+  return r;
+}
+
+static double rv_real(const rv *x) {
+  switch (x->cat) {
+    case RV_BOOL:
+    case RV_UINT: return (double)x->u;
+    case RV_SINT: return (double)x->i;
+    default: return x->f;
+  }
+}
+
+static bool rv_nonzero(const rv *x) {
+  switch (x->cat) {
+    case RV_BOOL:
+    case RV_UINT: return x->u != 0;
+    case RV_SINT: return x->i != 0;
+    case RV_C64:
+    case RV_C128: return x->f != 0 || x->im != 0;
+    default: return x->f != 0;
+  }
+}
+
+/* Store x into element off of v, converted with the cast rules. */
+static void store(const dlx_view *v, int64_t off, const rv *x) {
+  const dlx_kd k = dlx__kd_of(v->dtype);
+  char *p = (char *)v->data + (dlx__kd_is_native(k) ? off * (int64_t)dlx_dtype_itemsize(v->dtype) : 0);
+  const bool is_int = x->cat == RV_BOOL || x->cat == RV_SINT || x->cat == RV_UINT;
+  const uint64_t pattern = x->cat == RV_SINT ? (uint64_t)x->i : x->u; /* modular integer conversion */
+  const double re = rv_real(x);
+  switch (k) {
+    case DLX_KD_BOOL: *(unsigned char *)p = rv_nonzero(x); return;
+    /* integers convert modularly (CVT_*INT_*INT), floats with CVT_REAL_*INT */
+#define STORE_INT(KD, N)                                                                               \
+  case KD: {                                                                                          \
+    const S_##N y = is_int ? (S_##N)pattern : CVT_(REAL, CAT_##N, re, N);                             \
+    memcpy(p, &y, sizeof y);                                                                          \
+    return;                                                                                           \
+  }
+      STORE_INT(DLX_KD_I8, i8)
+      STORE_INT(DLX_KD_I16, i16)
+      STORE_INT(DLX_KD_I32, i32)
+      STORE_INT(DLX_KD_I64, i64)
+      STORE_INT(DLX_KD_U8, u8)
+      STORE_INT(DLX_KD_U16, u16)
+      STORE_INT(DLX_KD_U32, u32)
+      STORE_INT(DLX_KD_U64, u64)
+#undef STORE_INT
+    case DLX_KD_F32:
+    case DLX_KD_C64: {
+      /* integers convert straight to float (one rounding), not through double */
+      float y[2];
+      y[0] = x->cat == RV_SINT ? (float)x->i : (x->cat == RV_UINT || x->cat == RV_BOOL) ? (float)x->u : (float)x->f;
+      y[1] = (x->cat == RV_C64 || x->cat == RV_C128) ? (float)x->im : 0.0f;
+      memcpy(p, y, k == DLX_KD_F32 ? 4 : 8);
+      return;
+    }
+    case DLX_KD_F64:
+    case DLX_KD_C128: {
+      double y[2];
+      y[0] = re;
+      y[1] = (x->cat == RV_C64 || x->cat == RV_C128) ? x->im : 0.0;
+      memcpy(p, y, k == DLX_KD_F64 ? 8 : 16);
+      return;
+    }
+    default: {
+      const dlx_cvt_format fmt = dlx_cvt_format_value(v->dtype.code);
+      /* float32-valued sources encode from float, everything else (integers too) from double */
+      const uint32_t code = (x->cat == RV_F32 || x->cat == RV_C64) ? dlx_cvt_encode_f32(&fmt, (float)x->f)
+                                                                   : dlx_cvt_encode_f64(&fmt, re);
+      set_code(v, off, code);
+      return;
+    }
+  }
+}
+
+/* The four arithmetic rules of a category at dtype N; the comparisons likewise. */
+#define ARITH(op, CAT, N, x, y)                                                                        \
+  ((op) == DLX_OP_ADD   ? ADD_##CAT(x, y, N)                                                           \
+   : (op) == DLX_OP_SUB ? SUB_##CAT(x, y, N)                                                           \
+   : (op) == DLX_OP_MUL ? MUL_##CAT(x, y, N)                                                           \
+                        : DIV_##CAT(x, y, N))
+#define ORDER(op, CAT, N, x, y)                                                                        \
+  ((op) == DLX_OP_LT   ? LT_##CAT(x, y, N)                                                             \
+   : (op) == DLX_OP_LE ? LE_##CAT(x, y, N)                                                             \
+   : (op) == DLX_OP_GT ? GT_##CAT(x, y, N)                                                             \
+   : (op) == DLX_OP_GE ? GE_##CAT(x, y, N)                                                             \
+   : (op) == DLX_OP_EQ ? EQ_##CAT(x, y, N)                                                             \
+                       : NE_##CAT(x, y, N))
+
+static rv binop(dlx_binop op, const rv *a, const rv *b) {
+  rv r = *a;
+  if (dlx__op_is_comparison(op)) {
+    uint8_t res = 0;
+    switch (a->cat) {
+      case RV_BOOL: res = ORDER(op, BOOL, b8, (uint8_t)a->u, (uint8_t)b->u); break;
+      case RV_SINT: res = ORDER(op, SINT, i64, a->i, b->i); break;
+      case RV_UINT: res = ORDER(op, UINT, u64, a->u, b->u); break;
+      case RV_F32: res = ORDER(op, REAL, f32, (float)a->f, (float)b->f); break;
+      case RV_F64: res = ORDER(op, REAL, f64, a->f, b->f); break;
+      case RV_C64: {
+        const dlx_cf32 x = dlx_cf32_make((float)a->f, (float)a->im), y = dlx_cf32_make((float)b->f, (float)b->im);
+        res = op == DLX_OP_EQ ? EQ_CPLX(x, y, c64) : NE_CPLX(x, y, c64);
+        break;
+      }
+      case RV_C128: {
+        const dlx_cf64 x = dlx_cf64_make(a->f, a->im), y = dlx_cf64_make(b->f, b->im);
+        res = op == DLX_OP_EQ ? EQ_CPLX(x, y, c128) : NE_CPLX(x, y, c128);
+        break;
+      }
+    }
+    memset(&r, 0, sizeof r);
+    r.cat = RV_BOOL;
+    r.u = res;
+    return r;
+  }
+  switch (a->cat) {
+    case RV_BOOL: r.u = op == DLX_OP_ADD ? ADD_BOOL(a->u, b->u, b8) : MUL_BOOL(a->u, b->u, b8); break;
+    /* 64-bit wrap-around, truncated to the output's width by the store: the same bits as the typed rule
+     * at the narrower width (INT8_MIN / -1 included) */
+    case RV_SINT: r.i = ARITH(op, SINT, i64, a->i, b->i); break;
+    case RV_UINT: r.u = ARITH(op, UINT, u64, a->u, b->u); break;
+    case RV_F32: r.f = (float)ARITH(op, REAL, f32, (float)a->f, (float)b->f); break;
+    case RV_F64: r.f = ARITH(op, REAL, f64, a->f, b->f); break;
+    case RV_C64: {
+      const dlx_cf32 x = dlx_cf32_make((float)a->f, (float)a->im), y = dlx_cf32_make((float)b->f, (float)b->im);
+      const dlx_cf32 z = ARITH(op, CPLX, c64, x, y);
+      r.f = z.re;
+      r.im = z.im;
+      break;
+    }
+    case RV_C128: {
+      const dlx_cf64 x = dlx_cf64_make(a->f, a->im), y = dlx_cf64_make(b->f, b->im);
+      const dlx_cf64 z = ARITH(op, CPLX, c128, x, y);
+      r.f = z.re;
+      r.im = z.im;
+      break;
+    }
+  }
+  return r;
+}
+
+/* out = s * t1 + t2, in out's (t2's) category. */
+static rv fma_elem(double s, const rv *a, const rv *b) {
+  rv r = *b;
+  switch (b->cat) {
+    case RV_BOOL: r.u = FMA_BOOL(s, rv_nonzero(a), rv_nonzero(b), b8); break;
+    case RV_SINT:
+    case RV_UINT:
+      /* rounded here; the store truncates (exactly) and saturates: FMA_SINT / FMA_UINT at out's width */
+      r.cat = RV_F64;
+      r.f = dlx__round_half_even(s * rv_real(a) + rv_real(b));
+      break;
+    case RV_F32: r.f = FMA_REAL(s, (float)a->f, (float)b->f, f32); break;
+    case RV_F64: r.f = FMA_REAL(s, a->f, b->f, f64); break;
+    case RV_C64: {
+      const dlx_cf32 z = FMA_CPLX(s, dlx_cf32_make((float)a->f, (float)a->im), dlx_cf32_make((float)b->f, (float)b->im), c64);
+      r.f = z.re;
+      r.im = z.im;
+      break;
+    }
+    case RV_C128: {
+      const dlx_cf64 z = FMA_CPLX(s, dlx_cf64_make(a->f, a->im), dlx_cf64_make(b->f, b->im), c128);
+      r.f = z.re;
+      r.im = z.im;
+      break;
+    }
+  }
+  return r;
+}
+
+static void element(const dlx_ew_op *op, const dlx_view *const *v, int64_t oo, const int64_t *io) {
+  /* a cast to the same dtype is a copy (bytes kept as they are, as the backends do) */
+  if (dlx__ew_is_move(op)) {
+    /* dtype-blind: bytes, or bit fields of packed elements */
+    if (is_packed(v[0]) || is_packed(v[1])) {
+      set_code(v[0], oo, get_code(v[1], io[0]));
+    } else {
+      const int64_t size = (int64_t)dlx_dtype_itemsize(v[0]->dtype);
+      memcpy((char *)v[0]->data + oo * size, (const char *)v[1]->data + io[0] * size, (size_t)size);
+    }
+    return;
+  }
+  const rv a = load(v[1], io[0]);
+  if (op->kind == DLX_EW_CAST) {
+    store(v[0], oo, &a);
+    return;
+  }
+  const rv b = load(v[2], io[1]);
+  const rv r = op->kind == DLX_EW_BINARY ? binop(op->op, &a, &b) : fma_elem(op->scalar, &a, &b);
+  store(v[0], oo, &r);
+}
+
+void dlx__ref_run(const dlx_ew_op *op, const dlx_view *const *views) {
+  const dlx_view *o = views[0];
+  const int32_t nd = o->ndim;
+  int64_t st[2][DLX_MAX_NDIM];
+  for (int k = 0; k < op->nin; ++k) {
+    const dlx_view *v = views[k + 1];
+    for (int32_t d = 0; d < nd; ++d) {
+      const int32_t j = d - (nd - v->ndim); /* right-aligned */
+      st[k][d] = (j < 0 || v->shape[j] == 1) ? 0 : v->strides[j];
+    }
+  }
+  const int64_t n = dlx_view_size(o);
+  int64_t idx[DLX_MAX_NDIM] = {0};
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t oo = 0, io[2] = {0, 0};
+    for (int32_t d = 0; d < nd; ++d) {
+      oo += idx[d] * o->strides[d];
+      for (int k = 0; k < op->nin; ++k) io[k] += idx[d] * st[k][d];
+    }
+    element(op, views, oo, io);
+    for (int32_t d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < o->shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
