@@ -23,6 +23,13 @@ static const backend_row backend_rows[] = {
     {kDLOneAPI, NULL, NULL, "the oneAPI backend, which this build does not have"},
 };
 
+/* Every backend compiled in. */
+static const dlx_backend *const backends[] = {&dlx__cpu_backend};
+
+int dlx__backend_count(void) { return (int)(sizeof backends / sizeof backends[0]); }
+
+const dlx_backend *dlx__backend_at(int i) { return i >= 0 && i < dlx__backend_count() ? backends[i] : NULL; }
+
 static const backend_row *row_of(int32_t device_type) {
   for (size_t i = 0; i < sizeof backend_rows / sizeof backend_rows[0]; ++i)
     if (backend_rows[i].device_type == device_type) return &backend_rows[i];

@@ -10,7 +10,7 @@
  *    build it needs ("out is on cuda:0, which needs a build with CUDA (DLX_WITH_CUDA=ON)").
  *
  * Adding a backend: a folder src/backends/<name>/ defining a `const dlx_backend dlx__<name>_backend`,
- * and its line in backend.c's table. */
+ * and its entries in backend.c's two tables (the list of backends, and the rows by device type). */
 #ifndef DLX_BACKENDS_BACKEND_H
 #define DLX_BACKENDS_BACKEND_H
 
@@ -36,7 +36,10 @@ typedef struct dlx_gemm_call {
 } dlx_gemm_call;
 
 typedef struct dlx_backend {
-  const char *name; /* "cpu", "cuda" */
+  const char *name;    /* "cpu", "cuda" */
+  int32_t device_type; /* the memory it allocates and computes on: kDLCPU, kDLCUDA */
+  /* Devices of that type present at run time (the CPU: 1; CUDA without a GPU or driver: 0). */
+  int (*device_count)(void);
 
   /* bytes (> 0) of this backend's memory on device, 64-byte aligned; zeroed when zero. Names fn in the
    * message of a failure. */
@@ -69,7 +72,10 @@ dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *wha
 /* The backend that allocates memory of device. */
 dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx_backend **out);
 
-/* The backends of this build. */
+/* The backends of this build, the CPU first, for tests that run the same cases on each. */
+int dlx__backend_count(void);
+const dlx_backend *dlx__backend_at(int i); /* NULL past the end */
+
 extern const dlx_backend dlx__cpu_backend;
 
 #endif

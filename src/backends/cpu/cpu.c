@@ -183,6 +183,8 @@ static dlx_status cpu_execute(const dlx_ew_op *op, const dlx_iter *plan) {
   return DLX_OK;
 }
 
+static int cpu_device_count(void) { return 1; }
+
 const dlx_backend dlx__cpu_backend = {
-    "cpu", cpu_alloc, cpu_free, NULL, cpu_unpack, cpu_pack, cpu_execute, dlx__cpu_gemm,
+    "cpu", kDLCPU, cpu_device_count, cpu_alloc, cpu_free, NULL, cpu_unpack, cpu_pack, cpu_execute, dlx__cpu_gemm,
 };
