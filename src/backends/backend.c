@@ -47,8 +47,8 @@ static dlx_status no_backend(const backend_row *row, DLDevice device, const char
                          what, dev);
   }
   if (needs != NULL)
-    return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: cannot allocate on device %s, which needs %s", fn, dev, needs);
-  return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: cannot allocate on device %s: dlx has no backend for that memory",
+    return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: cannot allocate on %s, which needs %s", fn, dev, needs);
+  return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: cannot allocate on %s: dlx has no backend for that memory",
                        fn, dev);
 }
 

@@ -7,10 +7,9 @@
 #include "dlx/dtype.h"
 
 /* The import every consumer path ends in: validate, then hand ownership to a new Tensor. */
-static PyObject *import_checked(const dlx_view *v, storage_kind kind, void *managed, uint32_t alignment) {
-  dlx_storage *s = dlx_storage_new(kind, managed, NULL);
+static PyObject *import_checked(const dlx_view *v, dlx_storage *s, uint32_t alignment) {
   if (s == NULL) return NULL;
-  return dlx_tensor_wrap(s, v, alignment);
+  return dlx_py_tensor_wrap(s, v, alignment);
 }
 
 static dlx_import_spec any_spec(uint32_t version, uint32_t alignment) {
@@ -18,7 +17,7 @@ static dlx_import_spec any_spec(uint32_t version, uint32_t alignment) {
   return spec;
 }
 
-PyObject *dlx_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t alignment) {
+PyObject *dlx_py_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t alignment) {
   dlx_view v;
   dlx_import_spec spec = any_spec(0, alignment);
   dlx_status st = dlx_view_from_managed_versioned(&v, m, &spec);
@@ -30,7 +29,7 @@ PyObject *dlx_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t align
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, msg);
     return NULL;
   }
-  return import_checked(&v, STORAGE_VERSIONED, m, alignment);
+  return import_checked(&v, dlx_py_storage_of_versioned(m), alignment);
 }
 
 /* Consume a capsule. Until it is renamed the capsule still owns the tensor, so every failure before
@@ -46,7 +45,7 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment) {
     dlx_status st = dlx_view_from_managed_versioned(&v, m, &spec);
     if (st != DLX_OK) return dlx_py_raise(st, PyExc_BufferError);
     if (PyCapsule_SetName(cap, "used_dltensor_versioned") != 0) return NULL;
-    return import_checked(&v, STORAGE_VERSIONED, m, alignment);
+    return import_checked(&v, dlx_py_storage_of_versioned(m), alignment);
   }
   if (name != NULL && strcmp(name, "dltensor") == 0) {
     DLManagedTensor *m = PyCapsule_GetPointer(cap, name);
@@ -56,7 +55,7 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment) {
     dlx_status st = dlx_view_from_managed(&v, m, &spec);
     if (st != DLX_OK) return dlx_py_raise(st, PyExc_BufferError);
     if (PyCapsule_SetName(cap, "used_dltensor") != 0) return NULL;
-    return import_checked(&v, STORAGE_LEGACY, m, alignment);
+    return import_checked(&v, dlx_py_storage_of_legacy(m), alignment);
   }
   if (name != NULL && strncmp(name, "used_", 5) == 0)
     return PyErr_Format(PyExc_BufferError, "DLPack capsule '%s' was already consumed", name);
@@ -135,8 +134,8 @@ static PyObject *copy_tensor(PyObject *src_obj) {
   TensorObject *src = (TensorObject *)src_obj;
   dlx_storage *s;
   dlx_view v;
-  if (dlx_copy_compact(&src->view, &s, &v) != 0) return NULL;
-  return dlx_tensor_wrap(s, &v, src->alignment);
+  if (dlx_py_copy_compact(&src->view, &s, &v) != 0) return NULL;
+  return dlx_py_tensor_wrap(s, &v, src->alignment);
 }
 
 PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
@@ -147,14 +146,13 @@ PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
     if (alignment && ((uintptr_t)src->view.data % alignment) != 0)
       return PyErr_Format(PyExc_BufferError, "data 0x%llx is not aligned to assumed_align=%u bytes",
                           (unsigned long long)(uintptr_t)src->view.data, alignment);
-    dlx_storage_incref(src->storage);
-    return dlx_tensor_wrap(src->storage, &src->view, alignment ? alignment : src->alignment);
+    return dlx_py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
   }
   const DLPackExchangeAPI *api = dlx_lookup_exchange_api(Py_TYPE(x));
   if (api != NULL) {
     DLManagedTensorVersioned *m = NULL;
     if (api->managed_tensor_from_py_object_no_sync(x, &m) != 0) return NULL;
-    t = dlx_import_versioned_owned(m, alignment);
+    t = dlx_py_import_versioned_owned(m, alignment);
   } else if (PyCapsule_CheckExact(x)) {
     t = import_capsule(x, alignment);
   } else {

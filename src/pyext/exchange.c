@@ -24,41 +24,23 @@ static int x_allocator(DLTensor *proto, DLManagedTensorVersioned **out, void *er
     snprintf(msg, sizeof msg, "managed_tensor_allocator: prototype and out must not be NULL");
     goto fail;
   }
-  if (proto->device.device_type != kDLCPU) {
-    snprintf(msg, sizeof msg, "dlx allocates host memory only; device type %d requested", (int)proto->device.device_type);
-    goto fail;
-  }
   /* The prototype's strides do not matter: the new tensor is compact row-major. dlx_view_init wants
    * non-NULL data for a non-empty view; a placeholder stands in until the allocation below. */
   dlx_view v;
   uint64_t nbytes = 0;
+  dlx_storage *s = NULL;
   dlx_status st = dlx_view_init(&v, &v, proto->dtype, proto->device, proto->ndim, proto->shape, NULL);
   if (st == DLX_OK) st = dlx_dtype_storage_bytes(v.dtype, (uint64_t)dlx_view_size(&v), false, &nbytes);
+  /* on the prototype's device, through the backend that owns its memory (or its error) */
+  if (st == DLX_OK) st = dlx__storage_alloc(proto->device, nbytes, true, "managed_tensor_allocator", &s);
+  if (st == DLX_OK) {
+    v.data = s->ptr;
+    st = dlx__export_versioned(s, &v, 0, "managed_tensor_allocator", out);
+    dlx__storage_release(s); /* the export holds it now */
+  }
   if (st != DLX_OK) {
+    if (st == DLX_ERR_OUT_OF_MEMORY) kind = "MemoryError";
     snprintf(msg, sizeof msg, "%s", dlx_last_error());
-    goto fail;
-  }
-  dlx_storage *s = dlx_storage_alloc((size_t)nbytes, 1);
-  if (s == NULL) {
-    PyErr_Clear();
-    kind = "MemoryError";
-    snprintf(msg, sizeof msg, "cannot allocate %llu bytes", (unsigned long long)nbytes);
-    goto fail;
-  }
-  v.data = s->base;
-  PyObject *t = dlx_tensor_wrap(s, &v, 0);
-  if (t == NULL) {
-    PyErr_Clear();
-    kind = "MemoryError";
-    snprintf(msg, sizeof msg, "cannot allocate a tensor");
-    goto fail;
-  }
-  *out = dlx_export_versioned((TensorObject *)t, 0);
-  Py_DECREF(t);
-  if (*out == NULL) {
-    PyErr_Clear();
-    kind = "MemoryError";
-    snprintf(msg, sizeof msg, "cannot allocate a managed tensor");
     goto fail;
   }
   return 0;
@@ -73,7 +55,7 @@ fail:
 
 static int x_from_py(void *py_object, DLManagedTensorVersioned **out) {
   if (check_tensor(py_object) != 0) return -1;
-  *out = dlx_export_versioned((TensorObject *)py_object, 0);
+  *out = dlx_py_export_versioned((TensorObject *)py_object, 0);
   return *out ? 0 : -1;
 }
 
@@ -82,7 +64,7 @@ static int x_to_py(DLManagedTensorVersioned *tensor, void **out_py_object) {
     PyErr_SetString(PyExc_BufferError, "managed_tensor_to_py_object_no_sync: tensor is NULL");
     return -1;
   }
-  PyObject *t = dlx_import_versioned_owned(tensor, 0);
+  PyObject *t = dlx_py_import_versioned_owned(tensor, 0);
   if (t == NULL) return -1;
   *out_py_object = t;
   return 0;

@@ -4,21 +4,15 @@
 
 #include "tensor.h"
 
-/* Managed tensors dlx exported that are not deleted yet (a test hook). */
-extern atomic_long dlx_exported_alive;
-
 /* Export t as a versioned managed tensor in one allocation (struct, shape, strides). With copy set,
  * the data is first copied into new compact storage and IS_COPIED is flagged. NULL + exception. */
-DLManagedTensorVersioned *dlx_export_versioned(TensorObject *t, int copy);
-/* The same as a legacy DLManagedTensor. */
-DLManagedTensor *dlx_export_legacy(TensorObject *t, int copy);
-
-/* A compact (row-major) copy of a host-accessible view into new owned storage. -1 + exception. */
-int dlx_copy_compact(const dlx_view *src, dlx_storage **storage, dlx_view *out);
+DLManagedTensorVersioned *dlx_py_export_versioned(TensorObject *t, int copy);
+/* The same as a legacy DLManagedTensor (refused for read-only and padded sub-byte data). */
+DLManagedTensor *dlx_py_export_legacy(TensorObject *t, int copy);
 
 /* Import a managed tensor that dlx now owns (ownership passes to the new Tensor, or its deleter runs
  * on failure). alignment 0 = natural. NULL + BufferError on failure. */
-PyObject *dlx_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t alignment);
+PyObject *dlx_py_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t alignment);
 
 /* The DLPack 1.3 C exchange API table dlx.Tensor advertises. */
 extern const DLPackExchangeAPI dlx_exchange_api;

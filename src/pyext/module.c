@@ -178,9 +178,9 @@ static PyObject *capi_tensor_from_view(const dlx_view *view, PyObject *owner) {
   if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
   v.data = view->data;
   v.flags = view->flags;
-  dlx_storage *s = dlx_storage_new(STORAGE_PYOBJECT, NULL, owner);
+  dlx_storage *s = dlx_py_storage_of_object(owner, v.data, v.device);
   if (s == NULL) return NULL;
-  return dlx_tensor_wrap(s, &v, 0);
+  return dlx_py_tensor_wrap(s, &v, 0);
 }
 
 static PyObject *capi_tensor_from_managed(DLManagedTensorVersioned *m) {
@@ -188,7 +188,7 @@ static PyObject *capi_tensor_from_managed(DLManagedTensorVersioned *m) {
     PyErr_SetString(PyExc_BufferError, "dlx_py_tensor_from_managed: managed tensor is NULL");
     return NULL;
   }
-  return dlx_import_versioned_owned(m, 0);
+  return dlx_py_import_versioned_owned(m, 0);
 }
 
 static dlx_py_capi capi_table = {

@@ -14,9 +14,6 @@
 
 #include <math.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h> /* madvise: Python.h has defined _GNU_SOURCE */
-#endif
 
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
@@ -183,25 +180,16 @@ PyObject *dlx_py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType
   uint64_t nbytes = 0;
   if (st == DLX_OK) st = dlx_dtype_storage_bytes(dt, (uint64_t)dlx_view_size(&v), false, &nbytes);
   if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
-  if (nbytes > (uint64_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
-  dlx_storage *s = dlx_storage_alloc((size_t)nbytes, zero);
+  /* the core's allocator: 64-byte aligned, transparent huge pages for large blocks */
+  dlx_storage *s = dlx_py_storage_alloc(cpu, nbytes, zero);
   if (s == NULL) return NULL;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  /* What NumPy does for big arrays: ask for transparent huge pages before the first touch, so that a
-   * 64 MiB result costs 32 page faults instead of 16384 (a new result of t + t was 4x NumPy's time). */
-  if (!zero && nbytes >= ((uint64_t)1 << 22)) {
-    uintptr_t p = (uintptr_t)s->base, start = (p + 4095u) & ~(uintptr_t)4095u;
-    if (start < p + nbytes) madvise((void *)start, (size_t)(p + nbytes - start), MADV_HUGEPAGE);
-  }
-#endif
-  v.data = s->base;
-  return dlx_tensor_wrap(s, &v, 0);
+  v.data = s->ptr;
+  return dlx_py_tensor_wrap(s, &v, 0);
 }
 
 /* A view of t's storage (one more reference to it). */
 static PyObject *wrap_view(TensorObject *t, const dlx_view *v) {
-  dlx_storage_incref(t->storage);
-  return dlx_tensor_wrap(t->storage, v, 0);
+  return dlx_py_tensor_wrap(dlx__storage_retain(t->storage), v, 0);
 }
 
 /* t converted to dtype dt in a new compact tensor. */
@@ -918,14 +906,14 @@ PyObject *dlx_pyops_reshape(PyObject *self, PyObject *args) {
   /* no view has these strides: copy compactly first, as NumPy's reshape does */
   dlx_storage *s;
   dlx_view c;
-  if (dlx_copy_compact(&t->view, &s, &c) != 0) return NULL;
+  if (dlx_py_copy_compact(&t->view, &s, &c) != 0) return NULL;
   c.flags = t->view.flags & ~(uint32_t)DLX_VIEW_READ_ONLY;
   st = dlx_view_reshape(&c, n, shape, &v);
   if (st != DLX_OK) {
-    dlx_storage_decref(s);
+    dlx__storage_release(s);
     return dlx_py_raise_op(st);
   }
-  return dlx_tensor_wrap(s, &v, 0);
+  return dlx_py_tensor_wrap(s, &v, 0);
 }
 
 static PyObject *permute_impl(TensorObject *t, const int64_t *dims, int32_t n) {
@@ -995,8 +983,7 @@ PyObject *dlx_pyops_view(PyObject *self, PyObject *dtype) {
   uint32_t align = (uint32_t)dlx_dtype_alignment(dt);
   uintptr_t addr = (uintptr_t)v.data;
   while (addr && align > 1 && addr % align) align /= 2;
-  dlx_storage_incref(t->storage);
-  return dlx_tensor_wrap(t->storage, &v, align);
+  return dlx_py_tensor_wrap(dlx__storage_retain(t->storage), &v, align);
 }
 
 /* ---- module functions --------------------------------------------------------------------------- */

@@ -1,39 +1,5 @@
-#include "storage.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-dlx_storage *dlx_storage_new(storage_kind kind, void *base, PyObject *owner) {
-  dlx_storage *s = malloc(sizeof *s);
-  if (s == NULL) {
-    PyErr_NoMemory();
-    return NULL;
-  }
-  atomic_init(&s->refs, 1);
-  s->kind = kind;
-  s->base = base;
-  s->owner = owner;
-  Py_XINCREF(owner);
-  return s;
-}
-
-dlx_storage *dlx_storage_alloc(size_t nbytes, int zero) {
-  /* 64 bytes: a cache line, and enough for any vector load a kernel may use */
-  size_t padded = (nbytes + 63u) & ~(size_t)63u;
-  if (padded < nbytes) {
-    PyErr_NoMemory();
-    return NULL;
-  }
-  void *p = aligned_alloc(64, padded ? padded : 64);
-  if (p == NULL) {
-    PyErr_NoMemory();
-    return NULL;
-  }
-  if (zero) memset(p, 0, padded ? padded : 64);
-  dlx_storage *s = dlx_storage_new(STORAGE_OWNED, p, NULL);
-  if (s == NULL) free(p);
-  return s;
-}
+/* Interpreter-aware release callbacks and exception-raising allocation over the core's storage. */
+#include "internal.h" /* Python.h first, as CPython requires */
 
 /* Python is usable from this thread only while the interpreter is up and not tearing down. */
 static int python_alive(void) {
@@ -44,32 +10,61 @@ static int python_alive(void) {
 #endif
 }
 
-void dlx_storage_decref(dlx_storage *s) {
-  if (s == NULL) return;
-  if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1) return;
-  switch (s->kind) {
-    case STORAGE_OWNED:
-      free(s->base);
-      break;
-    case STORAGE_VERSIONED: {
-      DLManagedTensorVersioned *m = s->base;
-      /* A producer's deleter (NumPy's, PyTorch's) may need Python; after finalization calling it can
-       * crash, so the memory is left to the process's exit instead. */
-      if (m->deleter != NULL && python_alive()) m->deleter(m);
-      break;
-    }
-    case STORAGE_LEGACY: {
-      DLManagedTensor *m = s->base;
-      if (m->deleter != NULL && python_alive()) m->deleter(m);
-      break;
-    }
-    case STORAGE_PYOBJECT:
-      if (python_alive()) {
-        PyGILState_STATE g = PyGILState_Ensure();
-        Py_DECREF(s->owner);
-        PyGILState_Release(g);
-      }
-      break;
+static void release_versioned(void *ctx, void *ptr, DLDevice device) {
+  (void)ptr, (void)device;
+  DLManagedTensorVersioned *m = ctx;
+  if (m->deleter != NULL && python_alive()) m->deleter(m);
+}
+
+static void release_legacy(void *ctx, void *ptr, DLDevice device) {
+  (void)ptr, (void)device;
+  DLManagedTensor *m = ctx;
+  if (m->deleter != NULL && python_alive()) m->deleter(m);
+}
+
+static void release_object(void *ctx, void *ptr, DLDevice device) {
+  (void)ptr, (void)device;
+  if (!python_alive()) return;
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_DECREF((PyObject *)ctx);
+  PyGILState_Release(g);
+}
+
+static dlx_storage *new_or_raise(dlx_release_fn release, void *ctx, void *ptr, DLDevice device) {
+  dlx_storage *s = dlx__storage_new(release, ctx, ptr, device);
+  if (s == NULL) PyErr_NoMemory();
+  return s;
+}
+
+dlx_storage *dlx_py_storage_of_versioned(DLManagedTensorVersioned *m) {
+  return new_or_raise(release_versioned, m, NULL, m->dl_tensor.device);
+}
+
+dlx_storage *dlx_py_storage_of_legacy(DLManagedTensor *m) {
+  return new_or_raise(release_legacy, m, NULL, m->dl_tensor.device);
+}
+
+dlx_storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice device) {
+  dlx_storage *s = new_or_raise(release_object, owner, data, device);
+  if (s != NULL) Py_INCREF(owner);
+  return s;
+}
+
+dlx_storage *dlx_py_storage_alloc(DLDevice device, uint64_t nbytes, int zero) {
+  dlx_storage *s = NULL;
+  dlx_status st = dlx__storage_alloc(device, nbytes, zero != 0, "dlx", &s);
+  if (st != DLX_OK) {
+    dlx_py_raise(st, PyExc_ValueError);
+    return NULL;
   }
-  free(s);
+  return s;
+}
+
+int dlx_py_copy_compact(const dlx_view *src, dlx_storage **storage, dlx_view *out) {
+  dlx_status st = dlx__storage_copy_compact(src, "copy", storage, out);
+  if (st != DLX_OK) {
+    dlx_py_raise(st, PyExc_BufferError);
+    return -1;
+  }
+  return 0;
 }

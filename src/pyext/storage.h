@@ -1,38 +1,31 @@
-/* Refcounted memory behind dlx.Tensor objects and the capsules dlx exports.
+/* The Python module's side of the one ownership layer (src/exchange/storage.h): dlx.Tensor objects hold a
+ * core dlx_storage, the same refcounted memory C tensors use. Only what Python adds lives here: release
+ * callbacks that know about the interpreter, and allocation / copies that raise Python exceptions.
  *
- * Why not a PyObject: the deleter of a capsule dlx exports may run on any thread, without the GIL,
- * even during or after interpreter finalization (DLPack edge case 8). An atomic count in plain C lets
- * that deleter release its reference without touching Python at all. */
+ * Why the storage is not a PyObject: the deleter of a capsule dlx exports may run on any thread, without
+ * the GIL, even during or after interpreter finalization (DLPack edge case 8). The core's atomic count
+ * lets that deleter release its reference without touching Python at all. */
 #ifndef DLX_PY_STORAGE_H
 #define DLX_PY_STORAGE_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <stdatomic.h>
 
-#include "dlx/dlpack.h"
+#include "exchange/storage.h"
+#include "tensor/memory.h"
 
-typedef enum storage_kind {
-  STORAGE_OWNED,     /* dlx's own allocation: free(base) */
-  STORAGE_VERSIONED, /* an imported DLManagedTensorVersioned: call its deleter */
-  STORAGE_LEGACY,    /* an imported DLManagedTensor: call its deleter */
-  STORAGE_PYOBJECT   /* memory kept alive by a Python object: Py_DECREF it under the GIL */
-} storage_kind;
+/* Storage that runs a producer's deleter when released, unless the interpreter is finalizing or gone (a
+ * producer's deleter, NumPy's or PyTorch's, may need Python; the memory is then left to the process's
+ * exit). NULL + MemoryError. */
+dlx_storage *dlx_py_storage_of_versioned(DLManagedTensorVersioned *m);
+dlx_storage *dlx_py_storage_of_legacy(DLManagedTensor *m);
+/* Storage of memory kept alive by a Python object: the reference is dropped under the GIL on release
+ * (skipped once the interpreter is gone). NULL + MemoryError. */
+dlx_storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice device);
 
-typedef struct dlx_storage {
-  atomic_long refs;
-  storage_kind kind;
-  void *base;      /* OWNED: the allocation; VERSIONED / LEGACY: the managed tensor */
-  PyObject *owner; /* PYOBJECT */
-} dlx_storage;
-
-/* New storage with one reference, or NULL with MemoryError set. */
-dlx_storage *dlx_storage_new(storage_kind kind, void *base, PyObject *owner);
-/* New owned storage of nbytes (64-byte aligned, zeroed when zero is set); NULL with MemoryError set. */
-dlx_storage *dlx_storage_alloc(size_t nbytes, int zero);
-
-static inline void dlx_storage_incref(dlx_storage *s) { atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed); }
-/* Safe on any thread, with or without the GIL, during or after finalization. */
-void dlx_storage_decref(dlx_storage *s);
+/* New dlx-owned storage of nbytes on device (dlx__storage_alloc). NULL + exception. */
+dlx_storage *dlx_py_storage_alloc(DLDevice device, uint64_t nbytes, int zero);
+/* A compact copy of src (dlx__storage_copy_compact). -1 + BufferError (MemoryError when out of memory). */
+int dlx_py_copy_compact(const dlx_view *src, dlx_storage **storage, dlx_view *out);
 
 #endif

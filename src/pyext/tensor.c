@@ -8,8 +8,6 @@
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
 
-atomic_long dlx_exported_alive;
-
 PyObject *dlx_py_raise(dlx_status st, PyObject *default_exc) {
   PyObject *exc = default_exc;
   switch (st) {
@@ -35,12 +33,12 @@ PyObject *dlx_py_raise(dlx_status st, PyObject *default_exc) {
 static TensorObject *tensor_freelist[TENSOR_FREELIST_MAX];
 static int tensor_freelist_len;
 
-PyObject *dlx_tensor_wrap(dlx_storage *storage, const dlx_view *view, uint32_t alignment) {
+PyObject *dlx_py_tensor_wrap(dlx_storage *storage, const dlx_view *view, uint32_t alignment) {
   /* No zeroing of the 1 KiB inline view: only ndim entries are ever read. */
   TensorObject *t = tensor_freelist_len ? tensor_freelist[--tensor_freelist_len]
                                         : (TensorObject *)PyObject_Malloc(sizeof(TensorObject));
   if (t == NULL) {
-    dlx_storage_decref(storage);
+    dlx__storage_release(storage);
     return PyErr_NoMemory();
   }
   PyObject_Init((PyObject *)t, &dlx_TensorType);
@@ -58,7 +56,7 @@ PyObject *dlx_tensor_wrap(dlx_storage *storage, const dlx_view *view, uint32_t a
 }
 
 static void tensor_dealloc(TensorObject *t) {
-  dlx_storage_decref(t->storage);
+  dlx__storage_release(t->storage);
   PyMem_Free(t->dyn);
   if (tensor_freelist_len < TENSOR_FREELIST_MAX) {
     tensor_freelist[tensor_freelist_len++] = t;
@@ -335,127 +333,26 @@ done:
 
 /* ---- producer ------------------------------------------------------------------------------------ */
 
-int dlx_copy_compact(const dlx_view *src, dlx_storage **storage, dlx_view *out) {
-  if (!dlx_device_is_host_accessible(src->device)) {
-    PyErr_Format(PyExc_BufferError, "cannot copy data on device type %d on the host (no device backend)",
-                 (int)src->device.device_type);
-    return -1;
-  }
-  int64_t n = dlx_view_size(src);
-  int padded = (src->flags & DLX_VIEW_SUBBYTE_PADDED) != 0;
-  uint64_t nbytes = 0;
-  dlx_status st = dlx_dtype_storage_bytes(src->dtype, (uint64_t)n, padded, &nbytes);
-  if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_BufferError);
-    return -1;
-  }
-  int contiguous = dlx_view_is_c_contiguous(src);
-  if (dlx_dtype_is_subbyte(src->dtype) && !padded && !contiguous) {
-    PyErr_SetString(PyExc_BufferError, "cannot copy a strided view of packed sub-byte elements");
-    return -1;
-  }
-  dlx_storage *s = dlx_storage_alloc((size_t)nbytes, 0);
-  if (s == NULL) return -1;
-  *out = *src;
-  out->data = n ? s->base : NULL;
-  out->flags &= ~(uint32_t)DLX_VIEW_READ_ONLY;
-  dlx_layout_compact_strides(src->ndim, src->shape, NULL, out->strides);
-  if (n > 0 && contiguous) {
-    memcpy(s->base, src->data, (size_t)nbytes);
-  } else if (n > 0) {
-    /* Strided gather through the joint iteration plan; the inner loop copies one element at a time. */
-    const dlx_view *ops[2] = {out, src};
-    dlx_iter it;
-    st = dlx_iter_init(&it, 2, ops, DLX_ITER_OUTPUT_FULL | DLX_ITER_NO_REORDER);
-    if (st != DLX_OK) {
-      dlx_storage_decref(s);
-      dlx_py_raise(st, PyExc_BufferError);
-      return -1;
-    }
-    size_t item = dlx_dtype_itemsize(src->dtype);
-    int64_t idx[DLX_MAX_NDIM] = {0};
-    int32_t nd = it.ndim;
-    int64_t inner = nd ? it.shape[nd - 1] : 1;
-    int64_t ds = nd ? it.strides[0][nd - 1] : 0, ss = nd ? it.strides[1][nd - 1] : 0;
-    for (int64_t done = 0; done < it.size; done += inner) {
-      char *d = it.data[0], *sp = it.data[1];
-      for (int32_t k = 0; k + 1 < nd; ++k) {
-        d += idx[k] * it.strides[0][k];
-        sp += idx[k] * it.strides[1][k];
-      }
-      for (int64_t i = 0; i < inner; ++i) memcpy(d + i * ds, sp + i * ss, item);
-      for (int32_t k = nd - 2; k >= 0; --k) {
-        if (++idx[k] < it.shape[k]) break;
-        idx[k] = 0;
-      }
-    }
-  }
-  *storage = s;
-  return 0;
-}
-
-/* What an exported managed tensor carries in manager_ctx. */
-static void export_release(dlx_storage *s) {
-  dlx_storage_decref(s);
-  atomic_fetch_sub_explicit(&dlx_exported_alive, 1, memory_order_relaxed);
-}
-static void export_deleter_versioned(DLManagedTensorVersioned *m) {
-  if (m == NULL) return;
-  export_release(m->manager_ctx);
-  free(m);
-}
-static void export_deleter_legacy(DLManagedTensor *m) {
-  if (m == NULL) return;
-  export_release(m->manager_ctx);
-  free(m);
-}
-
-/* Source of an export: the tensor's own storage, or a fresh compact copy. */
+/* Source of an export: the tensor's own storage, or a fresh compact copy (one new reference either way). */
 static int export_source(TensorObject *t, int copy, dlx_storage **s, dlx_view *v) {
-  if (copy) return dlx_copy_compact(&t->view, s, v);
-  *s = t->storage;
-  dlx_storage_incref(*s);
+  if (copy) return dlx_py_copy_compact(&t->view, s, v);
+  *s = dlx__storage_retain(t->storage);
   *v = t->view;
   return 0;
 }
 
-static void fill_dltensor(DLTensor *dl, const dlx_view *v, int64_t *shape, int64_t *strides) {
-  dl->data = dlx_view_size(v) ? v->data : NULL;
-  dl->device = v->device;
-  dl->ndim = v->ndim;
-  dl->dtype = v->dtype;
-  dl->shape = shape;
-  dl->strides = strides;
-  dl->byte_offset = 0;
-  memcpy(shape, v->shape, (size_t)v->ndim * sizeof(int64_t));
-  memcpy(strides, v->strides, (size_t)v->ndim * sizeof(int64_t));
-}
-
-DLManagedTensorVersioned *dlx_export_versioned(TensorObject *t, int copy) {
+DLManagedTensorVersioned *dlx_py_export_versioned(TensorObject *t, int copy) {
   dlx_storage *s;
   dlx_view v;
   if (export_source(t, copy, &s, &v) != 0) return NULL;
-  /* one block: struct, then shape, then strides (as NumPy does) */
-  DLManagedTensorVersioned *m = malloc(sizeof *m + 2 * (size_t)v.ndim * sizeof(int64_t));
-  if (m == NULL) {
-    dlx_storage_decref(s);
-    return (DLManagedTensorVersioned *)PyErr_NoMemory();
-  }
-  int64_t *shape = (int64_t *)(m + 1);
-  m->version.major = DLX_DLPACK_MAJOR;
-  m->version.minor = DLX_DLPACK_MINOR;
-  m->manager_ctx = s;
-  m->deleter = export_deleter_versioned;
-  m->flags = 0;
-  if (v.flags & DLX_VIEW_READ_ONLY) m->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
-  if (v.flags & DLX_VIEW_SUBBYTE_PADDED) m->flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
-  if (copy) m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
-  fill_dltensor(&m->dl_tensor, &v, shape, shape + v.ndim);
-  atomic_fetch_add_explicit(&dlx_exported_alive, 1, memory_order_relaxed);
+  DLManagedTensorVersioned *m = NULL;
+  dlx_status st = dlx__export_versioned(s, &v, copy ? DLPACK_FLAG_BITMASK_IS_COPIED : 0, "__dlpack__", &m);
+  dlx__storage_release(s); /* the export holds its own reference */
+  if (st != DLX_OK) return (DLManagedTensorVersioned *)dlx_py_raise(st, PyExc_BufferError);
   return m;
 }
 
-DLManagedTensor *dlx_export_legacy(TensorObject *t, int copy) {
+DLManagedTensor *dlx_py_export_legacy(TensorObject *t, int copy) {
   if ((t->view.flags & DLX_VIEW_READ_ONLY) && !copy) {
     /* a legacy capsule has no READ_ONLY flag: the consumer would be free to write (NumPy refuses too) */
     PyErr_SetString(PyExc_BufferError,
@@ -470,16 +367,10 @@ DLManagedTensor *dlx_export_legacy(TensorObject *t, int copy) {
   dlx_storage *s;
   dlx_view v;
   if (export_source(t, copy, &s, &v) != 0) return NULL;
-  DLManagedTensor *m = malloc(sizeof *m + 2 * (size_t)v.ndim * sizeof(int64_t));
-  if (m == NULL) {
-    dlx_storage_decref(s);
-    return (DLManagedTensor *)PyErr_NoMemory();
-  }
-  int64_t *shape = (int64_t *)(m + 1);
-  m->manager_ctx = s;
-  m->deleter = export_deleter_legacy;
-  fill_dltensor(&m->dl_tensor, &v, shape, shape + v.ndim);
-  atomic_fetch_add_explicit(&dlx_exported_alive, 1, memory_order_relaxed);
+  DLManagedTensor *m = NULL;
+  dlx_status st = dlx__export_legacy(s, &v, "__dlpack__", &m);
+  dlx__storage_release(s);
+  if (st != DLX_OK) return (DLManagedTensor *)dlx_py_raise(st, PyExc_BufferError);
   return m;
 }
 
@@ -568,13 +459,13 @@ static PyObject *t_dlpack(TensorObject *t, PyObject *const *args, Py_ssize_t nar
     if (!same) copy = 1;
   }
   if (versioned) {
-    DLManagedTensorVersioned *m = dlx_export_versioned(t, copy);
+    DLManagedTensorVersioned *m = dlx_py_export_versioned(t, copy);
     if (m == NULL) return NULL;
     PyObject *cap = PyCapsule_New(m, "dltensor_versioned", capsule_destructor_versioned);
     if (cap == NULL) m->deleter(m);
     return cap;
   }
-  DLManagedTensor *m = dlx_export_legacy(t, copy);
+  DLManagedTensor *m = dlx_py_export_legacy(t, copy);
   if (m == NULL) return NULL;
   PyObject *cap = PyCapsule_New(m, "dltensor", capsule_destructor_legacy);
   if (cap == NULL) m->deleter(m);

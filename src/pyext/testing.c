@@ -159,7 +159,7 @@ static PyObject *get_deleter_calls(PyObject *self, PyObject *unused) {
 static PyObject *get_exported_alive(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  return PyLong_FromLong(atomic_load(&dlx_exported_alive));
+  return PyLong_FromLongLong(dlx__exports_alive());
 }
 
 /* Run the exchange API's allocator from C, as a C consumer would (for tests). */
@@ -246,7 +246,7 @@ static void run_late_deleters(void) {
   int len = snprintf(msg, sizeof msg,
                      "dlx._testing: %d deleter(s) ran on a C thread after finalization (Py_IsInitialized %d, "
                      "exported alive %ld)\n",
-                     late_deleted, initialized, (long)atomic_load(&dlx_exported_alive));
+                     late_deleted, initialized, (long)dlx__exports_alive());
   if (len > 0) {
     ssize_t w = write(2, msg, (size_t)len);
     (void)w;

@@ -21,8 +21,9 @@
 #define HUGE_PAGE_MIN ((uint64_t)1 << 22)
 
 static dlx_status cpu_alloc(DLDevice device, uint64_t bytes, bool zero, void **out, const char *fn) {
-  DLX_FAIL_IF(device.device_type != kDLCPU || device.device_id != 0, DLX_ERR_INVALID_DEVICE,
-              "%s: the cpu backend allocates on cpu:0, not on device type %d id %d", fn, (int)device.device_type,
+  DLX_FAIL_IF(device.device_type != kDLCPU, DLX_ERR_DEVICE_MISMATCH, "%s: the cpu backend allocates cpu memory, not "
+              "device type %d", fn, (int)device.device_type);
+  DLX_FAIL_IF(device.device_id != 0, DLX_ERR_INVALID_DEVICE, "%s: cpu device id %d (must be 0)", fn,
               (int)device.device_id);
   /* aligned_alloc wants a multiple of the alignment; 64 bytes: a cache line, and any vector load */
   DLX_FAIL_IF(bytes > (uint64_t)PTRDIFF_MAX - 64, DLX_ERR_OUT_OF_MEMORY, "%s: %llu bytes cannot be allocated", fn,

@@ -1,0 +1,46 @@
+/* Refcounted storage (storage.h): dlx's allocations, producers' managed tensors, and callers' memory. */
+#include <stdlib.h>
+
+#include "core/error_internal.h"
+#include "exchange/storage.h"
+
+dlx_storage *dlx__storage_new(dlx_release_fn release, void *ctx, void *ptr, DLDevice device) {
+  dlx_storage *s = malloc(sizeof *s);
+  if (s == NULL) return NULL;
+  atomic_init(&s->refs, 1);
+  s->ptr = ptr;
+  s->device = device;
+  s->release = release;
+  s->ctx = ctx;
+  return s;
+}
+
+void dlx__storage_release(dlx_storage *s) {
+  if (s == NULL) return;
+  /* acq_rel: every user's writes happen before the release that follows the last reference */
+  if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1) return;
+  if (s->release != NULL) s->release(s->ctx, s->ptr, s->device);
+  free(s);
+}
+
+/* ---- producers' managed tensors ----------------------------------------------------------------- */
+
+static void release_versioned(void *ctx, void *ptr, DLDevice device) {
+  (void)ptr, (void)device;
+  DLManagedTensorVersioned *m = ctx;
+  if (m->deleter != NULL) m->deleter(m);
+}
+
+static void release_legacy(void *ctx, void *ptr, DLDevice device) {
+  (void)ptr, (void)device;
+  DLManagedTensor *m = ctx;
+  if (m->deleter != NULL) m->deleter(m);
+}
+
+dlx_storage *dlx__storage_of_managed_versioned(DLManagedTensorVersioned *m) {
+  return dlx__storage_new(release_versioned, m, NULL, m->dl_tensor.device);
+}
+
+dlx_storage *dlx__storage_of_managed(DLManagedTensor *m) {
+  return dlx__storage_new(release_legacy, m, NULL, m->dl_tensor.device);
+}

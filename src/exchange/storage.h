@@ -1,0 +1,64 @@
+/* Internal: the one ownership layer. A dlx_storage is refcounted memory shared by tensors, their views
+ * and the managed tensors exported from them, in C (src/tensor) and in the Python module (src/pyext).
+ *
+ * When the last reference goes, the storage's release callback runs exactly once, on whatever thread that
+ * happens (DLPack allows any), and the struct is freed. What release does depends on who owns the memory:
+ *  - dlx's own allocation (dlx__storage_alloc in src/tensor, above the backends): the backend that
+ *    allocated it frees it;
+ *  - a producer's managed tensor (dlx__storage_of_managed*): its deleter runs;
+ *  - anything else (the Python module: an object kept alive, or a deleter that must not run once the
+ *    interpreter is finalizing): the caller's own callback.
+ * The count is a plain C atomic, so a release needs no lock and no interpreter (an export's deleter may
+ * run on a C thread after Py_FinalizeEx).
+ *
+ * Exports (export.c): one allocation holding the managed tensor, its shape and its strides, and one
+ * storage reference; the deleter drops that reference and frees the block. */
+#ifndef DLX_EXCHANGE_STORAGE_H
+#define DLX_EXCHANGE_STORAGE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dlx/dlpack.h"
+#include "dlx/error.h"
+#include "dlx/view.h"
+
+/* Runs once, when the last reference goes: ctx and ptr as given to dlx__storage_new. */
+typedef void (*dlx_release_fn)(void *ctx, void *ptr, DLDevice device);
+
+typedef struct dlx_storage {
+  _Atomic int64_t refs;
+  void *ptr;     /* the memory, or the managed tensor (what release gets) */
+  DLDevice device;
+  dlx_release_fn release; /* NULL: nothing to release */
+  void *ctx;
+} dlx_storage;
+
+/* New storage with one reference, or NULL when out of memory (release is NOT called then: the caller
+ * still owns what it meant to hand over). */
+dlx_storage *dlx__storage_new(dlx_release_fn release, void *ctx, void *ptr, DLDevice device);
+
+/* Storage that runs m's deleter when released. NULL when out of memory (m untouched). */
+dlx_storage *dlx__storage_of_managed_versioned(DLManagedTensorVersioned *m);
+dlx_storage *dlx__storage_of_managed(DLManagedTensor *m);
+
+static inline dlx_storage *dlx__storage_retain(dlx_storage *s) {
+  atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+  return s;
+}
+/* Any thread, with or without an interpreter. NULL is a no-op. */
+void dlx__storage_release(dlx_storage *s);
+
+/* ---- exports (export.c) ---------------------------------------------------------------------------- */
+
+/* v (whose memory s holds) as a managed tensor in one allocation that keeps s alive. Flags: read-only
+ * and padded sub-byte from v, plus extra_flags (DLPACK_FLAG_BITMASK_IS_COPIED). */
+dlx_status dlx__export_versioned(dlx_storage *s, const dlx_view *v, uint64_t extra_flags, const char *fn,
+                                 DLManagedTensorVersioned **out);
+/* The same as a pre-1.0 DLManagedTensor (no flags: the caller decides whether v may travel that way). */
+dlx_status dlx__export_legacy(dlx_storage *s, const dlx_view *v, const char *fn, DLManagedTensor **out);
+/* Managed tensors exported and not yet deleted, process-wide (a test hook). */
+int64_t dlx__exports_alive(void);
+
+#endif
