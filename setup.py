@@ -81,13 +81,19 @@ def _cblas():
 
 _blas = _cblas()
 
+# dlx._testing (src/pyext/testing.c: capsule factories, deleter counters, finalization hooks) is only
+# compiled into test builds: DLX_PY_TESTING=1, as scripts/test_python.sh and the sanitizer run set it.
+_testing = os.environ.get("DLX_PY_TESTING", "0") == "1"
+_sources = [s for s in _rel("src/*/*.c") + _rel("src/backends/*/*.c") if _testing or not s.endswith("testing.c")]
+
 ext = Extension(
     "dlx._dlx",
-    sources=_rel("src/*/*.c") + _rel("src/backends/*/*.c"),
+    sources=_sources,
     include_dirs=["include", "src"] + (_blas[0] if _blas else []),
     library_dirs=_blas[1] if _blas else [],
     libraries=_blas[2] if _blas else [],
-    define_macros=[("DLX_HAVE_CBLAS", "1")] if _blas else [],  # only gemm.c looks at it
+    # only src/backends/cpu/gemm_cblas.c looks at DLX_HAVE_CBLAS, only src/pyext/module.c at DLX_PY_TESTING
+    define_macros=([("DLX_HAVE_CBLAS", "1")] if _blas else []) + ([("DLX_PY_TESTING", "1")] if _testing else []),
     extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
                         "-Wno-cast-function-type"],
 )

@@ -41,7 +41,7 @@ done
 echo "== building the extension with ASan + UBSan into $OUT/ (jobs: $JOBS)"
 rm -rf "$OUT"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
-CC=gcc CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined" \
+DLX_PY_TESTING=1 CC=gcc CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined" \
   "$VPY" setup.py -q build -j "$JOBS" --build-base "$OUT/build" --build-lib "$OUT/site" >"$OUT.build.log" 2>&1 || {
   tail -n 40 "$OUT.build.log" >&2
   exit 1

@@ -12,6 +12,6 @@ dlx_venv_setup() {
   echo "== installing the peers and test tools into .venv"
   "$VPY" -m pip install -q --upgrade pip setuptools wheel
   "$VPY" -m pip install -q pytest hypothesis "numpy>=2" ml_dtypes "jax[cpu]"
-  echo "== building and installing dlx into .venv"
-  "$VPY" -m pip install -q --force-reinstall --no-deps .
+  echo "== building and installing dlx into .venv (a test build: DLX_PY_TESTING=1 adds dlx._testing)"
+  DLX_PY_TESTING=1 "$VPY" -m pip install -q --force-reinstall --no-deps .
 }

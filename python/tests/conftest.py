@@ -21,6 +21,16 @@ sys.path.insert(0, os.path.dirname(__file__))
 _FRAMEWORKS = ["dlx", "numpy", "ml_dtypes", "jax", "jaxlib", "torch", "hypothesis"]
 
 
+def pytest_configure(config):
+    # The suite drives dlx through its test hooks (dlx._testing), which only test builds contain. A plain
+    # `pip install .` has none: stop with the way out instead of failing hundreds of tests.
+    import dlx
+
+    if not hasattr(dlx, "_testing"):
+        pytest.exit("dlx was built without its test hooks (dlx._testing): rebuild with "
+                    "DLX_PY_TESTING=1 pip install . (scripts/test_python.sh does)", returncode=4)
+
+
 def _probe(name):
     try:
         mod = importlib.import_module(name)

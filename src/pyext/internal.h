@@ -26,7 +26,7 @@ int dlx_capi_view_from_object(PyObject *obj, const dlx_import_spec *spec, dlx_vi
 /* The DLPack 1.x exchange API a Python type advertises (either spelling), cached per type; NULL if none. */
 const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type);
 
-/* Register dlx._testing helpers on the module. */
+/* Register dlx._testing helpers on the module (test builds: DLX_PY_TESTING). */
 int dlx_testing_init(PyObject *module);
 
 /* ---- ops.c: arithmetic, comparisons, indexing, shape methods, module functions ---- */

@@ -248,7 +248,10 @@ PyMODINIT_FUNC PyInit__dlx(void) {
   Py_INCREF(dlx_version_tuple);
   if (PyModule_AddObject(m, "DLPACK_VERSION", dlx_version_tuple) < 0) goto fail;
   if (PyModule_AddFunctions(m, dlx_ops_module_methods) < 0) goto fail;
+#ifdef DLX_PY_TESTING
+  /* test builds only (setup.py: DLX_PY_TESTING=1) */
   if (dlx_testing_init(m) < 0) goto fail;
+#endif
   return m;
 fail:
   Py_DECREF(m);
