@@ -2,7 +2,9 @@
 #ifndef DLX_PY_INTERNAL_H
 #define DLX_PY_INTERNAL_H
 
-#include "tensor.h"
+#include "tensor.h" /* Python.h first, as CPython requires */
+
+#include "dlx/ops.h"
 
 /* Export t as a versioned managed tensor in one allocation (struct, shape, strides). With copy set,
  * the data is first copied into new compact storage and IS_COPIED is flagged. NULL + exception. */
@@ -29,7 +31,43 @@ const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type);
 /* Register dlx._testing helpers on the module (test builds: DLX_PY_TESTING). */
 int dlx_testing_init(PyObject *module);
 
-/* ---- ops.c: arithmetic, comparisons, indexing, shape methods, module functions ---- */
+/* ---- ops.c: arithmetic, comparisons and module functions; methods.c: indexing and shape methods ---- */
+
+/* Below this many elements an op is cheaper than dropping and retaking the GIL. */
+#define GIL_FREE_MIN_ELEMENTS 16384
+
+#define RUN_OP(st, nelem, call)                                                                       \
+  do {                                                                                                \
+    if ((nelem) >= GIL_FREE_MIN_ELEMENTS) {                                                           \
+      Py_BEGIN_ALLOW_THREADS(st) = (call);                                                            \
+      Py_END_ALLOW_THREADS                                                                            \
+    } else {                                                                                          \
+      (st) = (call);                                                                                  \
+    }                                                                                                 \
+  } while (0)
+
+/* Dtype classes of NumPy's promotion rules (C_EXT: bfloat16 and the float8 formats, ml_dtypes' kinds). */
+typedef enum dtclass { C_BOOL, C_INT, C_UINT, C_FLOAT, C_COMPLEX, C_EXT, C_OTHER } dtclass;
+dtclass dlx_pyops_class_of(DLDataType dt);
+/* What a Python scalar operand is (SK_NONE: not a Python scalar; NumPy scalars count as tensors). */
+typedef enum skind { SK_NONE = 0, SK_BOOL, SK_INT, SK_FLOAT, SK_COMPLEX } skind;
+skind dlx_pyops_scalar_kind(PyObject *o);
+int dlx_pyops_is_tensor(PyObject *o);
+/* A view of t's storage (one more reference to it). */
+PyObject *dlx_pyops_wrap_view(TensorObject *t, const dlx_view *v);
+/* src converted to dtype dt in a new compact tensor. */
+PyObject *dlx_pyops_cast_new(const dlx_view *src, DLDataType dt);
+/* A tensor for a tensor-like operand (a Tensor, or anything dlx.from_dlpack or NumPy takes); *unsupported
+ * set when o is no tensor-like at all. */
+PyObject *dlx_pyops_as_tensor(PyObject *o, int *unsupported);
+/* A 0-d view of the Python scalar o (kind k) converted to dt, in buf. */
+int dlx_pyops_scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_scalar_buf *buf, int *sign);
+/* OverflowError for an int that does not fit dt. NULL. */
+PyObject *dlx_pyops_int_out_of_bounds(PyObject *o, DLDataType dt);
+/* dst[...] = value (a scalar or a tensor-like, broadcast, cast to dst's dtype). -1 + exception. */
+int dlx_pyops_assign(const dlx_view *dst, PyObject *value);
+/* ints from args (one sequence or several ints) into vals; *n their count. -1 + exception. */
+int dlx_pyops_parse_int_args(PyObject *args, const char *what, int64_t *vals, int32_t *n);
 
 /* Raise the Python exception for an op's failure: IndexError for INDEX, TypeError for UNSUPPORTED,
  * MemoryError for OUT_OF_MEMORY, ValueError otherwise. Returns NULL. */

@@ -15,23 +15,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/error_internal.h"
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
 #include "dlx/ops.h"
 #include "dlx/viewops.h"
 
-/* Below this many elements an op is cheaper than dropping and retaking the GIL. */
-#define GIL_FREE_MIN_ELEMENTS 16384
-
-#define RUN_OP(st, nelem, call)                                                                       \
-  do {                                                                                                \
-    if ((nelem) >= GIL_FREE_MIN_ELEMENTS) {                                                           \
-      Py_BEGIN_ALLOW_THREADS(st) = (call);                                                            \
-      Py_END_ALLOW_THREADS                                                                            \
-    } else {                                                                                          \
-      (st) = (call);                                                                                  \
-    }                                                                                                 \
-  } while (0)
 
 PyObject *dlx_py_raise_op(dlx_status st) {
   PyObject *exc;
@@ -43,20 +32,11 @@ PyObject *dlx_py_raise_op(dlx_status st) {
   return dlx_py_raise(st, exc);
 }
 
-static int is_tensor(PyObject *o) { return Py_IS_TYPE(o, &dlx_TensorType); }
-
-static const char *dt_name(DLDataType dt, char *buf, size_t cap) {
-  const char *n = dlx_dtype_name(dt);
-  if (n) return n;
-  if (dlx_dtype_format(dt, buf, cap) != DLX_OK) snprintf(buf, cap, "(%u, %u, %u)", dt.code, dt.bits, dt.lanes);
-  return buf;
-}
+int dlx_pyops_is_tensor(PyObject *o) { return Py_IS_TYPE(o, &dlx_TensorType); }
 
 /* ---- dtype classes and promotion ---------------------------------------------------------------- */
 
-typedef enum dtclass { C_BOOL, C_INT, C_UINT, C_FLOAT, C_COMPLEX, C_EXT, C_OTHER } dtclass;
-
-static dtclass class_of(DLDataType dt) {
+dtclass dlx_pyops_class_of(DLDataType dt) {
   if (dt.lanes != 1) return C_OTHER;
   switch (dt.code) {
     case DLX_CODE_BOOL: return C_BOOL;
@@ -82,7 +62,7 @@ static int promote(DLDataType a, DLDataType b, DLDataType *out) {
     *out = a;
     return 0;
   }
-  dtclass ka = class_of(a), kb = class_of(b);
+  dtclass ka = dlx_pyops_class_of(a), kb = dlx_pyops_class_of(b);
   if (ka > kb) { /* order the pair: ka <= kb */
     DLDataType t = a;
     a = b;
@@ -135,17 +115,15 @@ static int promote(DLDataType a, DLDataType b, DLDataType *out) {
     return 0;
   }
 fail:
-  PyErr_Format(PyExc_TypeError, "no common dtype for %s and %s (cast one with astype)", dt_name(a, x, sizeof x),
-               dt_name(b, y, sizeof y));
+  PyErr_Format(PyExc_TypeError, "no common dtype for %s and %s (cast one with astype)", dlx__dtype_text(x, sizeof x, a),
+               dlx__dtype_text(y, sizeof y, b));
   return -1;
 }
 
 /* Python scalars, weakest first. */
-typedef enum skind { SK_NONE = 0, SK_BOOL, SK_INT, SK_FLOAT, SK_COMPLEX } skind;
-
 /* Exact float / complex: numpy.float64 and numpy.complex128 subclass them but are NumPy scalars, which
  * NumPy types strongly (float32 tensor + numpy.float64 is float64); they go the tensor way instead. */
-static skind scalar_kind(PyObject *o) {
+skind dlx_pyops_scalar_kind(PyObject *o) {
   if (PyBool_Check(o)) return SK_BOOL;
   if (PyLong_Check(o)) return SK_INT;
   if (PyFloat_CheckExact(o)) return SK_FLOAT;
@@ -156,7 +134,7 @@ static skind scalar_kind(PyObject *o) {
 /* The dtype of tensor (dtype t) op weak scalar: NumPy 2's rules, ml_dtypes' for the narrow formats
  * (bfloat16 + 1.5 is float32 there). */
 static DLDataType weak_result(DLDataType t, skind s) {
-  dtclass k = class_of(t);
+  dtclass k = dlx_pyops_class_of(t);
   switch (s) {
     case SK_INT: return k == C_BOOL ? DLX_DTYPE_INT64 : t;
     case SK_FLOAT:
@@ -188,12 +166,12 @@ PyObject *dlx_py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType
 }
 
 /* A view of t's storage (one more reference to it). */
-static PyObject *wrap_view(TensorObject *t, const dlx_view *v) {
+PyObject *dlx_pyops_wrap_view(TensorObject *t, const dlx_view *v) {
   return dlx_py_tensor_wrap(dlx__storage_retain(t->storage), v, 0);
 }
 
 /* t converted to dtype dt in a new compact tensor. */
-static PyObject *cast_new(const dlx_view *src, DLDataType dt) {
+PyObject *dlx_pyops_cast_new(const dlx_view *src, DLDataType dt) {
   PyObject *r = dlx_py_tensor_new_owned(src->ndim, src->shape, dt, 0);
   if (r == NULL) return NULL;
   dlx_status st;
@@ -207,9 +185,9 @@ static PyObject *cast_new(const dlx_view *src, DLDataType dt) {
 
 /* A Tensor for any tensor-like object: a new reference (the object itself for a dlx.Tensor), NULL with
  * TypeError when it speaks no DLPack (or NotImplemented semantics left to the caller: *unsupported). */
-static PyObject *as_tensor(PyObject *o, int *unsupported) {
+PyObject *dlx_pyops_as_tensor(PyObject *o, int *unsupported) {
   *unsupported = 0;
-  if (is_tensor(o)) {
+  if (dlx_pyops_is_tensor(o)) {
     Py_INCREF(o);
     return o;
   }
@@ -304,8 +282,8 @@ static int int_scalar(PyObject *o, DLDataType dt, dlx_view *v, dlx_scalar_buf *b
 
 /* A Python scalar of kind k as a 0-d view of dtype dt (the weak-scalar conversion). 0; 1 for an int
  * outside an integer dtype's range (*sign tells which side); -1 with an exception. */
-static int scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_scalar_buf *buf, int *sign) {
-  dtclass c = class_of(dt);
+int dlx_pyops_scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_scalar_buf *buf, int *sign) {
+  dtclass c = dlx_pyops_class_of(dt);
   dlx_status st;
   if (k == SK_BOOL || k == SK_INT) {
     if (c == C_INT || c == C_UINT) return int_scalar(o, dt, v, buf, sign);
@@ -333,9 +311,9 @@ static int scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_sca
   return 0;
 }
 
-static PyObject *int_out_of_bounds(PyObject *o, DLDataType dt) {
+PyObject *dlx_pyops_int_out_of_bounds(PyObject *o, DLDataType dt) {
   char b[DLX_DTYPE_NAME_MAX];
-  return PyErr_Format(PyExc_OverflowError, "Python integer %S out of bounds for %s", o, dt_name(dt, b, sizeof b));
+  return PyErr_Format(PyExc_OverflowError, "Python integer %S out of bounds for %s", o, dlx__dtype_text(b, sizeof b, dt));
 }
 
 /* ---- elementwise binary ops --------------------------------------------------------------------- */
@@ -372,7 +350,7 @@ static int out_of_range_comparison(dlx_binop op, int sign) {
 /* Kind order for in-place ops: a result may be cast back into a target of the same or a higher kind
  * (NumPy's same_kind rule: int32 += int64 is allowed, int32 += 1.5 is not). */
 static int kind_rank(DLDataType dt) {
-  switch (class_of(dt)) {
+  switch (dlx_pyops_class_of(dt)) {
     case C_BOOL: return 0;
     case C_INT:
     case C_UINT: return 1;
@@ -399,15 +377,15 @@ static PyObject *finish_into(PyObject *target, PyObject *result) {
 /* x op y with NumPy's dtype rules. Operators pass mode OUT_NEW / OUT_INPLACE and get NotImplemented for
  * operands they do not know; functions (strict) raise TypeError instead. */
 static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_obj, out_mode mode, int strict) {
-  skind kx = is_tensor(x) ? SK_NONE : scalar_kind(x), ky = is_tensor(y) ? SK_NONE : scalar_kind(y);
+  skind kx = dlx_pyops_is_tensor(x) ? SK_NONE : dlx_pyops_scalar_kind(x), ky = dlx_pyops_is_tensor(y) ? SK_NONE : dlx_pyops_scalar_kind(y);
   if (kx != SK_NONE && ky != SK_NONE) {
     if (!strict) Py_RETURN_NOTIMPLEMENTED;
     return PyErr_Format(PyExc_TypeError, "dlx.%s: at least one operand must be a tensor", op_names[op]);
   }
   PyObject *tx = NULL, *ty = NULL, *result = NULL, *cx = NULL, *cy = NULL, *out = NULL;
   int unsupported = 0;
-  if (kx == SK_NONE && (tx = as_tensor(x, &unsupported)) == NULL) goto unknown;
-  if (ky == SK_NONE && (ty = as_tensor(y, &unsupported)) == NULL) goto unknown;
+  if (kx == SK_NONE && (tx = dlx_pyops_as_tensor(x, &unsupported)) == NULL) goto unknown;
+  if (ky == SK_NONE && (ty = dlx_pyops_as_tensor(y, &unsupported)) == NULL) goto unknown;
 
   /* comparisons are evaluated as tensor OP scalar, the scalar on the right */
   PyObject *scalar = NULL;
@@ -430,26 +408,26 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
   } else {
     rdt = weak_result((vx ? vx : vy)->dtype, sk);
   }
-  dtclass rc = class_of(rdt);
+  dtclass rc = dlx_pyops_class_of(rdt);
   if (op == DLX_OP_DIV && (rc == C_BOOL || rc == C_INT || rc == C_UINT)) rdt = DLX_DTYPE_FLOAT64;
   /* operands converted to the computation dtype */
   if (vx && !dlx_dtype_equal(vx->dtype, rdt)) {
-    if ((cx = cast_new(vx, rdt)) == NULL) goto done;
+    if ((cx = dlx_pyops_cast_new(vx, rdt)) == NULL) goto done;
     vx = &((TensorObject *)cx)->view;
   }
   if (vy && !dlx_dtype_equal(vy->dtype, rdt)) {
-    if ((cy = cast_new(vy, rdt)) == NULL) goto done;
+    if ((cy = dlx_pyops_cast_new(vy, rdt)) == NULL) goto done;
     vy = &((TensorObject *)cy)->view;
   }
   dlx_view sv;
   dlx_scalar_buf sbuf;
   int const_result = -1; /* 0 / 1: a comparison decided by an int outside the dtype's range */
   if (scalar) {
-    int sign = 0, r = scalar_view(scalar, sk, rdt, &sv, &sbuf, &sign);
+    int sign = 0, r = dlx_pyops_scalar_view(scalar, sk, rdt, &sv, &sbuf, &sign);
     if (r < 0) goto done;
     if (r > 0) {
       if (!is_comparison(op)) {
-        int_out_of_bounds(scalar, rdt);
+        dlx_pyops_int_out_of_bounds(scalar, rdt);
         goto done;
       }
       const_result = out_of_range_comparison(op, sign);
@@ -482,7 +460,7 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
     target = x;
   } else if (mode == OUT_GIVEN) {
     /* a DLPack object (a NumPy array) as out is imported; `out` keeps the import alive */
-    if ((out = as_tensor(out_obj, &unsupported)) == NULL) goto done;
+    if ((out = dlx_pyops_as_tensor(out_obj, &unsupported)) == NULL) goto done;
     target = out;
   }
   if (target) {
@@ -490,12 +468,12 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
     char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
     if (mode == OUT_GIVEN && !dlx_dtype_equal(tv->dtype, odt)) {
       PyErr_Format(PyExc_ValueError, "dlx.%s: out has dtype %s, but the result is %s", op_names[op],
-                   dt_name(tv->dtype, a, sizeof a), dt_name(odt, b, sizeof b));
+                   dlx__dtype_text(a, sizeof a, tv->dtype), dlx__dtype_text(b, sizeof b, odt));
       goto done;
     }
     if (mode == OUT_INPLACE && !dlx_dtype_equal(tv->dtype, odt) && kind_rank(odt) > kind_rank(tv->dtype)) {
       PyErr_Format(PyExc_TypeError, "cannot cast the %s result from %s to %s in place (NumPy's same_kind rule)",
-                   op_names[op], dt_name(odt, a, sizeof a), dt_name(tv->dtype, b, sizeof b));
+                   op_names[op], dlx__dtype_text(a, sizeof a, odt), dlx__dtype_text(b, sizeof b, tv->dtype));
       goto done;
     }
   }
@@ -574,7 +552,7 @@ PyObject *dlx_pyops_richcompare(PyObject *self, PyObject *other, int op) {
 
 static PyObject *nb_negative(PyObject *self) {
   TensorObject *t = (TensorObject *)self;
-  dtclass c = class_of(t->view.dtype);
+  dtclass c = dlx_pyops_class_of(t->view.dtype);
   if (c == C_BOOL)
     return PyErr_Format(PyExc_TypeError, "negation of a bool tensor is not supported (NumPy refuses it too)");
   PyObject *r;
@@ -593,7 +571,7 @@ static PyObject *nb_negative(PyObject *self) {
 
 static PyObject *nb_positive(PyObject *self) {
   TensorObject *t = (TensorObject *)self;
-  return cast_new(&t->view, t->view.dtype);
+  return dlx_pyops_cast_new(&t->view, t->view.dtype);
 }
 
 static int nb_bool(PyObject *self) {
@@ -619,8 +597,8 @@ static int nb_bool(PyObject *self) {
 
 static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict) {
   int unsupported = 0;
-  PyObject *tx = as_tensor(x, &unsupported), *ty = NULL, *cx = NULL, *cy = NULL, *out = NULL, *result = NULL;
-  if (tx == NULL || (ty = as_tensor(y, &unsupported)) == NULL) {
+  PyObject *tx = dlx_pyops_as_tensor(x, &unsupported), *ty = NULL, *cx = NULL, *cy = NULL, *out = NULL, *result = NULL;
+  if (tx == NULL || (ty = dlx_pyops_as_tensor(y, &unsupported)) == NULL) {
     if (unsupported && !strict) {
       PyErr_Clear();
       Py_XDECREF(tx);
@@ -637,11 +615,11 @@ static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict)
   }
   if (promote(a->dtype, b->dtype, &rdt) != 0) goto done;
   if (!dlx_dtype_equal(a->dtype, rdt)) {
-    if ((cx = cast_new(a, rdt)) == NULL) goto done;
+    if ((cx = dlx_pyops_cast_new(a, rdt)) == NULL) goto done;
     a = &((TensorObject *)cx)->view;
   }
   if (!dlx_dtype_equal(b->dtype, rdt)) {
-    if ((cy = cast_new(b, rdt)) == NULL) goto done;
+    if ((cy = dlx_pyops_cast_new(b, rdt)) == NULL) goto done;
     b = &((TensorObject *)cy)->view;
   }
   if (a->shape[1] != b->shape[0]) {
@@ -651,7 +629,7 @@ static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict)
     goto done;
   }
   if (out_obj && out_obj != Py_None) {
-    if ((out = as_tensor(out_obj, &unsupported)) == NULL) goto done;
+    if ((out = dlx_pyops_as_tensor(out_obj, &unsupported)) == NULL) goto done;
   } else {
     int64_t shape[2] = {a->shape[0], b->shape[1]};
     if ((out = dlx_py_tensor_new_owned(2, shape, rdt, 0)) == NULL) goto done;
@@ -704,288 +682,6 @@ PyNumberMethods dlx_pyops_as_number = {
     .nb_inplace_matrix_multiply = nb_inplace_matrix_multiply,
 };
 
-/* ---- indexing ----------------------------------------------------------------------------------- */
-
-/* The most index items one subscript may hold: every dimension consumed, plus as many newaxes as the
- * rank allows, plus an ellipsis. */
-#define MAX_ITEMS (2 * DLX_MAX_NDIM + 1)
-
-static int parse_item(PyObject *o, dlx_index_item *it) {
-  memset(it, 0, sizeof *it);
-  if (o == Py_None) {
-    it->kind = DLX_IDX_NEWAXIS;
-  } else if (o == Py_Ellipsis) {
-    it->kind = DLX_IDX_ELLIPSIS;
-  } else if (PySlice_Check(o)) {
-    Py_ssize_t start, stop, step;
-    /* absent bounds come back as the extreme values, which clamp to the same result */
-    if (PySlice_Unpack(o, &start, &stop, &step) < 0) return -1;
-    it->kind = DLX_IDX_SLICE;
-    it->s.start = start;
-    it->s.stop = stop;
-    it->s.step = step;
-    it->s.has_start = it->s.has_stop = true;
-  } else if (PyBool_Check(o)) {
-    PyErr_SetString(PyExc_IndexError, "boolean indices are not supported by dlx (basic indexing only)");
-    return -1;
-  } else if (PyIndex_Check(o)) {
-    Py_ssize_t i = PyNumber_AsSsize_t(o, PyExc_IndexError);
-    if (i == -1 && PyErr_Occurred()) return -1;
-    it->kind = DLX_IDX_INT;
-    it->i = i;
-  } else {
-    PyErr_Format(PyExc_IndexError,
-                 "only integers, slices (`:`), ellipsis (`...`), None and tuples of them are valid indices, not "
-                 "%.100s",
-                 Py_TYPE(o)->tp_name);
-    return -1;
-  }
-  return 0;
-}
-
-/* The view t[key]. 0, or -1 with IndexError (ValueError for a zero step, as Python's slices). */
-static int subscript_view(TensorObject *t, PyObject *key, dlx_view *out) {
-  dlx_index_item items[MAX_ITEMS];
-  int32_t n = 0;
-  if (PyTuple_Check(key)) {
-    Py_ssize_t len = PyTuple_GET_SIZE(key);
-    if (len > MAX_ITEMS) {
-      PyErr_Format(PyExc_IndexError, "too many indices: %zd for ndim %d", len, t->view.ndim);
-      return -1;
-    }
-    for (Py_ssize_t i = 0; i < len; ++i)
-      if (parse_item(PyTuple_GET_ITEM(key, i), &items[n++]) != 0) return -1;
-  } else if (parse_item(key, &items[n++]) != 0) {
-    return -1;
-  }
-  dlx_status st = dlx_view_subscript(&t->view, n, items, out);
-  if (st == DLX_OK) return 0;
-  dlx_py_raise(st, st == DLX_ERR_UNSUPPORTED ? PyExc_TypeError : PyExc_IndexError);
-  return -1;
-}
-
-static PyObject *mp_subscript(PyObject *self, PyObject *key) {
-  dlx_view v;
-  if (subscript_view((TensorObject *)self, key, &v) != 0) return NULL;
-  return wrap_view((TensorObject *)self, &v);
-}
-
-/* dst[...] = value: a Python scalar (NumPy's conversions: ints range-checked, floats truncated into
- * integer dtypes), or any tensor-like object broadcast and cast to dst's dtype. */
-static int assign(const dlx_view *dst, PyObject *value) {
-  skind k = is_tensor(value) ? SK_NONE : scalar_kind(value);
-  dlx_status st;
-  char b[DLX_DTYPE_NAME_MAX];
-  if (k != SK_NONE) {
-    dlx_view sv;
-    dlx_scalar_buf sbuf;
-    dtclass c = class_of(dst->dtype);
-    int sign = 0, r;
-    /* NumPy stores a complex number's truth into bool, and refuses it for every other real dtype */
-    if (k == SK_COMPLEX && c != C_COMPLEX && c != C_BOOL) {
-      PyErr_Format(PyExc_TypeError, "cannot assign a complex number to a %s tensor", dt_name(dst->dtype, b, sizeof b));
-      return -1;
-    }
-    if (k == SK_FLOAT && (c == C_INT || c == C_UINT)) {
-      double d = PyFloat_AsDouble(value);
-      if (isnan(d)) {
-        PyErr_SetString(PyExc_ValueError, "cannot convert float NaN to integer");
-        return -1;
-      }
-      if (isinf(d)) {
-        PyErr_SetString(PyExc_OverflowError, "cannot convert float infinity to integer");
-        return -1;
-      }
-      /* through float64 and the cast rules: truncation toward zero, as NumPy's setitem */
-      st = dlx_scalar_view(&sv, &sbuf, DLX_DTYPE_FLOAT64, d, 0.0);
-      if (st == DLX_OK) RUN_OP(st, dlx_view_size(dst), dlx_cast(dst, &sv));
-      if (st != DLX_OK) dlx_py_raise_op(st);
-      return st == DLX_OK ? 0 : -1;
-    }
-    r = scalar_view(value, k, dst->dtype, &sv, &sbuf, &sign);
-    if (r < 0) return -1;
-    if (r > 0) {
-      int_out_of_bounds(value, dst->dtype);
-      return -1;
-    }
-    RUN_OP(st, dlx_view_size(dst), dlx_fill(dst, &sv));
-    if (st != DLX_OK) dlx_py_raise_op(st);
-    return st == DLX_OK ? 0 : -1;
-  }
-  int unsupported = 0;
-  PyObject *src = as_tensor(value, &unsupported);
-  if (src == NULL) return -1;
-  const dlx_view *sv = &((TensorObject *)src)->view;
-  if (dlx_dtype_equal(sv->dtype, dst->dtype)) {
-    RUN_OP(st, dlx_view_size(dst), dlx_copy(dst, sv));
-  } else {
-    RUN_OP(st, dlx_view_size(dst), dlx_cast(dst, sv));
-  }
-  Py_DECREF(src);
-  if (st != DLX_OK) dlx_py_raise_op(st);
-  return st == DLX_OK ? 0 : -1;
-}
-
-static int mp_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
-  if (value == NULL) {
-    PyErr_SetString(PyExc_TypeError, "dlx.Tensor does not support item deletion");
-    return -1;
-  }
-  dlx_view v;
-  if (subscript_view((TensorObject *)self, key, &v) != 0) return -1;
-  return assign(&v, value);
-}
-
-static Py_ssize_t mp_length(PyObject *self) {
-  TensorObject *t = (TensorObject *)self;
-  if (t->view.ndim == 0) {
-    PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
-    return -1;
-  }
-  return (Py_ssize_t)t->view.shape[0];
-}
-
-PyMappingMethods dlx_pyops_as_mapping = {mp_length, mp_subscript, mp_ass_subscript};
-
-/* ---- methods ------------------------------------------------------------------------------------ */
-
-PyObject *dlx_pyops_fill_(PyObject *self, PyObject *value) {
-  if (assign(&((TensorObject *)self)->view, value) != 0) return NULL;
-  Py_INCREF(self);
-  return self;
-}
-
-PyObject *dlx_pyops_copy_(PyObject *self, PyObject *src) {
-  if (scalar_kind(src) != SK_NONE && !is_tensor(src))
-    return PyErr_Format(PyExc_TypeError, "copy_() takes a tensor-like object, not %.100s", Py_TYPE(src)->tp_name);
-  if (assign(&((TensorObject *)self)->view, src) != 0) return NULL;
-  Py_INCREF(self);
-  return self;
-}
-
-/* Integers from f(*args) or f(seq): reshape(2, 3) and reshape((2, 3)) alike. -1 + exception. */
-static int parse_int_args(PyObject *args, const char *what, int64_t *vals, int32_t *n) {
-  PyObject *seq = args;
-  if (PyTuple_GET_SIZE(args) == 1 && !PyIndex_Check(PyTuple_GET_ITEM(args, 0))) seq = PyTuple_GET_ITEM(args, 0);
-  PyObject *fast = PySequence_Fast(seq, "expected ints or one sequence of ints");
-  if (fast == NULL) return -1;
-  Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
-  if (len > DLX_MAX_NDIM) {
-    Py_DECREF(fast);
-    PyErr_Format(PyExc_ValueError, "%s: %zd values; at most %d dimensions are allowed", what, len, DLX_MAX_NDIM);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < len; ++i) {
-    PyObject *o = PySequence_Fast_GET_ITEM(fast, i);
-    if (!PyIndex_Check(o)) {
-      Py_DECREF(fast);
-      PyErr_Format(PyExc_TypeError, "%s: expected ints, got %.100s", what, Py_TYPE(o)->tp_name);
-      return -1;
-    }
-    Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_OverflowError);
-    if (v == -1 && PyErr_Occurred()) {
-      Py_DECREF(fast);
-      return -1;
-    }
-    vals[i] = v;
-  }
-  Py_DECREF(fast);
-  *n = (int32_t)len;
-  return 0;
-}
-
-PyObject *dlx_pyops_reshape(PyObject *self, PyObject *args) {
-  TensorObject *t = (TensorObject *)self;
-  int64_t shape[DLX_MAX_NDIM];
-  int32_t n = 0;
-  if (parse_int_args(args, "reshape", shape, &n) != 0) return NULL;
-  dlx_view v;
-  dlx_status st = dlx_view_reshape(&t->view, n, shape, &v);
-  if (st == DLX_OK) return wrap_view(t, &v);
-  if (st != DLX_ERR_LAYOUT_MISMATCH) return dlx_py_raise_op(st);
-  /* no view has these strides: copy compactly first, as NumPy's reshape does */
-  dlx_storage *s;
-  dlx_view c;
-  if (dlx_py_copy_compact(&t->view, &s, &c) != 0) return NULL;
-  c.flags = t->view.flags & ~(uint32_t)DLX_VIEW_READ_ONLY;
-  st = dlx_view_reshape(&c, n, shape, &v);
-  if (st != DLX_OK) {
-    dlx__storage_release(s);
-    return dlx_py_raise_op(st);
-  }
-  return dlx_py_tensor_wrap(s, &v, 0);
-}
-
-static PyObject *permute_impl(TensorObject *t, const int64_t *dims, int32_t n) {
-  if (n != t->view.ndim)
-    return PyErr_Format(PyExc_ValueError, "permute: %d axes given for a tensor of ndim %d", n, t->view.ndim);
-  int32_t perm[DLX_MAX_NDIM];
-  for (int32_t i = 0; i < n; ++i) {
-    int64_t d = dims[i] < 0 ? dims[i] + n : dims[i];
-    if (d < 0 || d >= n)
-      return PyErr_Format(PyExc_ValueError, "permute: axis %lld is out of range for ndim %d", (long long)dims[i], n);
-    perm[i] = (int32_t)d;
-  }
-  dlx_view v;
-  dlx_status st = dlx_view_permute(&t->view, perm, &v);
-  if (st != DLX_OK) return dlx_py_raise_op(st);
-  return wrap_view(t, &v);
-}
-
-PyObject *dlx_pyops_permute(PyObject *self, PyObject *args) {
-  int64_t dims[DLX_MAX_NDIM];
-  int32_t n = 0;
-  if (parse_int_args(args, "permute", dims, &n) != 0) return NULL;
-  return permute_impl((TensorObject *)self, dims, n);
-}
-
-PyObject *dlx_pyops_transpose(PyObject *self, PyObject *args) {
-  TensorObject *t = (TensorObject *)self;
-  if (PyTuple_GET_SIZE(args) == 0 ||
-      (PyTuple_GET_SIZE(args) == 1 && PyTuple_GET_ITEM(args, 0) == Py_None)) {
-    dlx_view v;
-    dlx_status st = dlx_view_transpose(&t->view, &v);
-    if (st != DLX_OK) return dlx_py_raise_op(st);
-    return wrap_view(t, &v);
-  }
-  return dlx_pyops_permute(self, args);
-}
-
-PyObject *dlx_pyops_T(PyObject *self, void *closure) {
-  (void)closure;
-  PyObject *args = PyTuple_New(0);
-  if (args == NULL) return NULL;
-  PyObject *r = dlx_pyops_transpose(self, args);
-  Py_DECREF(args);
-  return r;
-}
-
-PyObject *dlx_pyops_astype(PyObject *self, PyObject *dtype) {
-  DLDataType dt;
-  if (dlx_parse_dtype_obj(dtype, &dt) != 0) return NULL;
-  return cast_new(&((TensorObject *)self)->view, dt);
-}
-
-PyObject *dlx_pyops_view(PyObject *self, PyObject *dtype) {
-  TensorObject *t = (TensorObject *)self;
-  DLDataType dt;
-  if (dlx_parse_dtype_obj(dtype, &dt) != 0) return NULL;
-  char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
-  size_t from = dlx_dtype_itemsize(t->view.dtype), to = dlx_dtype_itemsize(dt);
-  if (from != to || dlx_dtype_is_subbyte(dt) || dlx_dtype_is_subbyte(t->view.dtype))
-    return PyErr_Format(PyExc_ValueError,
-                        "view: %s (%zu bytes) and %s (%zu bytes) differ in size; dlx reinterprets only whole "
-                        "elements of equal size",
-                        dt_name(t->view.dtype, a, sizeof a), from, dt_name(dt, b, sizeof b), to);
-  dlx_view v = t->view;
-  v.dtype = dt;
-  /* the new dtype may want more alignment than the address has (complex64 -> int64) */
-  uint32_t align = (uint32_t)dlx_dtype_alignment(dt);
-  uintptr_t addr = (uintptr_t)v.data;
-  while (addr && align > 1 && addr % align) align /= 2;
-  return dlx_py_tensor_wrap(dlx__storage_retain(t->storage), &v, align);
-}
-
 /* ---- module functions --------------------------------------------------------------------------- */
 
 /* f(a, b, out=None) for one binop. */
@@ -1029,10 +725,10 @@ static PyObject *m_fma(PyObject *m, PyObject *args, PyObject *kwargs) {
   PyObject *a, *b, *out_obj = Py_None, *t1 = NULL, *t2 = NULL, *out = NULL, *result = NULL;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "dOO|$O:fma", kw, &scalar, &a, &b, &out_obj)) return NULL;
   int unsupported;
-  if ((t1 = as_tensor(a, &unsupported)) == NULL || (t2 = as_tensor(b, &unsupported)) == NULL) goto done;
+  if ((t1 = dlx_pyops_as_tensor(a, &unsupported)) == NULL || (t2 = dlx_pyops_as_tensor(b, &unsupported)) == NULL) goto done;
   const dlx_view *v1 = &((TensorObject *)t1)->view, *v2 = &((TensorObject *)t2)->view;
   if (out_obj != Py_None) {
-    if ((out = as_tensor(out_obj, &unsupported)) == NULL) goto done;
+    if ((out = dlx_pyops_as_tensor(out_obj, &unsupported)) == NULL) goto done;
   } else {
     int32_t nd, ndims[2] = {v1->ndim, v2->ndim};
     const int64_t *shapes[2] = {v1->shape, v2->shape};
@@ -1069,7 +765,7 @@ done:
 static int parse_shape_obj(PyObject *obj, int32_t *ndim, int64_t *shape) {
   PyObject *args = PyTuple_Pack(1, obj);
   if (args == NULL) return -1;
-  int r = parse_int_args(args, "shape", shape, ndim);
+  int r = dlx_pyops_parse_int_args(args, "shape", shape, ndim);
   Py_DECREF(args);
   return r;
 }
@@ -1087,14 +783,14 @@ static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
     if (dlx_parse_dtype_obj(dtype_obj, &dt) != 0) return NULL;
   } else {
     /* NumPy's default for the value: np.array(fill_value).dtype */
-    switch (scalar_kind(value)) {
+    switch (dlx_pyops_scalar_kind(value)) {
       case SK_BOOL: dt = DLX_DTYPE_BOOL; break;
       case SK_INT: dt = DLX_DTYPE_INT64; break;
       case SK_FLOAT: dt = DLX_DTYPE_FLOAT64; break;
       case SK_COMPLEX: dt = DLX_DTYPE_COMPLEX128; break;
       default: {
         int unsupported;
-        PyObject *t = as_tensor(value, &unsupported);
+        PyObject *t = dlx_pyops_as_tensor(value, &unsupported);
         if (t == NULL) return NULL;
         dt = ((TensorObject *)t)->view.dtype;
         Py_DECREF(t);
@@ -1102,7 +798,7 @@ static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
     }
   }
   PyObject *r = dlx_py_tensor_new_owned(nd, shape, dt, 0);
-  if (r != NULL && assign(&((TensorObject *)r)->view, value) != 0) Py_CLEAR(r);
+  if (r != NULL && dlx_pyops_assign(&((TensorObject *)r)->view, value) != 0) Py_CLEAR(r);
   return r;
 }
 
@@ -1112,7 +808,7 @@ static PyObject *m_empty_like(PyObject *m, PyObject *args, PyObject *kwargs) {
   PyObject *x, *dtype_obj = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:empty_like", kw, &x, &dtype_obj)) return NULL;
   int unsupported;
-  PyObject *t = as_tensor(x, &unsupported);
+  PyObject *t = dlx_pyops_as_tensor(x, &unsupported);
   if (t == NULL) return NULL;
   const dlx_view *v = &((TensorObject *)t)->view;
   DLDataType dt = v->dtype;

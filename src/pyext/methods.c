@@ -1,0 +1,294 @@
+/* dlx.Tensor indexing (getitem / setitem with NumPy's basic indexing) and the shape and copy methods:
+ * fill_, copy_, reshape, permute, transpose, T, astype, view. The dtype rules are ops.c's. */
+#include "internal.h" /* Python.h first, as CPython requires */
+
+#include <math.h>
+#include <string.h>
+
+#include "core/error_internal.h"
+#include "dlx/dtype.h"
+#include "dlx/layout.h"
+#include "dlx/ops.h"
+#include "dlx/viewops.h"
+
+/* ---- indexing ----------------------------------------------------------------------------------- */
+
+/* The most index items one subscript may hold: every dimension consumed, plus as many newaxes as the
+ * rank allows, plus an ellipsis. */
+#define MAX_ITEMS (2 * DLX_MAX_NDIM + 1)
+
+static int parse_item(PyObject *o, dlx_index_item *it) {
+  memset(it, 0, sizeof *it);
+  if (o == Py_None) {
+    it->kind = DLX_IDX_NEWAXIS;
+  } else if (o == Py_Ellipsis) {
+    it->kind = DLX_IDX_ELLIPSIS;
+  } else if (PySlice_Check(o)) {
+    Py_ssize_t start, stop, step;
+    /* absent bounds come back as the extreme values, which clamp to the same result */
+    if (PySlice_Unpack(o, &start, &stop, &step) < 0) return -1;
+    it->kind = DLX_IDX_SLICE;
+    it->s.start = start;
+    it->s.stop = stop;
+    it->s.step = step;
+    it->s.has_start = it->s.has_stop = true;
+  } else if (PyBool_Check(o)) {
+    PyErr_SetString(PyExc_IndexError, "boolean indices are not supported by dlx (basic indexing only)");
+    return -1;
+  } else if (PyIndex_Check(o)) {
+    Py_ssize_t i = PyNumber_AsSsize_t(o, PyExc_IndexError);
+    if (i == -1 && PyErr_Occurred()) return -1;
+    it->kind = DLX_IDX_INT;
+    it->i = i;
+  } else {
+    PyErr_Format(PyExc_IndexError,
+                 "only integers, slices (`:`), ellipsis (`...`), None and tuples of them are valid indices, not "
+                 "%.100s",
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  return 0;
+}
+
+/* The view t[key]. 0, or -1 with IndexError (ValueError for a zero step, as Python's slices). */
+static int subscript_view(TensorObject *t, PyObject *key, dlx_view *out) {
+  dlx_index_item items[MAX_ITEMS];
+  int32_t n = 0;
+  if (PyTuple_Check(key)) {
+    Py_ssize_t len = PyTuple_GET_SIZE(key);
+    if (len > MAX_ITEMS) {
+      PyErr_Format(PyExc_IndexError, "too many indices: %zd for ndim %d", len, t->view.ndim);
+      return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; ++i)
+      if (parse_item(PyTuple_GET_ITEM(key, i), &items[n++]) != 0) return -1;
+  } else if (parse_item(key, &items[n++]) != 0) {
+    return -1;
+  }
+  dlx_status st = dlx_view_subscript(&t->view, n, items, out);
+  if (st == DLX_OK) return 0;
+  dlx_py_raise(st, st == DLX_ERR_UNSUPPORTED ? PyExc_TypeError : PyExc_IndexError);
+  return -1;
+}
+
+static PyObject *mp_subscript(PyObject *self, PyObject *key) {
+  dlx_view v;
+  if (subscript_view((TensorObject *)self, key, &v) != 0) return NULL;
+  return dlx_pyops_wrap_view((TensorObject *)self, &v);
+}
+
+/* dst[...] = value: a Python scalar (NumPy's conversions: ints range-checked, floats truncated into
+ * integer dtypes), or any tensor-like object broadcast and cast to dst's dtype. */
+int dlx_pyops_assign(const dlx_view *dst, PyObject *value) {
+  skind k = dlx_pyops_is_tensor(value) ? SK_NONE : dlx_pyops_scalar_kind(value);
+  dlx_status st;
+  char b[DLX_DTYPE_NAME_MAX];
+  if (k != SK_NONE) {
+    dlx_view sv;
+    dlx_scalar_buf sbuf;
+    dtclass c = dlx_pyops_class_of(dst->dtype);
+    int sign = 0, r;
+    /* NumPy stores a complex number's truth into bool, and refuses it for every other real dtype */
+    if (k == SK_COMPLEX && c != C_COMPLEX && c != C_BOOL) {
+      PyErr_Format(PyExc_TypeError, "cannot assign a complex number to a %s tensor", dlx__dtype_text(b, sizeof b, dst->dtype));
+      return -1;
+    }
+    if (k == SK_FLOAT && (c == C_INT || c == C_UINT)) {
+      double d = PyFloat_AsDouble(value);
+      if (isnan(d)) {
+        PyErr_SetString(PyExc_ValueError, "cannot convert float NaN to integer");
+        return -1;
+      }
+      if (isinf(d)) {
+        PyErr_SetString(PyExc_OverflowError, "cannot convert float infinity to integer");
+        return -1;
+      }
+      /* through float64 and the cast rules: truncation toward zero, as NumPy's setitem */
+      st = dlx_scalar_view(&sv, &sbuf, DLX_DTYPE_FLOAT64, d, 0.0);
+      if (st == DLX_OK) RUN_OP(st, dlx_view_size(dst), dlx_cast(dst, &sv));
+      if (st != DLX_OK) dlx_py_raise_op(st);
+      return st == DLX_OK ? 0 : -1;
+    }
+    r = dlx_pyops_scalar_view(value, k, dst->dtype, &sv, &sbuf, &sign);
+    if (r < 0) return -1;
+    if (r > 0) {
+      dlx_pyops_int_out_of_bounds(value, dst->dtype);
+      return -1;
+    }
+    RUN_OP(st, dlx_view_size(dst), dlx_fill(dst, &sv));
+    if (st != DLX_OK) dlx_py_raise_op(st);
+    return st == DLX_OK ? 0 : -1;
+  }
+  int unsupported = 0;
+  PyObject *src = dlx_pyops_as_tensor(value, &unsupported);
+  if (src == NULL) return -1;
+  const dlx_view *sv = &((TensorObject *)src)->view;
+  if (dlx_dtype_equal(sv->dtype, dst->dtype)) {
+    RUN_OP(st, dlx_view_size(dst), dlx_copy(dst, sv));
+  } else {
+    RUN_OP(st, dlx_view_size(dst), dlx_cast(dst, sv));
+  }
+  Py_DECREF(src);
+  if (st != DLX_OK) dlx_py_raise_op(st);
+  return st == DLX_OK ? 0 : -1;
+}
+
+static int mp_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
+  if (value == NULL) {
+    PyErr_SetString(PyExc_TypeError, "dlx.Tensor does not support item deletion");
+    return -1;
+  }
+  dlx_view v;
+  if (subscript_view((TensorObject *)self, key, &v) != 0) return -1;
+  return dlx_pyops_assign(&v, value);
+}
+
+static Py_ssize_t mp_length(PyObject *self) {
+  TensorObject *t = (TensorObject *)self;
+  if (t->view.ndim == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+    return -1;
+  }
+  return (Py_ssize_t)t->view.shape[0];
+}
+
+PyMappingMethods dlx_pyops_as_mapping = {mp_length, mp_subscript, mp_ass_subscript};
+
+/* ---- methods ------------------------------------------------------------------------------------ */
+
+PyObject *dlx_pyops_fill_(PyObject *self, PyObject *value) {
+  if (dlx_pyops_assign(&((TensorObject *)self)->view, value) != 0) return NULL;
+  Py_INCREF(self);
+  return self;
+}
+
+PyObject *dlx_pyops_copy_(PyObject *self, PyObject *src) {
+  if (dlx_pyops_scalar_kind(src) != SK_NONE && !dlx_pyops_is_tensor(src))
+    return PyErr_Format(PyExc_TypeError, "copy_() takes a tensor-like object, not %.100s", Py_TYPE(src)->tp_name);
+  if (dlx_pyops_assign(&((TensorObject *)self)->view, src) != 0) return NULL;
+  Py_INCREF(self);
+  return self;
+}
+
+/* Integers from f(*args) or f(seq): reshape(2, 3) and reshape((2, 3)) alike. -1 + exception. */
+int dlx_pyops_parse_int_args(PyObject *args, const char *what, int64_t *vals, int32_t *n) {
+  PyObject *seq = args;
+  if (PyTuple_GET_SIZE(args) == 1 && !PyIndex_Check(PyTuple_GET_ITEM(args, 0))) seq = PyTuple_GET_ITEM(args, 0);
+  PyObject *fast = PySequence_Fast(seq, "expected ints or one sequence of ints");
+  if (fast == NULL) return -1;
+  Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+  if (len > DLX_MAX_NDIM) {
+    Py_DECREF(fast);
+    PyErr_Format(PyExc_ValueError, "%s: %zd values; at most %d dimensions are allowed", what, len, DLX_MAX_NDIM);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < len; ++i) {
+    PyObject *o = PySequence_Fast_GET_ITEM(fast, i);
+    if (!PyIndex_Check(o)) {
+      Py_DECREF(fast);
+      PyErr_Format(PyExc_TypeError, "%s: expected ints, got %.100s", what, Py_TYPE(o)->tp_name);
+      return -1;
+    }
+    Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_OverflowError);
+    if (v == -1 && PyErr_Occurred()) {
+      Py_DECREF(fast);
+      return -1;
+    }
+    vals[i] = v;
+  }
+  Py_DECREF(fast);
+  *n = (int32_t)len;
+  return 0;
+}
+
+PyObject *dlx_pyops_reshape(PyObject *self, PyObject *args) {
+  TensorObject *t = (TensorObject *)self;
+  int64_t shape[DLX_MAX_NDIM];
+  int32_t n = 0;
+  if (dlx_pyops_parse_int_args(args, "reshape", shape, &n) != 0) return NULL;
+  dlx_view v;
+  dlx_status st = dlx_view_reshape(&t->view, n, shape, &v);
+  if (st == DLX_OK) return dlx_pyops_wrap_view(t, &v);
+  if (st != DLX_ERR_LAYOUT_MISMATCH) return dlx_py_raise_op(st);
+  /* no view has these strides: copy compactly first, as NumPy's reshape does */
+  dlx_storage *s;
+  dlx_view c;
+  if (dlx_py_copy_compact(&t->view, &s, &c) != 0) return NULL;
+  c.flags = t->view.flags & ~(uint32_t)DLX_VIEW_READ_ONLY;
+  st = dlx_view_reshape(&c, n, shape, &v);
+  if (st != DLX_OK) {
+    dlx__storage_release(s);
+    return dlx_py_raise_op(st);
+  }
+  return dlx_py_tensor_wrap(s, &v, 0);
+}
+
+static PyObject *permute_impl(TensorObject *t, const int64_t *dims, int32_t n) {
+  if (n != t->view.ndim)
+    return PyErr_Format(PyExc_ValueError, "permute: %d axes given for a tensor of ndim %d", n, t->view.ndim);
+  int32_t perm[DLX_MAX_NDIM];
+  for (int32_t i = 0; i < n; ++i) {
+    int64_t d = dims[i] < 0 ? dims[i] + n : dims[i];
+    if (d < 0 || d >= n)
+      return PyErr_Format(PyExc_ValueError, "permute: axis %lld is out of range for ndim %d", (long long)dims[i], n);
+    perm[i] = (int32_t)d;
+  }
+  dlx_view v;
+  dlx_status st = dlx_view_permute(&t->view, perm, &v);
+  if (st != DLX_OK) return dlx_py_raise_op(st);
+  return dlx_pyops_wrap_view(t, &v);
+}
+
+PyObject *dlx_pyops_permute(PyObject *self, PyObject *args) {
+  int64_t dims[DLX_MAX_NDIM];
+  int32_t n = 0;
+  if (dlx_pyops_parse_int_args(args, "permute", dims, &n) != 0) return NULL;
+  return permute_impl((TensorObject *)self, dims, n);
+}
+
+PyObject *dlx_pyops_transpose(PyObject *self, PyObject *args) {
+  TensorObject *t = (TensorObject *)self;
+  if (PyTuple_GET_SIZE(args) == 0 ||
+      (PyTuple_GET_SIZE(args) == 1 && PyTuple_GET_ITEM(args, 0) == Py_None)) {
+    dlx_view v;
+    dlx_status st = dlx_view_transpose(&t->view, &v);
+    if (st != DLX_OK) return dlx_py_raise_op(st);
+    return dlx_pyops_wrap_view(t, &v);
+  }
+  return dlx_pyops_permute(self, args);
+}
+
+PyObject *dlx_pyops_T(PyObject *self, void *closure) {
+  (void)closure;
+  PyObject *args = PyTuple_New(0);
+  if (args == NULL) return NULL;
+  PyObject *r = dlx_pyops_transpose(self, args);
+  Py_DECREF(args);
+  return r;
+}
+
+PyObject *dlx_pyops_astype(PyObject *self, PyObject *dtype) {
+  DLDataType dt;
+  if (dlx_parse_dtype_obj(dtype, &dt) != 0) return NULL;
+  return dlx_pyops_cast_new(&((TensorObject *)self)->view, dt);
+}
+
+PyObject *dlx_pyops_view(PyObject *self, PyObject *dtype) {
+  TensorObject *t = (TensorObject *)self;
+  DLDataType dt;
+  if (dlx_parse_dtype_obj(dtype, &dt) != 0) return NULL;
+  char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
+  size_t from = dlx_dtype_itemsize(t->view.dtype), to = dlx_dtype_itemsize(dt);
+  if (from != to || dlx_dtype_is_subbyte(dt) || dlx_dtype_is_subbyte(t->view.dtype))
+    return PyErr_Format(PyExc_ValueError,
+                        "view: %s (%zu bytes) and %s (%zu bytes) differ in size; dlx reinterprets only whole "
+                        "elements of equal size",
+                        dlx__dtype_text(a, sizeof a, t->view.dtype), from, dlx__dtype_text(b, sizeof b, dt), to);
+  dlx_view v = t->view;
+  v.dtype = dt;
+  /* the new dtype may want more alignment than the address has (complex64 -> int64) */
+  uint32_t align = (uint32_t)dlx_dtype_alignment(dt);
+  uintptr_t addr = (uintptr_t)v.data;
+  while (addr && align > 1 && addr % align) align /= 2;
+  return dlx_py_tensor_wrap(dlx__storage_retain(t->storage), &v, align);
+}
