@@ -4,8 +4,14 @@
 #define DLX_DLX_H
 #include "dlx/dlpack.h"
 #include "dlx/dtype.h"
+#include "dlx/dynlayout.h"
 #include "dlx/error.h"
+#include "dlx/export.h"
 #include "dlx/layout.h"
+#include "dlx/ops.h"
+#include "dlx/tensor.h"
 #include "dlx/version.h"
 #include "dlx/view.h"
+#include "dlx/viewops.h"
+/* dlx/python.h is for CPython extensions: it needs Python.h first, so it is included on its own. */
 #endif

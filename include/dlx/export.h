@@ -13,6 +13,12 @@
 #else
 #define DLX_API
 #endif
+/* Alignment of a struct member, in C11 and in C++11 alike. */
+#ifdef __cplusplus
+#define DLX_ALIGNAS(n) alignas(n)
+#else
+#define DLX_ALIGNAS(n) _Alignas(n)
+#endif
 #ifdef __cplusplus
 #define DLX_EXTERN_C_BEGIN extern "C" {
 #define DLX_EXTERN_C_END }

@@ -35,7 +35,7 @@ DLX_EXTERN_C_BEGIN
 
 /* Room for one element of any byte-sized scalar dtype (complex128 is the widest). */
 typedef struct dlx_scalar_buf {
-  _Alignas(16) unsigned char bytes[16];
+  DLX_ALIGNAS(16) unsigned char bytes[16];
 } dlx_scalar_buf;
 
 /* A 0-d view of dtype dt holding re (+ i*im for complex), converted with the cast rules; storage in buf.
