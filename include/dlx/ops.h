@@ -16,6 +16,10 @@
  *  - bool: add is OR, mul is AND, sub and div are DLX_ERR_UNSUPPORTED;
  *  - complex: lt/le/gt/ge are DLX_ERR_UNSUPPORTED; eq/ne compare both parts;
  *  - packed sub-byte dtypes (float6, float4) only take part in cast, fill and copy.
+ *  - a NaN produced by arithmetic (add, sub, mul, div, fma) is a NaN of unspecified sign and payload:
+ *    which input NaN an operation passes on depends on the hardware and the operand order (IEEE 754
+ *    leaves it open, and a GPU returns one canonical NaN). Copies and fills keep NaN bits; casts keep
+ *    them as far as the target format can (float32 -> float16 keeps the top payload bits, as NumPy).
  * Comparisons write bool (one byte, 0 or 1).
  *
  * Threads: large ops split over the threads of a pool (dlx_set_num_threads); an op called while the

@@ -28,14 +28,23 @@ static bool is_packed(const dlx_view *v) {
 
 typedef enum rvcat { RV_BOOL, RV_SINT, RV_UINT, RV_F32, RV_F64, RV_C64, RV_C128 } rvcat;
 
-/* One element: integers exact in i / u, floats in f (float32-computed categories hold floats), complex
- * parts in f and im. */
+/* One element: integers exact in i / u, floats in f, complex parts in f and im. Float32-valued
+ * categories (RV_F32, RV_C64) also keep their exact float bits in g / gim: widening a signalling NaN to
+ * double quiets it, while a float32 -> float16 cast keeps its payload as it is (NumPy). */
 typedef struct rv {
   rvcat cat;
   int64_t i;
   uint64_t u;
   double f, im;
+  float g, gim;
 } rv;
+
+static void set_f32(rv *r, float re, float im) {
+  r->g = re;
+  r->gim = im;
+  r->f = re;
+  r->im = im;
+}
 
 static uint32_t get_code(const dlx_view *v, int64_t off) {
   const unsigned bits = v->dtype.bits;
@@ -79,16 +88,18 @@ static rv load(const dlx_view *v, int64_t off) {
     case DLX_KD_U16: { uint16_t x; memcpy(&x, p, 2); r.cat = RV_UINT; r.u = x; break; }
     case DLX_KD_U32: { uint32_t x; memcpy(&x, p, 4); r.cat = RV_UINT; r.u = x; break; }
     case DLX_KD_U64: { uint64_t x; memcpy(&x, p, 8); r.cat = RV_UINT; r.u = x; break; }
-    case DLX_KD_F32: { float x; memcpy(&x, p, 4); r.cat = RV_F32; r.f = x; break; }
+    case DLX_KD_F32: { float x; memcpy(&x, p, 4); r.cat = RV_F32; set_f32(&r, x, 0.0f); break; }
     case DLX_KD_F64: { double x; memcpy(&x, p, 8); r.cat = RV_F64; r.f = x; break; }
-    case DLX_KD_C64: { float x[2]; memcpy(x, p, 8); r.cat = RV_C64; r.f = x[0]; r.im = x[1]; break; }
+    case DLX_KD_C64: { float x[2]; memcpy(x, p, 8); r.cat = RV_C64; set_f32(&r, x[0], x[1]); break; }
     case DLX_KD_C128: { double x[2]; memcpy(x, p, 16); r.cat = RV_C128; r.f = x[0]; r.im = x[1]; break; }
     default: {
       /* narrow floats: exact in double through the generic codec (not the backends' tables), then
        * computed in float32 */
       const dlx_cvt_format fmt = dlx_cvt_format_value(v->dtype.code);
+      const uint32_t code = get_code(v, off);
       r.cat = RV_F32;
-      r.f = dlx_cvt_decode_f64(&fmt, get_code(v, off));
+      r.g = dlx_cvt_decode_f32(&fmt, code);
+      r.f = dlx_cvt_decode_f64(&fmt, code); /* what a cast to float64 gives (NaN payloads included) */
       break;
     }
   }
@@ -144,8 +155,11 @@ static void store(const dlx_view *v, int64_t off, const rv *x) {
     case DLX_KD_C64: {
       /* integers convert straight to float (one rounding), not through double */
       float y[2];
-      y[0] = x->cat == RV_SINT ? (float)x->i : (x->cat == RV_UINT || x->cat == RV_BOOL) ? (float)x->u : (float)x->f;
-      y[1] = (x->cat == RV_C64 || x->cat == RV_C128) ? (float)x->im : 0.0f;
+      const bool f32 = x->cat == RV_F32 || x->cat == RV_C64;
+      y[0] = x->cat == RV_SINT ? (float)x->i : (x->cat == RV_UINT || x->cat == RV_BOOL) ? (float)x->u
+             : f32                                                                 ? x->g
+                                                                                   : (float)x->f;
+      y[1] = x->cat == RV_C64 ? x->gim : x->cat == RV_C128 ? (float)x->im : 0.0f;
       memcpy(p, y, k == DLX_KD_F32 ? 4 : 8);
       return;
     }
@@ -160,7 +174,7 @@ static void store(const dlx_view *v, int64_t off, const rv *x) {
     default: {
       const dlx_cvt_format fmt = dlx_cvt_format_value(v->dtype.code);
       /* float32-valued sources encode from float, everything else (integers too) from double */
-      const uint32_t code = (x->cat == RV_F32 || x->cat == RV_C64) ? dlx_cvt_encode_f32(&fmt, (float)x->f)
+      const uint32_t code = (x->cat == RV_F32 || x->cat == RV_C64) ? dlx_cvt_encode_f32(&fmt, x->g)
                                                                    : dlx_cvt_encode_f64(&fmt, re);
       set_code(v, off, code);
       return;
@@ -190,10 +204,10 @@ static rv binop(dlx_binop op, const rv *a, const rv *b) {
       case RV_BOOL: res = ORDER(op, BOOL, b8, (uint8_t)a->u, (uint8_t)b->u); break;
       case RV_SINT: res = ORDER(op, SINT, i64, a->i, b->i); break;
       case RV_UINT: res = ORDER(op, UINT, u64, a->u, b->u); break;
-      case RV_F32: res = ORDER(op, REAL, f32, (float)a->f, (float)b->f); break;
+      case RV_F32: res = ORDER(op, REAL, f32, a->g, b->g); break;
       case RV_F64: res = ORDER(op, REAL, f64, a->f, b->f); break;
       case RV_C64: {
-        const dlx_cf32 x = dlx_cf32_make((float)a->f, (float)a->im), y = dlx_cf32_make((float)b->f, (float)b->im);
+        const dlx_cf32 x = dlx_cf32_make(a->g, a->gim), y = dlx_cf32_make(b->g, b->gim);
         res = op == DLX_OP_EQ ? EQ_CPLX(x, y, c64) : NE_CPLX(x, y, c64);
         break;
       }
@@ -214,13 +228,12 @@ static rv binop(dlx_binop op, const rv *a, const rv *b) {
      * at the narrower width (INT8_MIN / -1 included) */
     case RV_SINT: r.i = ARITH(op, SINT, i64, a->i, b->i); break;
     case RV_UINT: r.u = ARITH(op, UINT, u64, a->u, b->u); break;
-    case RV_F32: r.f = (float)ARITH(op, REAL, f32, (float)a->f, (float)b->f); break;
+    case RV_F32: set_f32(&r, ARITH(op, REAL, f32, a->g, b->g), 0.0f); break;
     case RV_F64: r.f = ARITH(op, REAL, f64, a->f, b->f); break;
     case RV_C64: {
-      const dlx_cf32 x = dlx_cf32_make((float)a->f, (float)a->im), y = dlx_cf32_make((float)b->f, (float)b->im);
+      const dlx_cf32 x = dlx_cf32_make(a->g, a->gim), y = dlx_cf32_make(b->g, b->gim);
       const dlx_cf32 z = ARITH(op, CPLX, c64, x, y);
-      r.f = z.re;
-      r.im = z.im;
+      set_f32(&r, z.re, z.im);
       break;
     }
     case RV_C128: {
@@ -245,12 +258,11 @@ static rv fma_elem(double s, const rv *a, const rv *b) {
       r.cat = RV_F64;
       r.f = dlx__round_half_even(s * rv_real(a) + rv_real(b));
       break;
-    case RV_F32: r.f = FMA_REAL(s, (float)a->f, (float)b->f, f32); break;
+    case RV_F32: set_f32(&r, FMA_REAL(s, a->g, b->g, f32), 0.0f); break;
     case RV_F64: r.f = FMA_REAL(s, a->f, b->f, f64); break;
     case RV_C64: {
-      const dlx_cf32 z = FMA_CPLX(s, dlx_cf32_make((float)a->f, (float)a->im), dlx_cf32_make((float)b->f, (float)b->im), c64);
-      r.f = z.re;
-      r.im = z.im;
+      const dlx_cf32 z = FMA_CPLX(s, dlx_cf32_make(a->g, a->gim), dlx_cf32_make(b->g, b->gim), c64);
+      set_f32(&r, z.re, z.im);
       break;
     }
     case RV_C128: {
