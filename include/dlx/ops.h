@@ -45,7 +45,8 @@ typedef struct dlx_scalar_buf {
 /* A 0-d view of dtype dt holding re (+ i*im for complex), converted with the cast rules; storage in buf.
  * For integer dtypes re must be integral and in range (DLX_ERR_OVERFLOW otherwise). */
 DLX_API dlx_status dlx_scalar_view(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, double re, double im);
-/* The same from an exact 64-bit integer (no rounding through double). */
+/* The same from an exact 64-bit integer: integer dtypes take it exactly, float32 and float64 round it once;
+ * the narrow formats encode it through double, as dlx_cast does (two roundings above 2^53). */
 DLX_API dlx_status dlx_scalar_view_int(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, int64_t value);
 
 /* dst[...] = value (value broadcast to dst; same dtype). */

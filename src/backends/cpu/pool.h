@@ -1,4 +1,4 @@
-/* Internal: the persistent thread pool behind large ops (src/core/pool.c).
+/* Internal: the persistent thread pool behind large ops (src/backends/cpu/pool.c).
  *
  * One job at a time: dlx__parallel_for splits n_chunks chunks over the caller and up to
  * dlx_get_num_threads() - 1 pool workers, and returns when every chunk has run. A call that finds the
@@ -6,8 +6,8 @@
  * runs chunks) runs all its chunks on the calling thread: nested and concurrent callers never
  * oversubscribe the machine. Chunks must be independent, so the result never depends on which thread
  * ran which chunk. The caller runs chunks too and waits only for chunks other threads have started. */
-#ifndef DLX_CORE_POOL_H
-#define DLX_CORE_POOL_H
+#ifndef DLX_BACKENDS_CPU_POOL_H
+#define DLX_BACKENDS_CPU_POOL_H
 
 #include <stdint.h>
 
