@@ -59,16 +59,18 @@ static void packed_walk(const dlx_view *p, uint8_t *buf, bool unpack) {
   unsigned char *data = p->data;
   int64_t idx[DLX_MAX_NDIM] = {0};
   const bool contiguous = dlx_view_is_c_contiguous(p);
-  int64_t off = 0;
+  /* unsigned: stepping an extent-1 dimension adds its stride and takes it back at once, and that stride
+   * may be anything (INT64_MAX included); modulo 2^64 the offset still comes out exact */
+  uint64_t off = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t e = contiguous ? i : off;
+    const int64_t e = contiguous ? i : (int64_t)off;
     if (unpack) buf[i] = (uint8_t)dlx_cvt_bits_get(data, e * (int64_t)bits, bits);
     else dlx_cvt_bits_set(data, e * (int64_t)bits, bits, buf[i]);
     if (contiguous) continue;
     for (int32_t d = p->ndim - 1; d >= 0; --d) {
-      off += p->strides[d];
+      off += (uint64_t)p->strides[d];
       if (++idx[d] < p->shape[d]) break;
-      off -= idx[d] * p->strides[d];
+      off -= (uint64_t)idx[d] * (uint64_t)p->strides[d];
       idx[d] = 0;
     }
   }
