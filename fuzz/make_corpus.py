@@ -671,6 +671,274 @@ def managed_import_seeds():
     return s
 
 
+# ---- ops (fuzz/fuzz_ops.c) ---------------------------------------------------------------------
+
+# The harness's dtype table, by position.
+OPS_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+              "bfloat16", "float32", "float64", "complex64", "complex128", "float8_e3m4", "float8_e4m3",
+              "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+              "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "int128", "float128", "complex32",
+              "opaque8", "opaque64", "float32x4", "int8x3", "float4_e2m1fnx2", "float4_e2m1fnx3", "float6_e2m3fnx4",
+              "illegal_lanes0", "illegal_float24", "illegal_code18", "illegal_uint1"]
+OP_COPY, OP_FILL, OP_CAST, OP_BINARY, OP_FMA = range(5)
+OPS_BINOPS = ["add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne"]
+OPS_SCALARS = [0.0, 1.0, -1.0, 0.5, 2.0, -0.0, 3.25, -2.5, 1e10, -1e10, 1e300, "inf", "-inf", "nan", 0.1, 255.5]
+OPS_DEVICES = [(CUDA_HOST, 0), (CUDA_MANAGED, 0), (ROCM_HOST, 0), (CUDA, 0), (CPU, 1), (CPU, -1), (ONEAPI, 0),
+               (ROCM, 0), (VULKAN, 0), (0, 0), (5, 0), (99, 0), (CUDA_MANAGED, 3)]
+OPS_EXTREMES = [INT64_MIN, INT64_MAX, INT64_MIN + 1, 1 << 62, -(1 << 62), 1 << 61, 1 << 32, -(1 << 32), 1 << 31,
+                (1 << 62) - 1, 0x100000001, 1 << 20, -(1 << 20), INT64_MAX // 3]
+OPS_THREADED, OPS_NULL_ARGS = 1, 2
+FILL_RANDOM, FILL_SPARSE, FILL_SMALL_F32, FILL_SPECIAL = range(4)
+
+
+def ops_dtype(d):
+    """A dtype of the table (by name) or a raw (code, bits, lanes) tuple."""
+    if isinstance(d, str):
+        return u8(OPS_DTYPES.index(d))
+    code, bits, lanes = d
+    return u8(0xFF) + u8(code) + u8(bits) + struct.pack("<H", lanes)
+
+
+def ops_extent(e):
+    if 1 <= e <= 4:
+        return u8(e - 1)
+    if 5 <= e <= 16:
+        return u8(0xA0 + e - 1)
+    if e == 0:
+        return u8(0xD0)
+    if 17 <= e <= 137 and (e - 17) % 8 == 0:
+        return u8(0xE0 + (e - 17) // 8)
+    if -14 <= e <= -1:
+        return u8(0xF0 + (-1 - e))
+    return u8(0xFE) + u64(e)
+
+
+def ops_strides(st, rank):
+    """"C", "F", ("flip", dims), ("perm", bytes), ("gap", [(factor, negative)] innermost first),
+    ("zero", dims), or an explicit list (small ones as mode 5, others as mode 6)."""
+    if st == "C":
+        return u8(0)
+    if st == "F":
+        return u8(1)
+    kind = st[0]
+    if kind == "flip":
+        return u8(2) + u8(sum(1 << d for d in st[1]))
+    if kind == "perm":
+        assert len(st[1]) == max(rank - 1, 0)
+        return u8(3) + bytes(st[1])
+    if kind == "gap":
+        assert len(st[1]) == rank
+        return u8(4) + b"".join(u8((f - 1) | (4 if neg else 0)) for f, neg in st[1])
+    if kind == "zero":
+        return u8(7) + u8(sum(1 << d for d in st[1]))
+    assert len(st) == rank, (st, rank)
+    if all(-8 <= v <= 8 for v in st):
+        return u8(5) + b"".join(u8(v + 8) for v in st)
+    out = u8(6)
+    for v in st:
+        if -16 <= v <= 16:
+            out += u8(v + 16)
+        elif v in OPS_EXTREMES:
+            out += u8(0xC0 + OPS_EXTREMES.index(v))
+        else:
+            out += u8(0xFF) + u64(v)
+    return out
+
+
+def ops_offset(off):
+    """("after", pad elements), ("at", arena byte), ("alias", elements from out's element 0), "null",
+    ("raw", byte offset from the arena)."""
+    if off == "null":
+        return u8(0xEE)
+    kind, v = off
+    if kind == "after":
+        return u8(v)
+    if kind == "at":
+        return u8(0x80 + v)
+    if kind == "alias":
+        return u8(0xC0) + u8(v & 0xFF)
+    return u8(0xF0) + u64(v)
+
+
+def ops_view(shape, strides="C", *, dtype=None, padded=False, read_only=False, device=None, offset=("after", 0),
+             rank=None):
+    """One view. shape: out: a list of extents (rank overrides the rank byte: -1, 65...); inputs: the same, or
+    "same" (out's shape), ("bcast", dropped leading dims, dims made 1), ("alias", delta) (out's layout)."""
+    out = u8(0) if dtype is None else u8(0x80 + OPS_DTYPES.index(dtype)) if isinstance(dtype, str) else \
+        u8(0xFF) + ops_dtype(dtype)[1:]
+    out += u8((2 if padded else 0) | (1 if read_only else 0))  # the dlx_view flag bits
+    if device is None:
+        out += u8(0)
+    elif device in OPS_DEVICES:
+        out += u8(0xC0 + OPS_DEVICES.index(device))
+    else:
+        out += u8(0xFF) + u32(device[0]) + u32(device[1])
+    return out, shape, strides, offset, rank
+
+
+def ops_seed(kind, t, u="float32", views=(), *, op="add", scalar=1.0, partner=False, flags=0, fill=FILL_RANDOM,
+             seed=1, tail=3):
+    out = u8(kind | (8 if partner else 0))
+    if kind == OP_BINARY:
+        out += u8(OPS_BINOPS.index(op)) if isinstance(op, str) else u8(0xF0) + u32(op)
+    elif kind == OP_FMA:
+        out += u8(OPS_SCALARS.index(scalar)) if scalar in OPS_SCALARS else u8(0xF0) + struct.pack("<d", scalar)
+    else:
+        out += u8(0)
+    out += u8(flags) + u8(fill) + u32(seed) + u8(tail) + ops_dtype(t) + ops_dtype(u)
+    out_rank = None
+    for k, (head, shape, strides, offset, rank) in enumerate(views):
+        out += head
+        n = len(shape) if rank is None else rank
+        nd = n if 0 <= n <= 6 else 0  # an impossible rank stores no extents
+        if k == 0:
+            out += u8(n) if 0 <= n <= 6 else u8(0xF0 + (-1 - n)) if n < 0 else u8(0xF8 + n - 65)
+            out += b"".join(ops_extent(e) for e in shape[:nd])
+            out_rank = r = nd
+        elif shape == "same":
+            out += u8(0)
+            r = out_rank
+        elif isinstance(shape, tuple) and shape[0] == "bcast":
+            _, drop, ones = shape
+            out += u8(1 | drop << 2) + u8(sum(1 << d for d in ones))
+            r = out_rank - drop
+        elif isinstance(shape, tuple) and shape[0] == "alias":
+            delta = shape[1]
+            out += u8(3 | (4 if delta else 0)) + (u8(delta & 0xFF) if delta else b"")
+            continue
+        else:
+            sel = n if 0 <= n <= 6 else (0x39 if n == 65 else 0x38)
+            out += u8(2 | sel << 2) + b"".join(ops_extent(e) for e in shape[:nd])
+            r = nd
+        out += ops_strides(strides, r) + ops_offset(offset)
+    return out
+
+
+def V(*a, **k):
+    return ops_view(*a, **k)
+
+
+def ops_seeds():
+    s = {}
+    C, BI, FMA = OP_COPY, OP_BINARY, OP_FMA
+    # copy: layouts, broadcasting, aliasing
+    s["copy_f32_contiguous"] = ops_seed(C, "float32", views=[V([3, 4]), V("same")])
+    s["copy_i16_transposed_src"] = ops_seed(C, "int16", views=[V([5, 3]), V("same", "F")])
+    s["copy_f64_negative_strides"] = ops_seed(C, "float64", views=[V([4, 3]), V("same", ("flip", [0, 1]))])
+    s["copy_u8_gapped_rank4"] = ops_seed(C, "uint8", views=[V([2, 3, 2, 4], ("gap", [(2, True), (1, False), (3, False), (1, True)])),
+                                                           V("same", ("perm", [1, 0, 2]))])
+    s["copy_broadcast_row_and_0d"] = ops_seed(C, "int32", views=[V([4, 5]), V(("bcast", 1, []))])
+    s["copy_broadcast_ones"] = ops_seed(C, "complex64", views=[V([3, 1, 4]), V(("bcast", 0, [0, 2]))])
+    s["copy_in_place"] = ops_seed(C, "float32", views=[V([6, 2]), V(("alias", 0))])
+    s["copy_overlap_shift_forward"] = ops_seed(C, "int64", views=[V([9]), V(("alias", 1))])
+    s["copy_overlap_shift_backward"] = ops_seed(C, "int8", views=[V([3, 5], offset=("after", 1)), V(("alias", -1))],
+                                                  fill=FILL_SPECIAL)
+    s["copy_overlap_reversed"] = ops_seed(C, "float32", views=[V([8]), V("same", ("flip", [0]), offset=("at", 0))])
+    s["copy_packed_fp4_flipped"] = ops_seed(C, "float4_e2m1fn", views=[V([3, 5]), V("same", ("flip", [1]))])
+    s["copy_packed_fp4_into_padded"] = ops_seed(C, "float4_e2m1fn", views=[V([7], padded=True), V("same", [3])])
+    s["copy_packed_fp6_broadcast"] = ops_seed(C, "float6_e3m2fn", views=[V([3, 4]), V(("bcast", 1, []), [-2])])
+    s["copy_opaque64_int128_moves"] = ops_seed(C, "opaque64", views=[V([3, 2], "F"), V("same", [-1, 6])])
+    s["copy_complex32_strided"] = ops_seed(C, "complex32", views=[V([4]), V("same", [3])])
+    s["copy_vector_f32x4"] = ops_seed(C, "float32x4", views=[V([2, 2]), V("same", "F")])
+    s["copy_extent1_extreme_strides"] = ops_seed(C, "float64", views=[V([1, 4, 1], [INT64_MIN, 1, INT64_MAX]),
+                                                                      V("same", [INT64_MAX, -1, 1 << 62])])
+    s["copy_output_self_overlap"] = ops_seed(C, "float32", views=[V([3, 3], [1, 1]), V("same", "F")])
+    s["copy_rank6_4096_threaded"] = ops_seed(C, "uint16", views=[V([4] * 6), V("same", ("perm", [3, 1, 0, 2, 1]))],
+                                             flags=OPS_THREADED | 0x10)
+    # fill
+    s["fill_f32_from_0d"] = ops_seed(OP_FILL, "float32", views=[V([4, 5], ("flip", [0])), V([])])
+    s["fill_fp8_e4m3fn_broadcast"] = ops_seed(OP_FILL, "float8_e4m3fn", views=[V([3, 16]), V(("bcast", 0, [0]))])
+    s["fill_bool_into_empty_null"] = ops_seed(OP_FILL, "bool", views=[V([3, 0], offset="null"), V([1, 1])])
+    # cast
+    s["cast_f32_to_bf16"] = ops_seed(OP_CAST, "bfloat16", "float32", views=[V([33]), V("same")], fill=FILL_SMALL_F32)
+    s["cast_f64_to_i8_strided"] = ops_seed(OP_CAST, "int8", "float64", views=[V([5, 3]), V("same", [-3, 1])])
+    s["cast_u8_to_f16_broadcast"] = ops_seed(OP_CAST, "float16", "uint8", views=[V([2, 3, 4]), V(("bcast", 1, [1]))])
+    s["cast_f32_to_packed_fp4"] = ops_seed(OP_CAST, "float4_e2m1fn", "float32", views=[V([5, 3]), V("same", "F")],
+                                           fill=FILL_SMALL_F32)
+    s["cast_packed_fp6_to_f32"] = ops_seed(OP_CAST, "float32", "float6_e2m3fn", views=[V([4, 3]), V("same", ("flip", [0]))])
+    s["cast_padded_fp4_to_fp6"] = ops_seed(OP_CAST, "float6_e2m3fn", "float4_e2m1fn", views=[V([9]), V("same", padded=True)])
+    s["cast_i32_to_f32_in_place"] = ops_seed(OP_CAST, "float32", "int32", views=[V([4, 4]), V(("alias", 0))])
+    s["cast_c128_to_f32"] = ops_seed(OP_CAST, "float32", "complex128", views=[V([6]), V("same")])
+    s["cast_e5m2_to_e4m3fn_special"] = ops_seed(OP_CAST, "float8_e4m3fn", "float8_e5m2", views=[V([64]), V("same")],
+                                                fill=FILL_SPECIAL)
+    s["cast_e8m0fnu_to_f64"] = ops_seed(OP_CAST, "float64", "float8_e8m0fnu", views=[V([2, 8]), V("same", "F")])
+    s["cast_bool_to_u64_overlap"] = ops_seed(OP_CAST, "uint64", "bool", views=[V([8]), V("same", offset=("at", 3))])
+    s["cast_int128_unsupported"] = ops_seed(OP_CAST, "float32", "int128", views=[V([2]), V("same")])
+    s["cast_packed_vector_unsupported"] = ops_seed(OP_CAST, "float4_e2m1fnx3", "float4_e2m1fnx3", views=[V([2]), V("same")])
+    # binary
+    s["add_f32_threaded"] = ops_seed(BI, "float32", op="add", views=[V([57, 9]), V("same"), V("same", "F")],
+                                     flags=OPS_THREADED | 0x30)
+    s["sub_i8_negative_strides"] = ops_seed(BI, "int8", op="sub", views=[V([5, 6], ("flip", [1])), V("same"),
+                                                                        V("same", ("flip", [0]))])
+    s["div_i32_by_zero"] = ops_seed(BI, "int32", op="div", views=[V([4, 4]), V("same"), V("same", [1, 4])], fill=FILL_SPARSE)
+    s["div_i64_min_by_minus_one"] = ops_seed(BI, "int64", op="div", views=[V([16]), V("same"), V(("bcast", 1, []))],
+                                             fill=FILL_SPECIAL)
+    s["mul_c64_broadcast"] = ops_seed(BI, "complex64", op="mul", views=[V([3, 4]), V(("bcast", 0, [0])), V(("bcast", 1, []))])
+    s["lt_f64_bool_out"] = ops_seed(BI, "float64", op="lt", views=[V([3, 5]), V("same"), V("same", "F")])
+    s["eq_c128_nan"] = ops_seed(BI, "complex128", op="eq", views=[V([4]), V("same"), V(("alias", 0), dtype="complex128")])
+    s["ge_c64_unsupported"] = ops_seed(BI, "complex64", op="ge", views=[V([2]), V("same"), V("same")])
+    s["sub_bool_unsupported"] = ops_seed(BI, "bool", op="sub", views=[V([2]), V("same"), V("same")])
+    s["add_bool_is_or"] = ops_seed(BI, "bool", op="add", views=[V([3, 3]), V("same"), V("same", "F")], fill=FILL_SPARSE)
+    s["add_bf16_in_place"] = ops_seed(BI, "bfloat16", op="add", views=[V([5, 4]), V(("alias", 0)), V("same", "F")])
+    s["div_f16_b_shifted_alias"] = ops_seed(BI, "float16", op="div", views=[V([12], offset=("after", 2)), V("same"),
+                                                                               V(("alias", -2))])
+    s["ne_u64_with_0d"] = ops_seed(BI, "uint64", op="ne", views=[V([2, 3]), V("same"), V([])])
+    s["add_fp8_e4m3fn_transposed"] = ops_seed(BI, "float8_e4m3fn", op="add", views=[V([9, 9]), V("same", "F"), V("same")],
+                                              fill=FILL_SPECIAL)
+    s["mul_u16_zero_stride_input"] = ops_seed(BI, "uint16", op="mul", views=[V([4, 6]), V("same", ("zero", [0])),
+                                                                            V("same", ("zero", [1]))])
+    s["gt_f32_strided_misaligned"] = ops_seed(BI, "float32", op="gt", views=[V([3, 7]), V("same", [9, 1], offset=("at", 1)),
+                                                                            V("same", [1, 3], offset=("at", 3))])
+    s["add_out_zero_stride_refused"] = ops_seed(BI, "float32", op="add", views=[V([3, 2], ("zero", [0])), V("same"), V("same")])
+    s["add_broadcast_mismatch"] = ops_seed(BI, "float32", op="add", views=[V([3, 4]), V([4, 3]), V("same")])
+    s["add_dtype_mismatch"] = ops_seed(BI, "float32", op="add", views=[V([3]), V("same"), V("same", dtype="float64")])
+    s["add_read_only_out"] = ops_seed(BI, "int32", op="add", views=[V([3], read_only=True), V("same"), V("same")])
+    s["add_read_only_inputs_ok"] = ops_seed(BI, "int32", op="add", views=[V([3]), V("same", read_only=True),
+                                                                         V("same", read_only=True)])
+    s["add_cuda_refused"] = ops_seed(BI, "float32", op="add", views=[V([3]), V("same", device=(CUDA, 0)), V("same")])
+    s["add_pinned_and_managed_ok"] = ops_seed(BI, "float32", op="add", views=[V([3], device=(CUDA_MANAGED, 0)),
+                                                                             V("same", device=(CUDA_HOST, 0)),
+                                                                             V("same", device=(ROCM_HOST, 0))])
+    s["add_unknown_device"] = ops_seed(BI, "int8", op="add", views=[V([3]), V("same", device=(0x7FFF, 2)), V("same")])
+    s["add_float4_unsupported"] = ops_seed(BI, "float4_e2m1fn", op="add", views=[V([4]), V("same"), V("same")])
+    s["binary_op_out_of_range"] = ops_seed(BI, "float32", op=77, views=[V([2]), V("same"), V("same")])
+    s["add_illegal_dtype"] = ops_seed(BI, (FLOAT, 24, 1), op="add", views=[V([2]), V("same"), V("same")])
+    s["add_negative_extent"] = ops_seed(BI, "float32", op="add", views=[V([2, -3]), V("same"), V("same")])
+    s["add_rank_65_and_minus_1"] = ops_seed(BI, "float32", op="add", views=[V([], rank=65), V([2], rank=65), V("same")])
+    s["add_null_data_refused"] = ops_seed(BI, "float32", op="add", views=[V([2]), V("same", offset="null"), V("same")])
+    s["add_int64_extreme_stride_refused"] = ops_seed(BI, "float32", op="add",
+                                                     views=[V([2], [INT64_MIN], read_only=True), V("same"), V("same")])
+    s["add_empty_out_huge_input"] = ops_seed(BI, "float64", op="add", views=[V([0, 4]), V([1, 4], [1 << 62, 1 << 61]),
+                                                                            V(("bcast", 1, []), [INT64_MAX])])
+    s["null_arguments"] = ops_seed(BI, "float32", op="mul", views=[V([2]), V("same"), V("same")], flags=OPS_NULL_ARGS)
+    # fma
+    s["fma_f32_scalar_2"] = ops_seed(FMA, "float32", scalar=2.0, views=[V([4, 5]), V("same", "F"), V("same")],
+                                     fill=FILL_SMALL_F32)
+    s["fma_u8_signed_partner"] = ops_seed(FMA, "uint8", scalar=0.5, partner=True,
+                                          views=[V([16]), V("same"), V("same", ("flip", [0]))])
+    s["fma_i64_large_scalar"] = ops_seed(FMA, "int64", scalar=1e10, views=[V([3, 3]), V("same"), V(("bcast", 1, []))])
+    s["fma_c128_nan_scalar"] = ops_seed(FMA, "complex128", scalar="nan", views=[V([5]), V("same"), V("same")])
+    s["fma_bool_negative_scalar"] = ops_seed(FMA, "bool", scalar=-1.0, views=[V([6]), V("same"), V("same")], fill=FILL_SPARSE)
+    s["fma_bf16_transposed_threaded"] = ops_seed(FMA, "bfloat16", scalar=3.25, views=[V([17, 17]), V("same", "F"),
+                                                                                     V(("alias", 0))],
+                                                 flags=OPS_THREADED)
+    s["fma_raw_scalar_e5m2"] = ops_seed(FMA, "float8_e5m2", scalar=1.5e-5, views=[V([8]), V("same"), V("same")],
+                                        fill=FILL_SPECIAL)
+    s["fma_partner_mismatch"] = ops_seed(FMA, "int16", scalar=1.0, views=[V([3]), V("same", dtype="uint16"), V("same")])
+    # Found by the fuzzer (UBSan): the packed float6/float4 walker (src/backends/cpu/cpu.c packed_walk)
+    # added the stride of an extent-1 dimension to its running int64 offset before taking it back, signed
+    # overflow for a huge stride that is never applied (now stepped modulo 2^64). As found: cast of uint16
+    # (2,1,1,2,1) C-contiguous into packed float6_e3m2fn with strides (2, -2, 15, -16, -INT64_MAX).
+    s["found_packed_walk_extent1_stride_overflow"] = bytes.fromhex(
+        "ff0600108bfc15249090060f545a2f010000012406542f8200d03d")
+    # The same, minimal: packed float4 (2, 1) with strides (2, INT64_MAX), as output (pack) and as input (unpack).
+    s["found_packed_walk_pack_extent1_int64_max"] = ops_seed(C, "float4_e2m1fn", views=[V([2, 1], [2, INT64_MAX]),
+                                                                                       V("same")])
+    s["found_packed_walk_unpack_extent1_int64_max"] = ops_seed(C, "float4_e2m1fn", views=[V([2, 1]),
+                                                                                         V("same", [2, INT64_MAX])])
+    return s
+
+
 def write(dirname, seeds):
     out = os.path.join(HERE, "corpus", dirname)
     os.makedirs(out, exist_ok=True)
@@ -688,8 +956,9 @@ def main():
     n3 = write("dynlayout", dynlayout_seeds())
     n4 = write("viewops", viewops_seeds())
     n5 = write("managed_import", managed_import_seeds())
-    print("wrote %d dltensor_import, %d dtype_parse, %d dynlayout, %d viewops and %d managed_import seeds under "
-          "fuzz/corpus/" % (n1, n2, n3, n4, n5))
+    n6 = write("ops", ops_seeds())
+    print("wrote %d dltensor_import, %d dtype_parse, %d dynlayout, %d viewops, %d managed_import and %d ops seeds "
+          "under fuzz/corpus/" % (n1, n2, n3, n4, n5, n6))
     return 0
 
 
