@@ -2,6 +2,9 @@
  * loops of loops_native.c / loops_narrow.c run over a plan by exec.c, packed sub-byte operands walked by
  * bit position, and gemm through CBLAS (gemm_cblas.c). Every host-accessible memory kind (cpu, pinned,
  * managed, rocm_host) computes here: to the loops they are one address space. */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE 1 /* MADV_HUGEPAGE: a strict -std=c11 build hides it otherwise */
+#endif
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
