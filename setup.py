@@ -1,4 +1,5 @@
 """Build of the dlx extension: the C library (src/core, exchange, compute, backends, tensor) and the CPython module (src/pyext) in one .so."""
+import atexit
 import glob
 import os
 import re
@@ -35,11 +36,6 @@ class BuildPyWithHeaders(build_py):
         with open(os.path.join(self.build_lib, "dlx", "_version.py"), "w") as f:
             f.write(f'VERSION = "{_version()}"\n')
 
-
-# The version attribute setuptools reads at configure time.
-os.makedirs(os.path.join(HERE, "python", "dlx"), exist_ok=True)
-with open(os.path.join(HERE, "python", "dlx", "_version.py"), "w") as f:
-    f.write(f'VERSION = "{_version()}"\n')
 
 _CBLAS_PROBE = """#include <cblas.h>
 int main(void) {
@@ -98,4 +94,13 @@ ext = Extension(
                         "-Wno-cast-function-type"],
 )
 
-setup(ext_modules=[ext], cmdclass={"build_py": BuildPyWithHeaders})
+# Nothing is written into the source tree (a read-only checkout builds): setuptools' build/ and
+# *.egg-info go to a scratch directory, and the version comes from include/dlx/version.h directly.
+_scratch = tempfile.mkdtemp(prefix="dlx-build-")
+atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
+setup(
+    version=_version(),
+    ext_modules=[ext],
+    cmdclass={"build_py": BuildPyWithHeaders},
+    options={"build": {"build_base": os.path.join(_scratch, "build")}, "egg_info": {"egg_base": _scratch}},
+)

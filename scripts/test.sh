@@ -3,7 +3,8 @@
 # installs what is missing (apt-get; sudo only when not root), then:
 #   1. build with gcc and -Werror, run ctest (unit tests, examples, ABI + header coexistence, seed replay)
 #   2. build with clang, ASan + UBSan, run ctest again
-#   3. scripts/check_install.sh: install, then find_package(dlx) and pkg-config consumers
+#   3. scripts/check_install.sh: install, then find_package(dlx) and pkg-config consumers; then
+#      scripts/check_pip_build.sh: pip builds a wheel from a checkout it cannot write to, and leaves it as it was
 #   4. scripts/fuzz.sh: each libFuzzer harness for DLX_FUZZ_SECONDS (default 20) seconds
 #   5. scripts/test_python.sh, when pyproject.toml and that script exist (the ownership stress test in
 #      its short mode included)
@@ -115,6 +116,7 @@ asan_build_and_test() {
 }
 step "clang ASan+UBSan build + ctest" asan_build_and_test
 step "install + find_package/pkg-config consumers" bash scripts/check_install.sh build-test
+step "pip wheel from a read-only checkout (scripts/check_pip_build.sh)" bash scripts/check_pip_build.sh
 step "fuzz (${FUZZ_SECONDS}s per harness)" bash scripts/fuzz.sh "$FUZZ_SECONDS"
 if [ -f pyproject.toml ]; then
   if [ -f scripts/test_python.sh ]; then

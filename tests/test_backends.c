@@ -110,7 +110,7 @@ static const layout layouts[] = {
 
 /* ---- the case table ---------------------------------------------------------------------------------- */
 
-typedef enum { OP_COPY, OP_FILL, OP_CAST, OP_BINARY, OP_FMA } opkind;
+typedef enum { OP_COPY, OP_FILL, OP_CAST, OP_UNARY, OP_BINARY, OP_FMA } opkind;
 
 typedef struct tcase {
   opkind kind;
@@ -168,6 +168,12 @@ static void build_cases(void) {
       add(OP_CAST, 0, 0, kd_dtypes[d], kd_dtypes[s], kd_dtypes[s], packed, (s * DLX_KD_COUNT + d) % NLAYOUTS_OK, DLX_OK);
     }
   }
+  /* unary: negation of every dtype (bool and float6/float4 must fail), two layouts each */
+  for (int k = 0; k < DLX_KD_COUNT; ++k) {
+    const dlx_status e = k == DLX_KD_BOOL || is_subbyte(k) ? DLX_ERR_UNSUPPORTED : DLX_OK;
+    for (int j = 0; j < (e == DLX_OK ? 2 : 1); ++j)
+      add(OP_UNARY, DLX_UNOP_NEG, 0, kd_dtypes[k], kd_dtypes[k], kd_dtypes[k], 0, (k * 2 + j + 3) % NLAYOUTS_OK, e);
+  }
   /* binary: every op on every dtype; two layouts each, one for the rows that must fail */
   for (int op = 0; op < DLX_OP_COUNT; ++op) {
     for (int k = 0; k < DLX_KD_COUNT; ++k) {
@@ -218,6 +224,7 @@ static dlx_status call_op(const tcase *c, const dlx_view *v) {
     case OP_COPY: return dlx_copy(&v[0], &v[1]);
     case OP_FILL: return dlx_fill(&v[0], &v[1]);
     case OP_CAST: return dlx_cast(&v[0], &v[1]);
+    case OP_UNARY: return dlx_unary((dlx_unop)c->op, &v[0], &v[1]);
     case OP_BINARY: return dlx_binary(c->op, &v[0], &v[1], &v[2]);
     default: return dlx_fma(&v[0], c->scalar, &v[1], &v[2]);
   }
@@ -509,7 +516,7 @@ static const char *dt_name(DLDataType dt) {
 }
 
 static void describe(int ci, const tcase *c, const char *backend, const config *cf) {
-  static const char *const kinds[] = {"copy", "fill", "cast", "binary", "fma"};
+  static const char *const kinds[] = {"copy", "fill", "cast", "unary", "binary", "fma"};
   static const char *const ops[] = {"add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne"};
   fprintf(stderr, "    case %d: %s", ci, kinds[c->kind]);
   if (c->kind == OP_BINARY) fprintf(stderr, " %s", ops[c->op]);

@@ -385,9 +385,9 @@ static bool binary_supported(int k, dlx_binop op) {
 }
 
 static void test_random_copy_fill(void) {
-  const DLDataType extra[] = {DLX_DTYPE_INT128, DLX_DTYPE_MAKE(DLX_CODE_FLOAT, 32, 3), DLX_DTYPE_COMPLEX32,
-                              DLX_DTYPE_MAKE(DLX_CODE_OPAQUE_HANDLE, 24, 1)};
-  for (int k = 0; k < DLX_KD_COUNT + 4; ++k) {
+  const DLDataType extra[] = {DLX_DTYPE_INT128, DLX_DTYPE_UINT128, DLX_DTYPE_MAKE(DLX_CODE_FLOAT, 32, 3),
+                              DLX_DTYPE_COMPLEX32, DLX_DTYPE_MAKE(DLX_CODE_OPAQUE_HANDLE, 24, 1)};
+  for (int k = 0; k < DLX_KD_COUNT + (int)(sizeof extra / sizeof extra[0]); ++k) {
     const DLDataType dt = k < DLX_KD_COUNT ? kd_dtypes[k] : extra[k - DLX_KD_COUNT];
     for (int packed = 0; packed <= (k < DLX_KD_COUNT && is_subbyte_kd(k)); ++packed) {
       tcase tc = {.kind = OP_COPY, .dto = dt, .dta = dt, .packed_o = packed, .packed_a = packed};
@@ -845,6 +845,11 @@ static void test_errors(void) {
   CHECK_FAIL(dlx_fma(&vf, 1, NULL, &vf), DLX_ERR_NULL_ARGUMENT, "'t1'");
   CHECK_FAIL(dlx_fma(&vf, 1, &vf, NULL), DLX_ERR_NULL_ARGUMENT, "'t2'");
   CHECK_FAIL(dlx_binary((dlx_binop)99, &vf, &vf, &vf), DLX_ERR_INVALID_ARGUMENT, "op 99");
+  CHECK_FAIL(dlx_unary(DLX_UNOP_NEG, NULL, &vf), DLX_ERR_NULL_ARGUMENT, "'out'");
+  CHECK_FAIL(dlx_unary(DLX_UNOP_NEG, &vf, NULL), DLX_ERR_NULL_ARGUMENT, "'a'");
+  CHECK_FAIL(dlx_unary((dlx_unop)7, &vf, &vf), DLX_ERR_INVALID_ARGUMENT, "op 7 is not a dlx_unop");
+  CHECK_FAIL(dlx_unary(DLX_UNOP_NEG, &vi, &vf), DLX_ERR_DTYPE_MISMATCH, "out is int32 but a is float32");
+  CHECK_FAIL(dlx_unary(DLX_UNOP_NEG, &vb, &vb), DLX_ERR_UNSUPPORTED, "neg is not supported for bool");
   /* dtype mismatches name both dtypes */
   CHECK_FAIL(dlx_binary(DLX_OP_ADD, &vf, &vf, &vi), DLX_ERR_DTYPE_MISMATCH, "a is float32 but b is int32");
   CHECK_FAIL(dlx_binary(DLX_OP_ADD, &vi, &vf, &vg), DLX_ERR_DTYPE_MISMATCH, "out is int32 but a is float32");
@@ -876,6 +881,9 @@ static void test_errors(void) {
   CHECK_FAIL(dlx_binary(DLX_OP_ADD, &v128, &v128, &v128), DLX_ERR_UNSUPPORTED, "add is not supported for dtype int128");
   CHECK_FAIL(dlx_cast(&vf, &v128), DLX_ERR_UNSUPPORTED, "no conversion from int128 to float32");
   CHECK_OK(dlx_copy(&v128, &v128)); /* copies move bytes of any dtype */
+  dlx_view vu128 = vec(w, DLX_DTYPE_UINT128, 6); /* uint128, as int128: byte moves only (no kernel) */
+  CHECK_FAIL(dlx_binary(DLX_OP_MUL, &vu128, &vu128, &vu128), DLX_ERR_UNSUPPORTED, "mul is not supported for dtype uint128");
+  CHECK_FAIL(dlx_cast(&vu128, &vf), DLX_ERR_UNSUPPORTED, "no conversion from float32 to uint128");
   dlx_view vec3 = vec(p4, DLX_DTYPE_MAKE(DLX_CODE_FLOAT4_E2M1FN, 4, 3), 2);
   CHECK_FAIL(dlx_copy(&vec3, &vec3), DLX_ERR_UNSUPPORTED, "only scalar float6/float4");
   /* read-only, broadcast outputs */

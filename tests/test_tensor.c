@@ -399,6 +399,14 @@ static void test_ops_optional_out(void) {
   CHECK_EQ(((int32_t *)dlx_tensor_view(o)->data)[4], -6);
   CHECK_FAIL(dlx_tensor_binary_scalar(DLX_OP_ADD, &o, a, 0.5, 0), DLX_ERR_OVERFLOW, "0.5");
   dlx_tensor_release(o);
+  /* unary: a new result, then in place */
+  o = NULL;
+  CHECK_OK(dlx_tensor_unary(DLX_UNOP_NEG, &o, a));
+  CHECK_EQ(((int32_t *)dlx_tensor_view(o)->data)[4], -4);
+  CHECK_OK(dlx_tensor_unary(DLX_UNOP_NEG, &o, o));
+  CHECK_EQ(((int32_t *)dlx_tensor_view(o)->data)[4], 4);
+  CHECK_FAIL(dlx_tensor_unary(DLX_UNOP_NEG, NULL, a), DLX_ERR_NULL_ARGUMENT, "'out'");
+  dlx_tensor_release(o);
   /* in place: out is a */
   CHECK_OK(dlx_tensor_binary(DLX_OP_ADD, &a, a, b));
   CHECK_EQ(ad[5], 25);

@@ -70,6 +70,15 @@ typedef enum dlx_binop {
   DLX_OP_COUNT
 } dlx_binop;
 
+typedef enum dlx_unop {
+  DLX_UNOP_NEG = 0, /* -a: integers wrap (0 - a); floats and complex flip the sign bit of each part, NaN
+                     * included, as NumPy: -(1+inf j) is -1-inf j, -(0+0j) is -0-0j; bool is refused */
+  DLX_UNOP_COUNT
+} dlx_unop;
+
+/* out = op(a), elementwise with a broadcast to out's shape; out has a's dtype. */
+DLX_API dlx_status dlx_unary(dlx_unop op, const dlx_view *out, const dlx_view *a);
+
 /* out = a op b, elementwise with broadcasting. A scalar operand is a 0-d view (dlx_scalar_view);
  * reversed-scalar forms (s - t, s / t) are the same call with the operands swapped. */
 DLX_API dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view *a, const dlx_view *b);

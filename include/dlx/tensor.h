@@ -55,6 +55,7 @@ DLX_API dlx_status dlx_tensor_unsqueeze(dlx_tensor **out, dlx_tensor *t, int32_t
  * inputs; dtype the input's, bool for comparisons, dst dtype for casts); otherwise *out is written and
  * kept. */
 DLX_API dlx_status dlx_tensor_binary(dlx_binop op, dlx_tensor **out, dlx_tensor *a, dlx_tensor *b);
+DLX_API dlx_status dlx_tensor_unary(dlx_unop op, dlx_tensor **out, dlx_tensor *a);
 DLX_API dlx_status dlx_tensor_binary_scalar(dlx_binop op, dlx_tensor **out, dlx_tensor *a, double scalar,
                                             int reversed);
 DLX_API dlx_status dlx_tensor_cast(dlx_tensor **out, dlx_tensor *t, DLDataType dtype);

@@ -324,3 +324,33 @@ def test_cast_op_round_trip_matches_mldtypes(f32_inputs, name):
     bad = _bits_equal(want, np.ascontiguousarray(got))
     assert len(bad) == 0, _report(name, "float32 -> format -> float32 through dlx.Tensor.astype", x,
                                   want.view(np.uint32), np.ascontiguousarray(got).view(np.uint32), bad)
+
+
+@pytest.mark.parametrize("name", [n for n in FORMATS.values() if n != "float16"])
+def test_cast_op_float64_rounds_once(driver, name):
+    """astype from float64 rounds once (correctly), as documented; ml_dtypes 0.6 rounds through float32."""
+    dlx = _dlx_astype()
+    code = CODES[name]
+    x = _f64_inputs(name, np.random.default_rng(1000 + code))
+    # compared as float32 values (every code decodes exactly; sub-byte formats have no other view)
+    got = np.ascontiguousarray(np.from_dlpack(dlx.from_dlpack(x).astype(name).astype("float32")))
+    want = driver("dec32", code, _reference_encode(name, _round_to_odd_f32(x)))  # correctly rounded codes
+    bad = _bits_equal(want, got)
+    assert len(bad) == 0, _report(name, "float64 -> format through dlx.Tensor.astype (rounded once)", x,
+                                  want.view(np.uint32), got.view(np.uint32), bad)
+    # through float32 first, dlx gives ml_dtypes' double rounding bit for bit
+    via = np.ascontiguousarray(np.from_dlpack(dlx.from_dlpack(x).astype("float32").astype(name).astype("float32")))
+    mld = x.astype(np.float32).astype(_dtype(name)).astype(np.float32)
+    bad = _bits_equal(mld, via)
+    assert len(bad) == 0, _report(name, "float64 -> float32 -> format through dlx (ml_dtypes' path)", x,
+                                  mld.view(np.uint32), via.view(np.uint32), bad)
+
+
+def test_cast_op_float64_documented_example():
+    """docs/python-api.md's example: -431.99999999999994 -> float8_e4m3fn is -416 in dlx, -448 in ml_dtypes 0.6."""
+    dlx = _dlx_astype()
+    x = np.array([-431.99999999999994])
+    t = dlx.from_dlpack(x).astype("float8_e4m3fn")
+    assert np.from_dlpack(t.astype("float32"))[0] == -416.0
+    assert float(x.astype(np.float32).astype(ml_dtypes.float8_e4m3fn).astype(np.float32)[0]) == -448.0
+    assert np.from_dlpack(dlx.from_dlpack(x).astype("float32").astype("float8_e4m3fn").astype("float32"))[0] == -448.0

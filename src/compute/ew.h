@@ -65,13 +65,14 @@ static inline uint8_t dlx__kd_narrow_code(dlx_kd k) {
                             : (uint8_t)(k - DLX_KD_F8_E3M4 + DLX_CODE_FLOAT8_E3M4);
 }
 
-typedef enum dlx_ew_kind { DLX_EW_COPY, DLX_EW_FILL, DLX_EW_CAST, DLX_EW_BINARY, DLX_EW_FMA } dlx_ew_kind;
+typedef enum dlx_ew_kind { DLX_EW_COPY, DLX_EW_FILL, DLX_EW_CAST, DLX_EW_UNARY, DLX_EW_BINARY, DLX_EW_FMA } dlx_ew_kind;
 
 typedef struct dlx_ew_op {
   dlx_ew_kind kind;
+  dlx_unop unop;       /* DLX_EW_UNARY */
   dlx_binop op;        /* DLX_EW_BINARY */
   double scalar;       /* DLX_EW_FMA: out = scalar * in0 + in1 */
-  int nin;             /* inputs: 1 (copy, fill, cast) or 2 */
+  int nin;             /* inputs: 1 (copy, fill, cast, unary) or 2 */
   DLDataType dtype[3]; /* out, in0, in1; byte-sized (padded when sub-byte) */
 } dlx_ew_op;
 

@@ -13,6 +13,7 @@
 #ifndef DLX_COMPUTE_EXPR_H
 #define DLX_COMPUTE_EXPR_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -175,11 +176,12 @@ DLX_EXPR dlx_cf64 dlx_cmul_c128(dlx_cf64 a, dlx_cf64 b) {
   return dlx_cf64_make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
 }
 
-/* Smith's algorithm, as NumPy's complex division: no overflow for large parts; 0 / 0 gives NaNs. */
-#define DLX_DEF_CDIV(N, T, MK)                                                                         \
+/* Smith's algorithm, as NumPy's complex division: no overflow for large parts; 0 / 0 gives NaNs. The
+ * magnitudes are fabs, so that a divisor of -0.0 counts as +0: (1+1j) / (-0+0j) is inf+inf j, as NumPy. */
+#define DLX_DEF_CDIV(N, T, MK, ABS)                                                                    \
   DLX_EXPR S_##N dlx_cdiv_##N(S_##N a, S_##N b) {                                                       \
     const T br = b.re, bi = b.im;                                                                       \
-    const T abr = br < 0 ? -br : br, abi = bi < 0 ? -bi : bi;                                           \
+    const T abr = ABS(br), abi = ABS(bi);                                                               \
     if (abr >= abi) {                                                                                   \
       if (abr == 0 && abi == 0) return MK(a.re / abr, a.im / abi);                                      \
       const T rat = bi / br, scl = (T)1.0 / (br + bi * rat);                                            \
@@ -188,8 +190,8 @@ DLX_EXPR dlx_cf64 dlx_cmul_c128(dlx_cf64 a, dlx_cf64 b) {
     const T rat = br / bi, scl = (T)1.0 / (bi + br * rat);                                              \
     return MK((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);                                    \
   }
-DLX_DEF_CDIV(c64, float, dlx_cf32_make)
-DLX_DEF_CDIV(c128, double, dlx_cf64_make)
+DLX_DEF_CDIV(c64, float, dlx_cf32_make, fabsf)
+DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
 
 #define ADD_SINT(a, b, N) ((S_##N)((W_##N)(a) + (W_##N)(b)))
 #define ADD_UINT(a, b, N) ((S_##N)((W_##N)(a) + (W_##N)(b)))
@@ -274,6 +276,24 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make)
 #define BIN_TABLE(X)                                                                                    \
   BIN_ALL(X, add) BIN_NOBOOL(X, sub) BIN_ALL(X, mul) BIN_NOBOOL(X, div) BIN_ORDERED(X, lt) BIN_ORDERED(X, le) \
   BIN_ORDERED(X, gt) BIN_ORDERED(X, ge) BIN_ALL(X, eq) BIN_ALL(X, ne)
+
+/* ======================================================================================================
+ * Unary ops. Negation: integers wrap; floats negate (IEEE negate: the sign bit flips, NaN included, so
+ * -0.0 comes out of 0.0 and -NaN out of NaN), complex parts each (not a multiply by -1, which would turn
+ * inf parts into NaN). Bool has none (NumPy refuses it).
+ * ==================================================================================================== */
+
+#define NEG_SINT(x, N) ((S_##N)((W_##N)0 - (W_##N)(x)))
+#define NEG_UINT(x, N) ((S_##N)((W_##N)0 - (W_##N)(x)))
+#define NEG_REAL(x, N) (-(x))
+#define NEG_CPLX(x, N) MK_##N(-(x).re, -(x).im)
+#define UNRULE__(U, C, x, N) U##_##C(x, N)
+#define UNRULE_(U, C, x, N) UNRULE__(U, C, x, N)
+/* op(x) for dtype N (OP: neg) */
+#define UN_RULE(OP, N, x) UNRULE_(UP_##OP, CAT_##N, x, N)
+#define UP_neg NEG
+/* Which (op, dtype) pairs exist. */
+#define UN_TABLE(X) INT_LIST(X, neg) REAL_LIST(X, neg) CPLX_LIST(X, neg)
 
 /* ======================================================================================================
  * fma: out = s * t1 + t2. Integers in double, rounded half to even and saturated; floats in their own

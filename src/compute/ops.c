@@ -88,6 +88,7 @@ static inline bool is_packed(const dlx_view *v) {
 typedef struct opcall {
   const char *fn; /* public name, for messages */
   dlx_ew_kind kind;
+  dlx_unop unop;
   dlx_binop op;
   double scalar;
   int nin;
@@ -101,6 +102,7 @@ typedef struct opcall {
 } opcall;
 
 static const char *const op_names[DLX_OP_COUNT] = {"add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne"};
+static const char *const unop_names[DLX_UNOP_COUNT] = {"neg"};
 
 /* What every operand must satisfy. */
 static dlx_status check_view(const char *fn, const char *name, const dlx_view *v) {
@@ -230,6 +232,7 @@ static dlx_status temp_like(opcall *c, const dlx_view *v, bool padded, dlx_view 
 static void init_call(opcall *c, const char *fn, dlx_ew_kind kind, int nin, const char *out_name, const char *n1,
                       const char *n2) {
   /* field by field: the views (3 KiB) are filled by load_operands */
+  c->unop = DLX_UNOP_NEG;
   c->op = DLX_OP_ADD;
   c->scalar = 0.0;
   c->ntemps = 0;
@@ -245,6 +248,7 @@ static void init_call(opcall *c, const char *fn, dlx_ew_kind kind, int nin, cons
 static dlx_ew_op ew_op_of(const opcall *c) {
   dlx_ew_op op;
   op.kind = c->kind;
+  op.unop = c->unop;
   op.op = c->op;
   op.scalar = c->scalar;
   op.nin = c->nin;
@@ -418,6 +422,24 @@ static dlx_status check_arith_dtype(const opcall *c, const char *what, dlx_kd k,
               "%s: %s is not supported for %s (float6/float4 take part only in cast, fill and copy)", c->fn, what,
               dlx__dtype_text(t, sizeof t, dt));
   return DLX_OK;
+}
+
+dlx_status dlx_unary(dlx_unop op, const dlx_view *out, const dlx_view *a) {
+  DLX_CHECK_NULL(out);
+  DLX_CHECK_NULL(a);
+  DLX_FAIL_IF((unsigned)op >= (unsigned)DLX_UNOP_COUNT, DLX_ERR_INVALID_ARGUMENT,
+              "dlx_unary: op %d is not a dlx_unop (0..%d)", (int)op, DLX_UNOP_COUNT - 1);
+  opcall c;
+  init_call(&c, "dlx_unary", DLX_EW_UNARY, 1, "out", "a", NULL);
+  c.unop = op;
+  DLX_FORWARD(load_operands(&c, out, a, NULL));
+  const dlx_kd k = dlx__kd_of(c.in[0].dtype);
+  DLX_FORWARD(check_arith_dtype(&c, unop_names[op], k, c.in[0].dtype));
+  DLX_FAIL_IF(k == DLX_KD_BOOL, DLX_ERR_UNSUPPORTED, "dlx_unary: %s is not supported for bool (NumPy refuses it too)",
+              unop_names[op]);
+  if (!dlx_dtype_equal(c.out.dtype, c.in[0].dtype)) return dtype_mismatch(&c, 0, 1);
+  DLX_FORWARD(check_call(&c));
+  return run_and_free(&c);
 }
 
 dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view *a, const dlx_view *b) {

@@ -247,6 +247,32 @@ static rv binop(dlx_binop op, const rv *a, const rv *b) {
   return r;
 }
 
+/* op(a), in a's category (bool never gets here: the compute layer refuses it). */
+static rv unop(dlx_unop op, const rv *a) {
+  (void)op; /* DLX_UNOP_NEG is the only one */
+  rv r = *a;
+  switch (a->cat) {
+    case RV_BOOL: break;
+    /* 64-bit wrap-around, truncated by the store, as in binop */
+    case RV_SINT: r.i = UN_RULE(neg, i64, a->i); break;
+    case RV_UINT: r.u = UN_RULE(neg, u64, a->u); break;
+    case RV_F32: set_f32(&r, UN_RULE(neg, f32, a->g), 0.0f); break;
+    case RV_F64: r.f = UN_RULE(neg, f64, a->f); break;
+    case RV_C64: {
+      const dlx_cf32 z = UN_RULE(neg, c64, dlx_cf32_make(a->g, a->gim));
+      set_f32(&r, z.re, z.im);
+      break;
+    }
+    case RV_C128: {
+      const dlx_cf64 z = UN_RULE(neg, c128, dlx_cf64_make(a->f, a->im));
+      r.f = z.re;
+      r.im = z.im;
+      break;
+    }
+  }
+  return r;
+}
+
 /* out = s * t1 + t2, in out's (t2's) category. */
 static rv fma_elem(double s, const rv *a, const rv *b) {
   rv r = *b;
@@ -290,6 +316,11 @@ static void element(const dlx_ew_op *op, const dlx_view *const *v, int64_t oo, c
   const rv a = load(v[1], io[0]);
   if (op->kind == DLX_EW_CAST) {
     store(v[0], oo, &a);
+    return;
+  }
+  if (op->kind == DLX_EW_UNARY) {
+    const rv r = unop(op->unop, &a);
+    store(v[0], oo, &r);
     return;
   }
   const rv b = load(v[2], io[1]);

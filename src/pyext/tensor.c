@@ -514,7 +514,10 @@ static PyMethodDef tensor_methods[] = {
     {"permute", (PyCFunction)dlx_pyops_permute, METH_VARARGS, "permute(*dims) -> Tensor: dimensions reordered (view)"},
     {"transpose", (PyCFunction)dlx_pyops_transpose, METH_VARARGS,
      "transpose(*axes) -> Tensor: dimensions reversed, or permuted by axes (view)"},
-    {"astype", (PyCFunction)dlx_pyops_astype, METH_O, "astype(dtype) -> Tensor: a converted copy"},
+    {"astype", (PyCFunction)dlx_pyops_astype, METH_O,
+     "astype(dtype) -> Tensor: a converted copy.\n\nFrom float64 to bfloat16 and the float8/6/4 formats the value is "
+     "rounded once, correctly; ml_dtypes rounds through float32 (twice), so the last bit can differ next to a "
+     "midpoint: astype('float32').astype(fmt) reproduces ml_dtypes."},
     {"view", (PyCFunction)dlx_pyops_view, METH_O,
      "view(dtype) -> Tensor: the same bytes as another dtype of the same size (bfloat16 <-> uint16)"},
     {NULL, NULL, 0, NULL},

@@ -247,6 +247,14 @@ dlx_status dlx_tensor_binary(dlx_binop op, dlx_tensor **out, dlx_tensor *a, dlx_
   return finish(out, fresh, dlx_binary(op, &(*out)->view, &a->view, &b->view));
 }
 
+dlx_status dlx_tensor_unary(dlx_unop op, dlx_tensor **out, dlx_tensor *a) {
+  DLX_CHECK_NULL(out);
+  DLX_CHECK_NULL(a);
+  bool fresh;
+  DLX_FORWARD(out_tensor(out, a, "a", a->view.ndim, a->view.shape, a->view.dtype, false, &fresh, "dlx_tensor_unary"));
+  return finish(out, fresh, dlx_unary(op, &(*out)->view, &a->view));
+}
+
 dlx_status dlx_tensor_binary_scalar(dlx_binop op, dlx_tensor **out, dlx_tensor *a, double scalar, int reversed) {
   DLX_CHECK_NULL(out);
   DLX_CHECK_NULL(a);

@@ -138,6 +138,22 @@ void dlx__cpu_select_loop(const dlx_ew_op *op, dlx_cpu_loop *s) {
     s->aux = p;
     return;
   }
+  if (op->kind == DLX_EW_UNARY) {
+    const dlx_kd k = dlx__kd_of(op->dtype[1]);
+    if (dlx__kd_is_native(k)) {
+      s->fn = dlx__cpu_unary[op->unop][k];
+      return;
+    }
+    p->nin = 1;
+    p->dec[0] = dlx__cpu_narrow_dec32[dlx__kd_narrow_index(k)];
+    p->dec_size[0] = 4;
+    p->core = dlx__cpu_unary[op->unop][DLX_KD_F32];
+    p->enc = dlx__cpu_narrow_enc32[dlx__kd_narrow_index(k)];
+    p->enc_size = 4;
+    s->fn = dlx__cpu_staged_loop;
+    s->aux = p;
+    return;
+  }
   /* binary and fma: dtype of the second input (t2 for fma; a == b for binary) */
   const dlx_kd k = dlx__kd_of(op->dtype[2]);
   if (op->kind == DLX_EW_BINARY) {

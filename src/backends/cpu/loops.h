@@ -119,6 +119,7 @@ typedef void (*dlx_loop_fn)(char *const *data, const int64_t *strides, int64_t n
 /* ---- the loop tables (loops_native.c, loops_narrow.c) ------------------------------------------- */
 
 extern const dlx_loop_fn dlx__cpu_cast[DLX_KD_NATIVE_COUNT][DLX_KD_NATIVE_COUNT];
+extern const dlx_loop_fn dlx__cpu_unary[DLX_UNOP_COUNT][DLX_KD_NATIVE_COUNT]; /* NULL: no such (op, dtype) */
 extern const dlx_loop_fn dlx__cpu_binary[DLX_OP_COUNT][DLX_KD_NATIVE_COUNT]; /* NULL: no such (op, dtype) */
 extern const dlx_loop_fn dlx__cpu_fma[DLX_KD_NATIVE_COUNT];
 /* fma with t1 the signed partner of unsigned t2: u8, u16, u32, u64 */

@@ -84,6 +84,16 @@ void dlx__cpu_copy_any(char *const *d, const int64_t *st, int64_t n, const void 
   }
 }
 
+/* ---- unary ops ------------------------------------------------------------------------------------ */
+
+#define ENUM_neg DLX_UNOP_NEG
+#define DEF_UN(OP, N)                                                                                  \
+  static inline S_##N un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }                             \
+  DLX_DEF_UNARY(unary_##OP##_##N, S_##N, S_##N, un_##OP##_##N, (void)0)
+UN_TABLE(DEF_UN)
+#define UN_ENTRY(OP, N) [ENUM_##OP][KD_##N] = unary_##OP##_##N,
+const dlx_loop_fn dlx__cpu_unary[DLX_UNOP_COUNT][DLX_KD_NATIVE_COUNT] = {UN_TABLE(UN_ENTRY)};
+
 /* ---- binary arithmetic and comparisons ------------------------------------------------------------ */
 
 #define DEF_BIN(OP, N)                                                                                 \
