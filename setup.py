@@ -80,7 +80,10 @@ _blas = _cblas()
 # dlx._testing (src/pyext/testing.c: capsule factories, deleter counters, finalization hooks) is only
 # compiled into test builds: DLX_PY_TESTING=1, as scripts/test_python.sh and the sanitizer run set it.
 _testing = os.environ.get("DLX_PY_TESTING", "0") == "1"
-_sources = [s for s in _rel("src/*/*.c") + _rel("src/backends/*/*.c") if _testing or not s.endswith("testing.c")]
+# The CUDA backend (src/backends/cuda) needs nvcc and is built by CMake (DLX_WITH_CUDA); this build
+# has none, and src/backends/cuda_absent.c answers dlx/cuda.h.
+_sources = [s for s in _rel("src/*/*.c") + _rel("src/backends/*/*.c")
+            if (_testing or not s.endswith("testing.c")) and not s.startswith(os.path.join("src", "backends", "cuda", ""))]
 
 ext = Extension(
     "dlx._dlx",

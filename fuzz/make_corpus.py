@@ -231,6 +231,7 @@ def dltensor_import_seeds():
     s["float32x4_vector"] = seed([6], dtype=(FLOAT, 32, 4))
     s["opaque64"] = seed([2], dtype=(OPAQUE, 64, 1))
     s["int128"] = seed([2], dtype=(INT, 128, 1), alignment=0)
+    s["uint128"] = seed([2], dtype=(UINT, 128, 1), alignment=0)  # CCCL's unsigned __int128
     s["illegal_float24"] = seed([2], dtype=(FLOAT, 24, 1))
     s["illegal_lanes0"] = seed([2], dtype=(FLOAT, 32, 0))
     s["illegal_code_18"] = seed([2], dtype=(18, 32, 1))
@@ -280,6 +281,10 @@ def dtype_parse_seeds():
     s["raw_float32x1"] = bytes([FLOAT, 32, 1, 0])
     s["raw_fp4"] = bytes([F4_E2M1FN, 4, 1, 0, ord("x")])
     s["raw_lanes_65535"] = bytes([FLOAT, 16, 0xFF, 0xFF])
+    # uint128 (issue 12), named after the numbered seeds so that their names stay put
+    s["uint128"] = b"uint128"
+    s["uint128x2"] = b"uint128x2"
+    s["raw_uint128"] = bytes([UINT, 128, 1, 0])
     return s
 
 

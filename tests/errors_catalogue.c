@@ -151,10 +151,12 @@ static dlx_status t_unsupported(void) {
   return dlx_view_element_ptr(&v, index, &p);
 }
 static dlx_status t_out_of_memory(void) {
-  int64_t shape[1] = {INT64_C(1) << 61}; /* 2^63 bytes of int32: no allocator can */
+  /* 2^63 - 1 bytes: the largest span a view may have (one more byte is OVERFLOW), and more than any
+   * allocator can give */
+  int64_t shape[1] = {INT64_MAX};
   dlx_tensor *t = NULL;
   DLDevice cpu = {kDLCPU, 0};
-  dlx_status st = dlx_tensor_empty(&t, 1, shape, DLX_DTYPE_INT32, cpu);
+  dlx_status st = dlx_tensor_empty(&t, 1, shape, DLX_DTYPE_INT8, cpu);
   dlx_tensor_release(t);
   return st;
 }
@@ -232,8 +234,8 @@ static const trigger g_triggers[] = {
     {DLX_ERR_OVERFLOW, IMPORT, "t.shape = (2^62, 4)", t_overflow},
     {DLX_ERR_UNSUPPORTED, "dlx_view_element_ptr(&v, index, &p)", "a packed float4_e2m1fn view, index (1)",
      t_unsupported},
-    {DLX_ERR_OUT_OF_MEMORY, "dlx_tensor_empty(&t, 1, shape, DLX_DTYPE_INT32, cpu)", "shape (2^61): 2^63 bytes",
-     t_out_of_memory},
+    {DLX_ERR_OUT_OF_MEMORY, "dlx_tensor_empty(&t, 1, shape, DLX_DTYPE_INT8, cpu)",
+     "shape (2^63 - 1): 2^63 - 1 bytes", t_out_of_memory},
     {DLX_ERR_VERSION, "dlx_view_from_managed_versioned(&v, &m, &spec)", "m.version.major = 2", t_version},
     {DLX_ERR_PARSE, "dlx_dtype_parse(name, &dt)", "name = \"float\"", t_parse},
     {DLX_ERR_BUFFER_TOO_SMALL, "dlx_dtype_format(DLX_DTYPE_FLOAT32, buf, cap)", "cap = 4", t_buffer_too_small},

@@ -166,6 +166,7 @@ static void test_dtype_constants(void) {
       {"uint16", DLX_DTYPE_UINT16, kDLUInt, 16},
       {"uint32", DLX_DTYPE_UINT32, kDLUInt, 32},
       {"uint64", DLX_DTYPE_UINT64, kDLUInt, 64},
+      {"uint128", DLX_DTYPE_UINT128, kDLUInt, 128},
       {"float16", DLX_DTYPE_FLOAT16, kDLFloat, 16},
       {"float32", DLX_DTYPE_FLOAT32, kDLFloat, 32},
       {"float64", DLX_DTYPE_FLOAT64, kDLFloat, 64},

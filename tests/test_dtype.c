@@ -10,7 +10,7 @@ static bool same(DLDataType a, DLDataType b) { return dlx_dtype_equal(a, b); }
 /* Every code's legal bits, straight from the DLPack 1.3 table. */
 static void test_validity_table(void) {
   static const struct { uint8_t code; uint8_t bits[6]; } legal[] = {
-      {0, {8, 16, 32, 64, 128}}, {1, {8, 16, 32, 64}}, {2, {16, 32, 64, 128}}, {4, {16}},
+      {0, {8, 16, 32, 64, 128}}, {1, {8, 16, 32, 64, 128}}, {2, {16, 32, 64, 128}}, {4, {16}},
       {5, {32, 64, 128}},        {6, {8}},             {7, {8}},             {8, {8}},
       {9, {8}},                  {10, {8}},            {11, {8}},            {12, {8}},
       {13, {8}},                 {14, {8}},            {15, {6}},            {16, {6}},
@@ -42,11 +42,12 @@ static void test_validity_table(void) {
 
 static void test_names_round_trip(void) {
   static const char *const names[] = {
-      "bool", "int8", "int16", "int32", "int64", "int128", "uint8", "uint16", "uint32", "uint64",
+      "bool", "int8", "int16", "int32", "int64", "int128", "uint8", "uint16", "uint32", "uint64", "uint128",
       "float16", "float32", "float64", "float128", "bfloat16", "complex32", "complex64", "complex128",
       "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
       "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
-      "float32x4", "int8x16", "float8_e4m3fnx4", "opaque64", "opaque8x2", "float8_e4m3b11fnuzx65535"};
+      "float32x4", "int8x16", "float8_e4m3fnx4", "opaque64", "opaque8x2", "float8_e4m3b11fnuzx65535",
+      "uint128x2", "uint128x65535"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     DLDataType dt;
     char buf[DLX_DTYPE_NAME_MAX];
@@ -69,7 +70,7 @@ static void test_names_round_trip(void) {
         CHECK(same(dt, back));
         ++seen;
       }
-  CHECK(seen > 29 * 8);
+  CHECK(seen > 30 * 8);
   CHECK(same(DLX_DTYPE_FLOAT32, (DLDataType){2, 32, 1}));
   CHECK(same(DLX_DTYPE_BOOL, (DLDataType){6, 8, 1}));
   CHECK(same(DLX_DTYPE_COMPLEX64, (DLDataType){5, 64, 1}));
@@ -82,6 +83,39 @@ static void test_static_names(void) {
   CHECK(dlx_dtype_name(DLX_DTYPE_MAKE(2, 32, 4)) == NULL);
   CHECK(dlx_dtype_name(DLX_DTYPE_MAKE(3, 64, 1)) == NULL);
   CHECK(dlx_dtype_name(DLX_DTYPE_MAKE(2, 33, 1)) == NULL);
+  CHECK_STR(dlx_dtype_name(DLX_DTYPE_INT128), "int128");
+  CHECK(dlx_dtype_name(DLX_DTYPE_MAKE(DLX_CODE_UINT, 128, 2)) == NULL);
+}
+
+/* Issue 12: {kDLUInt, 128, 1} is what CCCL exports for unsigned __int128; it is as legal as int128. */
+static void test_uint128(void) {
+  DLDataType dt;
+  char buf[DLX_DTYPE_NAME_MAX];
+  CHECK(same(DLX_DTYPE_UINT128, (DLDataType){kDLUInt, 128, 1}));
+  CHECK(dlx_dtype_is_valid(DLX_DTYPE_UINT128));
+  CHECK_OK(dlx_dtype_check(DLX_DTYPE_UINT128));
+  CHECK_STR(dlx_dtype_name(DLX_DTYPE_UINT128), "uint128");
+  CHECK_OK(dlx_dtype_parse("uint128", &dt));
+  CHECK(same(dt, DLX_DTYPE_UINT128));
+  CHECK_OK(dlx_dtype_format(DLX_DTYPE_UINT128, buf, sizeof buf));
+  CHECK_STR(buf, "uint128");
+  CHECK_OK(dlx_dtype_parse("uint128x4", &dt));
+  CHECK(same(dt, DLX_DTYPE_MAKE(DLX_CODE_UINT, 128, 4)));
+  CHECK_OK(dlx_dtype_format(dt, buf, sizeof buf));
+  CHECK_STR(buf, "uint128x4");
+  CHECK_EQ(dlx_dtype_itemsize(DLX_DTYPE_UINT128), 16);
+  CHECK_EQ(dlx_dtype_itemsize(dt), 64);
+  CHECK_EQ(dlx_dtype_alignment(DLX_DTYPE_UINT128), dlx_dtype_alignment(DLX_DTYPE_INT128));
+  CHECK(!dlx_dtype_is_subbyte(DLX_DTYPE_UINT128));
+  uint64_t b;
+  CHECK_OK(dlx_dtype_storage_bytes(DLX_DTYPE_UINT128, 3, false, &b));
+  CHECK_EQ(b, 48);
+  /* the neighbours stay illegal and unnamed */
+  CHECK(!dlx_dtype_is_valid(DLX_DTYPE_MAKE(DLX_CODE_UINT, 127, 1)));
+  CHECK(!dlx_dtype_is_valid(DLX_DTYPE_MAKE(DLX_CODE_UINT, 129, 1)));
+  CHECK_FAIL(dlx_dtype_check(DLX_DTYPE_MAKE(DLX_CODE_UINT, 192, 1)), DLX_ERR_INVALID_DTYPE, "192 bits");
+  CHECK_FAIL(dlx_dtype_parse("uint256", &dt), DLX_ERR_PARSE, "uint256");
+  CHECK_FAIL(dlx_dtype_parse("uint128x0", &dt), DLX_ERR_PARSE, "uint128x0");
 }
 
 static void test_parse_errors(void) {
@@ -188,6 +222,9 @@ static void test_c_type_mapping(void) {
 #endif
 #ifdef __SIZEOF_INT128__
   CHECK(same(DLX_DTYPE_OF(__int128), DLX_DTYPE_INT128));
+  CHECK(same(DLX_DTYPE_OF(unsigned __int128), DLX_DTYPE_UINT128));
+  CHECK(same(DLX_DTYPE_OF(__uint128_t), DLX_DTYPE_UINT128));
+  CHECK_EQ(dlx_dtype_itemsize(DLX_DTYPE_OF(unsigned __int128)), sizeof(unsigned __int128));
 #endif
   /* the mapping agrees with the C type's size and alignment */
   CHECK_EQ(dlx_dtype_itemsize(DLX_DTYPE_OF(double _Complex)), sizeof(double _Complex));
@@ -199,6 +236,6 @@ static const dlx_test_case cases[] = {
     {"validity_table", test_validity_table}, {"names_round_trip", test_names_round_trip},
     {"static_names", test_static_names},     {"parse_errors", test_parse_errors},
     {"format_errors", test_format_errors},   {"sizes", test_sizes},
-    {"c_type_mapping", test_c_type_mapping},
+    {"c_type_mapping", test_c_type_mapping}, {"uint128", test_uint128},
 };
 DLX_TEST_MAIN(cases)

@@ -2,9 +2,10 @@
  *
  * Canonical names follow NumPy / ml_dtypes / PyTorch spelling: "bool", "int8".."int64", "uint8".."uint64",
  * "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "float8_e4m3fn", ...,
- * "float6_e2m3fn", "float4_e2m1fn". Types with no common spelling: "int128", "float128", "complex32"
- * (two float16 halves, as PyTorch's chalf), "opaque<bits>" for kDLOpaqueHandle. Vector types append
- * "x<lanes>": "float32x4". dlx_dtype_format and dlx_dtype_parse round-trip every valid dtype.
+ * "float6_e2m3fn", "float4_e2m1fn". Types with no common spelling: "int128", "uint128" (CCCL exports
+ * unsigned __int128 as {kDLUInt, 128, 1}), "float128", "complex32" (two float16 halves, as PyTorch's
+ * chalf), "opaque<bits>" for kDLOpaqueHandle. Vector types append "x<lanes>": "float32x4".
+ * dlx_dtype_format and dlx_dtype_parse round-trip every valid dtype.
  * Thread safety: every function here is pure and safe from any thread. */
 #ifndef DLX_DTYPE_H
 #define DLX_DTYPE_H
@@ -52,6 +53,7 @@ DLX_EXTERN_C_BEGIN
 #define DLX_DTYPE_UINT16 DLX_DTYPE_MAKE(DLX_CODE_UINT, 16, 1)
 #define DLX_DTYPE_UINT32 DLX_DTYPE_MAKE(DLX_CODE_UINT, 32, 1)
 #define DLX_DTYPE_UINT64 DLX_DTYPE_MAKE(DLX_CODE_UINT, 64, 1)
+#define DLX_DTYPE_UINT128 DLX_DTYPE_MAKE(DLX_CODE_UINT, 128, 1)
 #define DLX_DTYPE_FLOAT16 DLX_DTYPE_MAKE(DLX_CODE_FLOAT, 16, 1)
 #define DLX_DTYPE_FLOAT32 DLX_DTYPE_MAKE(DLX_CODE_FLOAT, 32, 1)
 #define DLX_DTYPE_FLOAT64 DLX_DTYPE_MAKE(DLX_CODE_FLOAT, 64, 1)
@@ -74,8 +76,8 @@ DLX_EXTERN_C_BEGIN
 
 /* Compile-time mapping from a C type to its DLDataType: DLX_DTYPE_OF(int32_t) == DLX_DTYPE_INT32.
  * Covers bool, char, the standard integer types (so every <stdint.h> fixed-width type), float, double,
- * float/double _Complex, and _Float16 / __float128 where the compiler has them. long double is left out:
- * on x86-64 it is 80-bit extended precision, which no DLPack code describes. */
+ * float/double _Complex, and _Float16 / __float128 / __int128 / unsigned __int128 where the compiler has
+ * them. long double is left out: on x86-64 it is 80-bit extended precision, which no DLPack code describes. */
 #if defined(__FLT16_MAX__) && !defined(__cplusplus)
 #define DLX_HAS_FLOAT16 1
 #define DLX__GENERIC_F16 _Float16: DLX_DTYPE_FLOAT16, _Float16 _Complex: DLX_DTYPE_COMPLEX32,
@@ -88,7 +90,7 @@ DLX_EXTERN_C_BEGIN
 #define DLX__GENERIC_F128
 #endif
 #if defined(__SIZEOF_INT128__) && !defined(__cplusplus)
-#define DLX__GENERIC_I128 __int128: DLX_DTYPE_INT128,
+#define DLX__GENERIC_I128 __int128: DLX_DTYPE_INT128, unsigned __int128: DLX_DTYPE_UINT128,
 #else
 #define DLX__GENERIC_I128
 #endif

@@ -32,7 +32,9 @@ DLX_API dlx_status dlx_dynlayout_init(dlx_dynlayout *l, int32_t ndim, const int6
 
 /* CuTe's mark_layout_dynamic: every shape mode dynamic (div 1); every stride dynamic (div 1) except the
  * leading dimension's (stays static 1) and zero strides (broadcast, stay static 0).
- * leading_dim < 0: deduce it (dlx_layout_leading_dim): none with stride 1 -> all strides dynamic;
+ * leading_dim < 0: deduce it (dlx_layout_leading_dim; C's spelling of CuTe's None, so a negative index
+ * does not count from the end here: the Python binding makes CuTe's leading_dim=-1 absolute before it
+ * calls this): none with stride 1 -> all strides dynamic;
  * several -> DLX_ERR_DEDUCTION "Can't deduce the leading dimension from layout, please specify the
  * leading_dim explicitly.". leading_dim >= ndim -> DLX_ERR_INDEX; strides[leading_dim] != 1 ->
  * DLX_ERR_LAYOUT_MISMATCH "Expected strides[leading_dim] == 1, but got 16". On error *l is unchanged. */
@@ -45,16 +47,18 @@ DLX_API dlx_status dlx_dynlayout_mark_dynamic(dlx_dynlayout *l, int32_t leading_
  * stride_order NULL: deduce (dlx_layout_deduce_stride_order), or reuse the recorded one; once an order is
  * recorded, a given order is compared with it alone. An empty tensor counts as compact. Errors, each
  * with CuTe's message (seed 003), checked in this order: mode outside [0, ndim) (INDEX, "Expected mode
- * value to be in range [0, 5), but got 30"); order_len != ndim (INVALID_ARGUMENT, "Expected stride_order
- * to have 5 elements, but got 6."); order not a permutation (INVALID_ARGUMENT, "Expected stride_order to
- * contain all the dimensions of the tensor, but it doesn't contain 0."); divisibility < 1
- * (INVALID_ARGUMENT); order differs from the recorded one (LAYOUT_MISMATCH, "The stride_order is not
- * consistent with the last stride_order"); order differs from a deducible one (LAYOUT_MISMATCH, "The
- * stride_order is not consistent with the deduced stride_order"); no order given and none deducible
- * (DEDUCTION, "The layout could not be deduced, please specify the stride_order explicitly"); the
- * strides are not compact in that order (LAYOUT_MISMATCH, "The stride_order is not consistent with the
- * layout"); the extent not divisible (INVALID_ARGUMENT, "The shape(1) of mode(0) is not divisible by the
- * divisibility(4)"); a recomputed stride past int64 (OVERFLOW). On error *l is unchanged. */
+ * value to be in range [0, 5), but got 30"; mode and the stride_order entries are absolute indices here:
+ * the Python binding makes CuTe's negative ones, counted from the end, absolute first); order_len != ndim
+ * (INVALID_ARGUMENT, "Expected stride_order to have 5 elements, but got 6."); order not a permutation
+ * (INVALID_ARGUMENT, "Expected stride_order to contain all the dimensions of the tensor, but it doesn't
+ * contain 0."); divisibility < 1 (INVALID_ARGUMENT); order differs from the recorded one
+ * (LAYOUT_MISMATCH, "The stride_order is not consistent with the last stride_order"); order differs from
+ * a deducible one (LAYOUT_MISMATCH, "The stride_order is not consistent with the deduced stride_order");
+ * no order given and none deducible (DEDUCTION, "The layout could not be deduced, please specify the
+ * stride_order explicitly"); the strides are not compact in that order (LAYOUT_MISMATCH, "The
+ * stride_order is not consistent with the layout"); the extent not divisible (INVALID_ARGUMENT, "The
+ * shape(1) of mode(0) is not divisible by the divisibility(4)"); a recomputed stride past int64
+ * (OVERFLOW). On error *l is unchanged. */
 DLX_API dlx_status dlx_dynlayout_mark_compact_shape_dynamic(dlx_dynlayout *l, int32_t mode, const int32_t *stride_order,
                                                             int32_t order_len, int64_t divisibility);
 

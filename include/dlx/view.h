@@ -78,10 +78,15 @@ DLX_API bool dlx_device_is_host_accessible(DLDevice device);
 /* Static name of a device type ("cpu", "cuda", "cuda_host", "cuda_managed", ...) or NULL. */
 DLX_API const char *dlx_device_type_name(int32_t device_type);
 
-/* Fill *v from int64 shape and strides (strides NULL = row-major). Validates: ndim in [0, 64], a legal
- * dtype, a known device type, non-negative extents, element count and row-major strides in int64, and
- * non-NULL data when the view has elements. flags start at 0. The element count is checked with extents
- * of 0 counted as 1, as NumPy does, so that no partial product of a view's extents overflows. */
+/* Fill *v from int64 shape and strides (strides NULL = row-major). Validates, with the import's statuses
+ * and in the import's order: ndim in [0, 64] (RANK), a legal dtype (INVALID_DTYPE), a known device type
+ * (INVALID_DEVICE), shape not NULL when ndim > 0 (NULL_SHAPE), non-negative extents (NEGATIVE_EXTENT),
+ * the element count in int64 (OVERFLOW; extents of 0 counted as 1, as NumPy does, so that no partial
+ * product of a view's extents overflows), non-NULL data when the view has elements (NULL_DATA), and for
+ * a view with elements the import's span rule (OVERFLOW, naming the dimension): the elements' extent,
+ * last element included, fits int64 in bytes (in bits for a packed sub-byte dtype), and every element's
+ * address lies in [0, UINTPTR_MAX]. So a view init accepts exports and imports back (DLX_LAYOUT_ANY),
+ * and a view init refuses the import refuses with the same status. flags start at 0. */
 DLX_API dlx_status dlx_view_init(dlx_view *v, void *data, DLDataType dtype, DLDevice device, int32_t ndim,
                                  const int64_t *shape, const int64_t *strides);
 
@@ -107,7 +112,11 @@ typedef struct dlx_dltensor {
 } dlx_dltensor;
 
 /* Export v as a non-owning DLTensor in *out (seed 000): data NULL when v has no elements, byte_offset 0,
- * the view's device. For a kDLCUDA view in a CUDA build the device id comes from the pointer. */
+ * the view's device. For a kDLCUDA view in a CUDA build the device id comes from the pointer.
+ * v is checked as dlx_view_init checks its arguments (a dlx_view may be filled by hand), with the same
+ * statuses, so that whatever is exported imports back: a view with an illegal dtype, an unknown device
+ * type, a negative extent, NULL data with elements, or an element count, span or address range that
+ * does not fit is refused, and *out is then unspecified. Ordinary views cost a few nanoseconds more. */
 DLX_API dlx_status dlx_view_to_dltensor(const dlx_view *v, dlx_dltensor *out);
 
 /* What an importer requires of a tensor. */

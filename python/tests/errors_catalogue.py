@@ -39,7 +39,7 @@ TRIGGERS = [
     ("MISALIGNED", "cap = P.capsule(shape=(4,), code=2, bits=32, data=0x10002); dlx.from_dlpack(cap)", None),
     ("OVERFLOW", "dlx.zeros((2**62, 4))", None),
     ("UNSUPPORTED", 'dlx.zeros((4,), "float4_e2m1fn")[1]', None),
-    ("OUT_OF_MEMORY", 'dlx.empty((2**61,), "int32")', None),
+    ("OUT_OF_MEMORY", 'dlx.empty((2**63 - 1,), "int8")', None),
     ("VERSION", "dlx.from_dlpack(T.make_capsule((2,), version=(2, 0)))", None),
     ("PARSE", 'dlx.zeros((2,), "float")', None),
     ("BUFFER_TOO_SMALL", None, "not reachable from Python: the module's buffers fit the longest name"),

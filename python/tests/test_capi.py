@@ -55,6 +55,24 @@ def test_scale_torch():
     assert torch.equal(x, -torch.ones(3, 3))
 
 
+def test_scale_refuses_what_torch_refuses():
+    """dlx_py_view takes torch's C exchange API as dlx.from_dlpack does, with the same checks."""
+    torch = pytest.importorskip("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
+    base = torch.ones(2, 2)
+    neg = torch._neg_view(base)
+    with pytest.raises(BufferError, match=r"negative bit set, use tensor\.resolve_neg\(\)"):
+        ext.scale_(neg, 3.0)
+    g = torch.ones(2, 2, requires_grad=True)
+    with pytest.raises(BufferError, match="require gradient"):
+        ext.scale_(g, 3.0)
+    im = torch.conj(torch.ones(2, 2, dtype=torch.complex64)).imag  # a neg view of float32 memory
+    with pytest.raises(BufferError, match="negative bit"):
+        ext.scale_(im, 3.0)
+    with pytest.raises(BufferError, match="layout other than torch.strided"):
+        ext.scale_(torch.eye(2).to_sparse(), 3.0)
+    assert torch.equal(base, torch.ones(2, 2)) and torch.equal(g.detach(), torch.ones(2, 2))
+
+
 def test_scale_capsule_releases_the_producer(deleter_calls):
     for _ in range(10):
         ext.scale_(T.make_capsule((2, 3)), 3.0)

@@ -253,6 +253,233 @@ def test_many_round_trips_release_everything(exported_alive):
     assert exported_alive() == 0
 
 
+# --- what torch's __dlpack__ refuses, the exchange API path refuses too (issue 12) --------------------
+#
+# torch's C exchange API skips the checks of torch.Tensor.__dlpack__ and exports lazy conj / neg views
+# as their un-resolved memory. dlx never imports values other than the tensor holds: it refuses with
+# torch's reason and the call that resolves the tensor.
+
+needs_exchange_api = pytest.mark.skipif(not hasattr(torch.Tensor, "__dlpack_c_exchange_api__"),
+                                        reason=f"torch {torch.__version__} has no C exchange API")
+
+
+def _refused(x, match):
+    """dlx refuses x with a one-line BufferError matching match."""
+    with pytest.raises(BufferError, match=match) as e:
+        dlx.from_dlpack(x)
+    assert "\n" not in str(e.value)
+    with pytest.raises(BufferError, match=match):
+        dlx.add(dlx.zeros(tuple(x.shape), "float32"), x)  # operands go through the same import
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: torch.conj(torch.ones(2, dtype=torch.complex64)), "conjugate bit"),
+    (lambda: torch._neg_view(torch.ones(2)), "negative bit"),
+    (lambda: torch.ones(2, requires_grad=True), "require gradient"),
+], ids=["conj", "neg", "requires_grad"])
+def test_a_refused_export_is_released(make, match):
+    """dlx refuses after torch has exported: the export must be deleted, or torch's tensor (and
+    with it the Python object torch keeps for it) would live on."""
+    import weakref
+
+    x = make()
+    r = weakref.ref(x)
+    with pytest.raises(BufferError, match=match):
+        dlx.from_dlpack(x)
+    del x
+    gc.collect()
+    assert r() is None
+
+
+def test_conj_bit_is_refused():
+    y = torch.conj(torch.tensor([1 + 1j, 2 - 2j]))
+    assert y.is_conj()
+    with pytest.raises(BufferError, match="conjugate bit"):
+        y.__dlpack__(max_version=(1, 3))  # torch's own refusal
+    _refused(y, r"conjugate bit set, use tensor\.resolve_conj\(\)")
+
+
+def test_conj_bit_resolved_imports_the_conjugate():
+    y = torch.conj(torch.tensor([1 + 1j, 2 - 2j])).resolve_conj()
+    np.testing.assert_array_equal(np.from_dlpack(dlx.from_dlpack(y)), [1 - 1j, 2 + 2j])
+
+
+@pytest.mark.parametrize("dtype", ["complex32", "complex64", "complex128"])
+def test_conj_bit_every_complex_dtype(dtype):
+    _refused(torch.zeros(2, dtype=getattr(torch, dtype)).conj(), "conjugate bit")
+
+
+def test_conj_bit_survives_detach_and_views():
+    y = torch.conj(torch.tensor([1 + 1j, 2 - 2j, 3j]))
+    for v in (y.detach(), y[1:], y.reshape(3, 1), y.expand(2, 3)):
+        assert v.is_conj()
+        _refused(v, "conjugate bit")
+
+
+def test_neg_bit_is_refused():
+    """torch's __dlpack__ exports a neg view unresolved (NumPy reads [1, 2]); dlx refuses it."""
+    y = torch._neg_view(torch.tensor([1.0, 2.0]))
+    assert y.is_neg()
+    assert list(y) == [-1.0, -2.0]
+    _refused(y, r"negative bit set, use tensor\.resolve_neg\(\)")
+    np.testing.assert_array_equal(np.from_dlpack(dlx.from_dlpack(y.resolve_neg())), [-1.0, -2.0])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "bool", "float16", "complex64"])
+def test_neg_bit_every_dtype(dtype):
+    _refused(torch._neg_view(torch.ones(3, dtype=getattr(torch, dtype))), "negative bit")
+
+
+def test_imag_of_a_conj_tensor_is_a_neg_view():
+    y = torch.conj(torch.tensor([1 + 1j, 2 - 2j]))
+    im = y.imag
+    assert im.is_neg() and not im.is_conj() and im.dtype == torch.float32
+    assert im.tolist() == [-1.0, 2.0]
+    _refused(im, "negative bit")
+    _refused(im.detach(), "negative bit")
+    np.testing.assert_array_equal(np.from_dlpack(dlx.from_dlpack(im.resolve_neg())), [-1.0, 2.0])
+    np.testing.assert_array_equal(np.from_dlpack(dlx.from_dlpack(y.real)), [1.0, 2.0])  # real: no bit
+
+
+def test_requires_grad_is_refused():
+    g = torch.zeros(3, requires_grad=True)
+    with pytest.raises(BufferError, match="require gradient"):
+        g.__dlpack__(max_version=(1, 3))
+    _refused(g, r"require gradient, use tensor\.detach\(\)")
+    _refused(g * 2, "require gradient")  # not a leaf
+    _refused(torch.nn.Parameter(torch.zeros(2)), "require gradient")
+    t = dlx.from_dlpack(g.detach())
+    np.from_dlpack(t)[0] = 5
+    assert g[0].item() == 5  # detach shares the memory; the write is the caller's choice now
+
+
+def test_requires_grad_checked_before_the_layout():
+    """torch's order: requires_grad first."""
+    s = torch.eye(2).to_sparse().requires_grad_()
+    _refused(s, "require gradient")
+
+
+@needs_exchange_api
+def test_subclass_flags_are_checked_without_calling_dlpack():
+    calls = []
+
+    class Spy(torch.Tensor):
+        def __dlpack__(self, *a, **kw):
+            calls.append(kw)
+            return super().__dlpack__(*a, **kw)
+
+    _refused(torch._neg_view(torch.ones(2)).as_subclass(Spy), "negative bit")
+    _refused(torch.conj(torch.ones(2, dtype=torch.complex64)).as_subclass(Spy), "conjugate bit")
+    assert calls == []
+    dlx.from_dlpack(torch.ones(2).as_subclass(Spy))
+    assert calls == []
+
+
+@needs_exchange_api
+def test_an_error_asking_a_subclass_propagates():
+    """torch's getters run a subclass's __torch_function__; what it raises is the caller's answer."""
+
+    class Boom(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func == torch.Tensor.requires_grad.__get__:
+                raise ValueError("boom from __torch_function__")
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    with pytest.raises(ValueError, match="boom from __torch_function__"):
+        dlx.from_dlpack(torch.zeros(3).as_subclass(Boom))
+    # after a failed export, a check that raises gives way to the export's own reason
+    with pytest.raises(BufferError, match="^Cannot pack tensors on meta$"):
+        dlx.from_dlpack(torch.empty(2, device="meta").as_subclass(Boom))
+
+
+def test_the_dlpack_path_makes_the_same_checks():
+    """A torch tensor type without the table (torch before 2.10, here a subclass hiding it) goes
+    through torch's __dlpack__, which exports the negative bit unresolved: dlx refuses it there too."""
+    calls = []
+
+    class NoTable(torch.Tensor):
+        __dlpack_c_exchange_api__ = None
+
+        def __dlpack__(self, *a, **kw):
+            calls.append(kw)
+            return super().__dlpack__(*a, **kw)
+
+    neg = torch._neg_view(torch.tensor([1.0, 2.0])).as_subclass(NoTable)
+    with pytest.raises(BufferError, match=r"negative bit set, use tensor\.resolve_neg\(\)"):
+        dlx.from_dlpack(neg)
+    with pytest.raises(BufferError, match="require gradient"):
+        dlx.from_dlpack(torch.zeros(2, requires_grad=True).as_subclass(NoTable))
+    with pytest.raises(BufferError, match=r"conjugate bit set, use tensor\.resolve_conj\(\)"):
+        dlx.from_dlpack(torch.conj(torch.ones(2, dtype=torch.complex64)).as_subclass(NoTable))
+    assert calls == []  # refused before asking torch
+    x = torch.arange(3.0).as_subclass(NoTable)
+    t = dlx.from_dlpack(x)
+    assert len(calls) == 1 and t.data_ptr == x.data_ptr()
+    np.testing.assert_array_equal(np.from_dlpack(dlx.from_dlpack(neg.resolve_neg())), [-1.0, -2.0])
+
+
+def _torch_reason(x):
+    with pytest.raises(BufferError) as e:
+        x.__dlpack__(max_version=(1, 3))
+    return str(e.value)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("make", [
+    lambda: torch.eye(3).to_sparse(),
+    lambda: torch.eye(3).to_sparse_csr(),
+    lambda: torch.eye(3).to_sparse_csc(),
+    lambda: torch.eye(2).to_sparse_bsr((1, 1)),
+    lambda: torch.randn(2, 2).to_mkldnn(),
+    lambda: torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged),
+], ids=["sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "mkldnn", "jagged"])
+def test_other_layouts_are_a_one_line_buffererror(make):
+    """The exchange API raises RuntimeError with a C++ backtrace; dlx gives __dlpack__'s reason."""
+    try:
+        x = make()
+    except (RuntimeError, AttributeError) as e:
+        pytest.skip(f"torch {torch.__version__} cannot make it: {str(e).splitlines()[0]}")
+    reason = _torch_reason(x)
+    with pytest.raises(BufferError) as e:
+        dlx.from_dlpack(x)
+    msg = str(e.value)
+    assert msg.startswith(reason)
+    if hasattr(torch.Tensor, "__dlpack_c_exchange_api__"):
+        assert msg == f"{reason} (this one is {x.layout})"
+    assert "\n" not in msg and "Exception raised from" not in msg
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("make", [
+    lambda: torch.quantize_per_tensor(torch.tensor([1.0, 2.0]), 0.1, 0, torch.qint8),
+    lambda: torch.empty(3, device="meta"),
+], ids=["quantized", "meta"])
+def test_export_errors_are_a_one_line_buffererror(make):
+    """torch's first line, as its __dlpack__ says it, without the backtrace."""
+    try:
+        x = make()
+    except (RuntimeError, AttributeError) as e:
+        pytest.skip(f"torch {torch.__version__} cannot make it: {str(e).splitlines()[0]}")
+    reason = _torch_reason(x)
+    with pytest.raises(BufferError) as e:
+        dlx.from_dlpack(x)
+    assert str(e.value) == reason
+    assert "\n" not in str(e.value)
+
+
+def test_plain_tensors_still_import():
+    """Zero-size, 0-d, non-contiguous, inference-mode and detached tensors carry no flag."""
+    with torch.inference_mode():
+        inf = torch.arange(3.0)
+    base = torch.arange(12.0).reshape(3, 4)
+    for x in (torch.empty(0, 3), torch.tensor(2.5), base[:, ::2], base.T, inf,
+              torch.zeros(2, requires_grad=True).detach(), torch.conj(torch.tensor([1.0, 2.0]))):
+        t = dlx.from_dlpack(x)
+        assert t.shape == tuple(x.shape)
+        np.testing.assert_array_equal(np.from_dlpack(t), x.numpy())
+
+
 # --- CUDA (only where torch sees a GPU) -------------------------------------------------------------
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device (torch.cuda.is_available() is False)")

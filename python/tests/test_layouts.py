@@ -440,3 +440,88 @@ def test_compact_on_rank_0_has_no_mode():
 def test_layout_key_is_hashable_for_every_rank():
     keys = {dlx.zeros(s).layout_key for s in [(), (1,), (2, 3), (0, 3)]}
     assert len(keys) == 4
+
+
+# --- negative indices count from the end (issue 12), as in CuTe and Python ------------------------
+
+
+@pytest.mark.parametrize("k, negative, positive", [("a", -1, 3), ("b", -3, 2), ("b", -5, 0), ("c", -2, 0)])
+def test_mark_layout_dynamic_negative_leading_dim(src, k, negative, positive):
+    """leading_dim=-1 is the last dimension (flash-attention's from_dlpack(t).mark_layout_dynamic(leading_dim=-1))."""
+    if k == "c":  # (2,2):(8,2) has no stride-1 mode: any leading_dim fails, the same way
+        with pytest.raises(ValueError, match=r"Expected strides\[leading_dim\] == 1, but got 8"):
+            src(k).mark_layout_dynamic(leading_dim=negative)
+        return
+    want = src(k).mark_layout_dynamic(leading_dim=positive).layout
+    t = src(k)
+    assert t.mark_layout_dynamic(leading_dim=negative) is t
+    assert t.layout == want
+    assert (t.shape, t.stride) == STATIC[k]
+
+
+def test_mark_layout_dynamic_negative_leading_dim_checks_that_stride():
+    t = dlx.from_dlpack(make_a())  # (8,4,16,2):(2,16,64,1)
+    with pytest.raises(ValueError, match=r"Expected strides\[leading_dim\] == 1, but got 64"):
+        t.mark_layout_dynamic(leading_dim=-2)
+    assert t.layout == "(8,4,16,2):(2,16,64,1)"
+
+
+@pytest.mark.parametrize("bad", [4, -5, 2**63, -(2**70)])
+def test_mark_layout_dynamic_leading_dim_range_message(bad):
+    """For ndim 4 the valid leading_dim are -4..3; the rest keep the [0, ndim) message, naming the value."""
+    t = dlx.from_dlpack(make_a())
+    with pytest.raises(ValueError) as e:
+        t.mark_layout_dynamic(leading_dim=bad)
+    assert f"Expected leading_dim to be in range [0, 4), but got {bad}" in str(e.value)
+    assert t.layout == "(8,4,16,2):(2,16,64,1)"
+    with pytest.raises(ValueError, match=r"Expected leading_dim to be in range \[0, 0\), but got -1"):
+        dlx.zeros(()).mark_layout_dynamic(leading_dim=-1)
+
+
+@pytest.mark.parametrize("negative, positive", [(-1, 3), (-3, 1), (-4, 0)])
+def test_compact_negative_mode(src, negative, positive):
+    want = src("a").mark_compact_shape_dynamic(mode=positive, divisibility=2).layout
+    t = src("a")
+    assert t.mark_compact_shape_dynamic(mode=negative, divisibility=2) is t
+    assert t.layout == want
+
+
+@pytest.mark.parametrize("bad", [4, -5, -(2**40), 2**64])
+def test_compact_mode_range_message(bad):
+    t = dlx.from_dlpack(make_a())
+    with pytest.raises(ValueError) as e:
+        t.mark_compact_shape_dynamic(mode=bad)
+    assert f"Expected mode value to be in range [0, 4), but got {bad}" in str(e.value)
+    assert t.layout == "(8,4,16,2):(2,16,64,1)"
+
+
+def test_compact_negative_stride_order_entries(src):
+    """b = (1,4,1,32,1):(1,1,1,4,1): page t3 with its order (3,0,2,4,1) spelled with negative entries."""
+    want = "(1,4,?,32,1):(0,1,4,?{div=4},0)"
+    assert src("b").mark_compact_shape_dynamic(mode=2, stride_order=(3, 0, 2, 4, 1)).layout == want
+    assert src("b").mark_compact_shape_dynamic(mode=-3, stride_order=(-2, 0, -3, -1, 1)).layout == want
+    assert src("b").mark_compact_shape_dynamic(mode=2, stride_order=(-2, -5, 2, 4, -4)).layout == want
+    # a recorded order is compared after normalisation: the same order spelled differently is consistent
+    t = src("b").mark_compact_shape_dynamic(mode=2, stride_order=(3, 0, 2, 4, 1))
+    t.mark_compact_shape_dynamic(mode=-2, stride_order=(-2, 0, 2, -1, 1))
+    assert t.layout == "(1,4,?,?,1):(0,1,4,?{div=4},0)"
+
+
+@pytest.mark.parametrize(
+    "order, missing",
+    [
+        ((-6, 0, 2, 4, 1), 3),  # out of range from the end: the order lacks the dimension it meant
+        ((3, 0, 2, 4, -2), 1),  # -2 is 3 again
+        ((3, 0, 2, 4, 2**70), 1),  # too large for any int: still CuTe's message, not OverflowError
+        ((3, 0, 2, -(2**70), 1), 4),
+    ],
+)
+def test_compact_stride_order_entries_out_of_range(order, missing):
+    t = dlx.from_dlpack(make_b())
+    with pytest.raises(ValueError) as e:
+        t.mark_compact_shape_dynamic(mode=2, stride_order=order)
+    assert (
+        f"Expected stride_order to contain all the dimensions of the tensor, but it doesn't contain {missing}."
+        in str(e.value)
+    )
+    assert t.layout == "(1,4,1,32,1):(1,1,1,4,1)"

@@ -267,6 +267,90 @@ def test_inplace_ops():
         t += dlx.zeros((5, 3, 4))  # the result would not fit t
 
 
+INPLACE = {"add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul, "divide": operator.itruediv}
+# every dtype dlx shares with NumPy / ml_dtypes: the float6/float4 formats and complex32 (storage only: no
+# fill either) take part in no arithmetic in dlx
+INPLACE_DTYPES = STANDARD + EXT + (["float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "complex32"]
+                                   if ml_dtypes else [])
+
+
+def dlx_full(v, name):
+    return dlx.zeros(3, name) if name == "complex32" else dlx.full(3, v, dtype=name)
+
+
+def numpy_inplace(op, target, other):
+    """NumPy's own `a op= b` on arrays of these dtypes (b a Python scalar or a dtype name): the result,
+    or TypeError (NumPy's UFuncTypeError) when it refuses."""
+    a = np.full(3, 2, np_dtype(target))
+    b = other if not isinstance(other, str) else np.full(3, 1, np_dtype(other))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            INPLACE[op](a, b)
+        except TypeError:
+            return TypeError
+    return a
+
+
+def check_inplace(op, target, other):
+    """dlx's `t op= other` against np.can_cast(result, target, "same_kind"), where result is the dtype of
+    dlx's `t op other` (NumPy 2's promotion), and against NumPy's own in-place op."""
+    t = dlx_full(2, target)
+    o = dlx_full(1, other) if isinstance(other, str) else other
+    try:
+        result = ARITH[op](t, o).dtype
+    except TypeError:  # no such op in dlx (bool - bool, the float6/float4 formats): not in place either
+        with pytest.raises(TypeError):
+            INPLACE[op](t, o)
+        return
+    allowed = bool(np.can_cast(np_dtype(result), np_dtype(target), casting="same_kind"))
+    want = numpy_inplace(op, target, other)
+    assert (want is not TypeError) == allowed, (op, target, other, result)
+    ptr, before = t.data_ptr, to_np(t).astype(np.complex128)
+    if not allowed:
+        with pytest.raises(TypeError, match="same_kind"):
+            INPLACE[op](t, o)
+        np.testing.assert_array_equal(to_np(t).astype(np.complex128), before)  # untouched
+        return
+    r = INPLACE[op](t, o)
+    assert r is t and t.data_ptr == ptr and t.dtype == target
+    np.testing.assert_array_equal(to_np(t).astype(np.complex128), want.astype(np.complex128))
+
+
+@pytest.mark.parametrize("op", sorted(INPLACE))
+def test_inplace_same_kind_every_dtype_pair(op):
+    """Issue 12: signed and unsigned ints were one kind, so uint8 += int8 wrapped -1 to 255 and
+    uint32 += int64 went through. Every pair of dtypes now follows np.can_cast(..., "same_kind"),
+    bfloat16 and the float8 formats as ml_dtypes registers their casts."""
+    for target in INPLACE_DTYPES:
+        for other in INPLACE_DTYPES:
+            check_inplace(op, target, other)
+
+
+@pytest.mark.parametrize("op", sorted(INPLACE))
+def test_inplace_same_kind_python_scalars(op):
+    for target in INPLACE_DTYPES:
+        for s in (True, 1, 1.5, 1j):
+            check_inplace(op, target, s)
+
+
+def test_inplace_signed_into_unsigned_refused():
+    t = dlx.zeros(2, "uint8")
+    with pytest.raises(TypeError, match="from int16 to uint8 in place"):
+        t += from_np(np.array([-1, -1], np.int8))
+    assert to_np(t).tolist() == [0, 0]  # it was [255, 255]
+    a = np.zeros(2, np.uint8)
+    with pytest.raises(TypeError):  # numpy._core._exceptions._UFuncOutputCastingError
+        a += np.array([-1, -1], np.int8)
+    u = dlx.zeros(2, "uint32")
+    with pytest.raises(TypeError, match="from int64 to uint32"):
+        u += dlx.zeros(2, "int64")
+    # unsigned into a wider signed target is fine (uint16 + int32 is int32), as in NumPy
+    i = dlx.zeros(2, "int32")
+    i += dlx.full(2, 7, dtype="uint16")
+    assert to_np(i).tolist() == [7, 7]
+
+
 @pytest.mark.parametrize("op", sorted(OPS))
 def test_out_argument_and_aliasing(op):
     """out= given (a Tensor or a NumPy array), and out the same memory as an input or overlapping it
@@ -443,7 +527,7 @@ def test_astype_arguments():
     assert t.astype(np.dtype("int8")).dtype == "int8"
     if ml_dtypes is not None:
         assert t.astype(ml_dtypes.bfloat16).dtype == "bfloat16"
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="unknown dtype 'float33'"):
         t.astype("float33")
     with pytest.raises(TypeError):
         t.astype(3)
@@ -486,6 +570,24 @@ def test_fill_and_full(dt):
     for v, want in ((True, "bool"), (3, "int64"), (2.0, "float64"), (1j, "complex128")):
         assert dlx.full(2, v).dtype == want
         assert dlx.full((), v).shape == ()
+
+
+@pytest.mark.parametrize("v", [0, -1, 2**31, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -2**63, -2**63 - 1, 10**30, True,
+                               False, 1.5, float("inf"), 1j])
+def test_full_default_dtype_vs_numpy(v):
+    """Issue 12: full(3, 2**63) raised "out of bounds for int64"; NumPy 2 types a Python int as int64,
+    then uint64 ([2^63, 2^64)), then as an object array, which dlx has not: there dlx raises the
+    OverflowError NumPy raises for that value with any integer dtype."""
+    want = np.full(3, v)
+    if want.dtype == object:
+        for dt in ("int64", "uint64"):
+            with pytest.raises(OverflowError):
+                np.full(3, v, dtype=dt)
+        with pytest.raises(OverflowError, match="out of bounds for int64 and uint64"):
+            dlx.full(3, v)
+        return
+    assert_same(dlx.full(3, v), want)
+    assert_same(dlx.full((), v), np.full((), v))
 
 
 def test_fill_int_rules():

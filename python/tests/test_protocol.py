@@ -387,3 +387,91 @@ def test_producer_returning_legacy_when_asked_versioned():
     t = dlx.from_dlpack(Legacy(a))
     assert t.dtype == "uint16"
     assert t.data_ptr == a.__array_interface__["data"][0]
+
+
+# --- an AttributeError inside __dlpack__ is the producer's, not "no __dlpack__" (issue 12) ----------
+
+
+class _BuggyProducer:
+    """A producer whose __dlpack__ has a bug that raises AttributeError."""
+
+    def __dlpack__(self, **kwargs):
+        return self.missing_field.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def test_attribute_error_inside_dlpack_propagates():
+    with pytest.raises(AttributeError, match="missing_field"):
+        dlx.from_dlpack(_BuggyProducer())
+
+
+def test_attribute_error_inside_an_old_producers_dlpack_propagates():
+    """The keyword-less retry for old producers reports its own AttributeError too."""
+
+    class OldBuggy:
+        def __dlpack__(self, stream=None):
+            raise AttributeError("old producer's bug")
+
+    with pytest.raises(AttributeError, match="old producer's bug"):
+        dlx.from_dlpack(OldBuggy())
+
+
+def test_attribute_error_from_a_dlpack_property_propagates():
+    class PropertyBuggy:
+        @property
+        def __dlpack__(self):
+            raise AttributeError("property's bug")
+
+    with pytest.raises(AttributeError, match="property's bug"):
+        dlx.from_dlpack(PropertyBuggy())
+
+
+@pytest.mark.parametrize("obj", [object(), [1, 2, 3], None, 3.5], ids=["object", "list", "None", "float"])
+def test_no_dlpack_at_all_is_a_typeerror(obj):
+    with pytest.raises(TypeError, match=r"does not support DLPack \(no __dlpack__\)"):
+        dlx.from_dlpack(obj)
+
+
+class _Proxy:
+    """Forwards every attribute to a target, as wrappers built on __getattr__ do."""
+
+    def __init__(self, target):
+        self._target = target
+
+    def __getattr__(self, name):
+        return getattr(self._target, name)
+
+
+def test_a_proxy_forwarding_dlpack_is_imported():
+    a = np.arange(4, dtype=np.float32)
+    t = dlx.from_dlpack(_Proxy(a))
+    assert t.data_ptr == a.__array_interface__["data"][0]
+
+
+def test_attribute_error_inside_a_forwarded_dlpack_propagates():
+    with pytest.raises(AttributeError, match="missing_field"):
+        dlx.from_dlpack(_Proxy(_BuggyProducer()))
+
+
+def test_a_proxy_of_a_non_producer_has_no_dlpack():
+    with pytest.raises(TypeError, match=r"'_Proxy' does not support DLPack \(no __dlpack__\)"):
+        dlx.from_dlpack(_Proxy(object()))
+
+
+def test_an_error_looking_for_dlpack_keeps_the_producers_error():
+    """A __getattr__ that cannot say whether __dlpack__ exists: its first AttributeError stands."""
+
+    class Flaky:
+        def __init__(self):
+            self.calls = 0
+
+        def __getattr__(self, name):
+            self.calls += 1
+            if self.calls == 1:
+                raise AttributeError("first look-up failed")
+            raise ValueError("second look-up failed")
+
+    with pytest.raises(AttributeError, match="first look-up failed"):
+        dlx.from_dlpack(Flaky())

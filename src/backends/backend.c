@@ -1,8 +1,17 @@
 /* The one place a backend is chosen by device type (see backend.h). */
+#include <inttypes.h>
 #include <stddef.h>
 
 #include "backends/backend.h"
 #include "core/error_internal.h"
+#include "core/view_internal.h"
+
+#ifdef DLX_WITH_CUDA
+#include "backends/cuda/cuda_internal.h"
+#define CUDA_BACKEND &dlx__cuda_backend
+#else
+#define CUDA_BACKEND NULL
+#endif
 
 typedef struct backend_row {
   int32_t device_type;
@@ -15,16 +24,21 @@ typedef struct backend_row {
  * allocated by the CUDA runtime. A new backend fills its columns here. */
 static const backend_row backend_rows[] = {
     {kDLCPU, &dlx__cpu_backend, &dlx__cpu_backend, NULL},
-    {kDLCUDAHost, &dlx__cpu_backend, NULL, "a build with CUDA (DLX_WITH_CUDA=ON)"},
-    {kDLCUDAManaged, &dlx__cpu_backend, NULL, "a build with CUDA (DLX_WITH_CUDA=ON)"},
+    {kDLCUDAHost, &dlx__cpu_backend, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)"},
+    {kDLCUDAManaged, &dlx__cpu_backend, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)"},
     {kDLROCMHost, &dlx__cpu_backend, NULL, "a ROCm backend, which dlx does not have"},
-    {kDLCUDA, NULL, NULL, "a build with CUDA (DLX_WITH_CUDA=ON)"},
+    {kDLCUDA, CUDA_BACKEND, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)"},
     {kDLROCM, NULL, NULL, "a ROCm backend, which dlx does not have"},
     {kDLOneAPI, NULL, NULL, "the oneAPI backend, which this build does not have"},
 };
 
 /* Every backend compiled in. */
-static const dlx_backend *const backends[] = {&dlx__cpu_backend};
+static const dlx_backend *const backends[] = {
+    &dlx__cpu_backend,
+#ifdef DLX_WITH_CUDA
+    &dlx__cuda_backend,
+#endif
+};
 
 int dlx__backend_count(void) { return (int)(sizeof backends / sizeof backends[0]); }
 
@@ -67,4 +81,18 @@ dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx_backen
   if (row == NULL || row->memory == NULL) return no_backend(row, device, fn, NULL);
   *out = row->memory;
   return DLX_OK;
+}
+
+dlx_status dlx__device_check_pointer(const dlx_view *v, const char *fn) {
+  const backend_row *row = row_of((int32_t)v->device.device_type);
+  /* without the runtime that owns this memory in the build, the label cannot be checked: it is kept */
+  if (row == NULL || row->memory == NULL || row->memory->pointer_device == NULL || v->data == NULL) return DLX_OK;
+  DLDevice d;
+  DLX_FORWARD(row->memory->pointer_device(v->data, &d));
+  if (d.device_type == v->device.device_type && d.device_id == v->device.device_id) return DLX_OK;
+  char said[DLX_DEVICE_TEXT_CAP], found[DLX_DEVICE_TEXT_CAP];
+  return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: the view says %s, but its data at 0x%" PRIxPTR " is %s%s", fn,
+                       dlx__device_text(said, sizeof said, v->device), (uintptr_t)v->data,
+                       d.device_type == kDLCPU ? "memory CUDA does not know, " : "on ",
+                       dlx__device_text(found, sizeof found, d));
 }

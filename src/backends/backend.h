@@ -62,6 +62,10 @@ typedef struct dlx_backend {
 
   /* C = alpha * op(A) @ op(B) + beta * C; DLX_ERR_UNSUPPORTED when this build has no BLAS for it. */
   dlx_status (*gemm)(const dlx_gemm_call *call);
+
+  /* The device a pointer into this backend's memory belongs to (cudaPointerGetAttributes); NULL when
+   * memory carries no device (the CPU). */
+  dlx_status (*pointer_device)(const void *ptr, DLDevice *out);
 } dlx_backend;
 
 /* The backend that computes on memory of device (fn, what: the message's function and operand names),

@@ -470,6 +470,18 @@ DLX_CVT_INLINE uint16_t dlx_cvt_f64_to_bf16(double d) {
 /* Decode through a table from dlx_cvt_decode_table (the cast kernel fetches it once per call). */
 DLX_CVT_INLINE float dlx_cvt_table_decode(const float *table, uint32_t bits) { return table[bits & 0xffu]; }
 
+/* ---- negation ---------------------------------------------------------------------------------- */
+
+/* -x on a code, as ml_dtypes and NumPy negate: the sign bit flips, a NaN keeping its payload; the fnuz
+ * formats keep 0 (they have no -0) and their one NaN (0x80); the unsigned e8m0fnu has no negative value,
+ * so every negation is its NaN. Exactly what decode, negate and encode give, but for NaN payloads, which
+ * the float round trip would replace with the canonical NaN. */
+DLX_CVT_INLINE uint32_t dlx_cvt_negate(const dlx_cvt_format *fmt, uint32_t code) {
+  if (fmt->sign_bit == 0) return fmt->nan_neg;
+  if (fmt->nan_kind == DLX_CVT_NAN_NEG_ZERO && (code & ~fmt->sign_bit) == 0) return code;
+  return code ^ fmt->sign_bit;
+}
+
 /* ---- packed sub-byte storage ------------------------------------------------------------------ */
 
 /* The `bits`-wide field (1..8) at bit position bitpos from base, negative positions included (views

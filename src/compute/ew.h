@@ -74,6 +74,7 @@ typedef struct dlx_ew_op {
   double scalar;       /* DLX_EW_FMA: out = scalar * in0 + in1 */
   int nin;             /* inputs: 1 (copy, fill, cast, unary) or 2 */
   DLDataType dtype[3]; /* out, in0, in1; byte-sized (padded when sub-byte) */
+  DLDevice device;     /* where it runs: the backend's home for the output (cpu:0 for host memory) */
 } dlx_ew_op;
 
 /* Same-dtype moves (copy, fill, a cast to the operand's own dtype) are dtype-blind byte copies. */

@@ -280,7 +280,8 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
 /* ======================================================================================================
  * Unary ops. Negation: integers wrap; floats negate (IEEE negate: the sign bit flips, NaN included, so
  * -0.0 comes out of 0.0 and -NaN out of NaN), complex parts each (not a multiply by -1, which would turn
- * inf parts into NaN). Bool has none (NumPy refuses it).
+ * inf parts into NaN). Bool has none (NumPy refuses it). The narrow formats negate their codes
+ * (convert.h's dlx_cvt_negate), which keeps NaN payloads as ml_dtypes does.
  * ==================================================================================================== */
 
 #define NEG_SINT(x, N) ((S_##N)((W_##N)0 - (W_##N)(x)))

@@ -95,6 +95,7 @@ typedef struct opcall {
   const char *names[3]; /* out, inputs */
   const dlx_backend *be;
   DLDevice home;        /* where the backend computes (and keeps temporaries) */
+  const dlx_backend *foreign[2]; /* input k lives on another backend: the one that moves it, else NULL */
   dlx_view out;
   dlx_view in[2];
   void *temps[4];
@@ -152,24 +153,35 @@ static dlx_status check_broadcast(const char *fn, const char *name, const dlx_vi
   return DLX_OK;
 }
 
-/* Every operand on the output's backend and device; then all of them are labelled with the backend's
- * home device, so that the overlap test and the plan see one address space (pinned, managed and cpu
- * memory are one to the CPU backend). */
+/* Every operand on the output's backend and device, with two exceptions that cross between backends:
+ * dlx_copy between memory kinds (the non-CPU backend's copy entry moves the data), and a one-element
+ * input in host memory (a scalar: staged into the output's memory before the op). Then every operand on
+ * the backend is labelled with its home device, so that the overlap test and the plan see one address
+ * space (pinned, managed and cpu memory are one to the CPU backend). */
 static dlx_status check_devices(opcall *c) {
   DLX_FORWARD(dlx__backend_compute(c->out.device, c->fn, c->names[0], &c->be, &c->home));
   for (int k = 0; k < c->nin; ++k) {
     const dlx_backend *be;
     DLDevice home;
     DLX_FORWARD(dlx__backend_compute(c->in[k].device, c->fn, c->names[k + 1], &be, &home));
-    if (be != c->be || home.device_type != c->home.device_type || home.device_id != c->home.device_id) {
-      char x[DLX_DEVICE_TEXT_CAP], y[DLX_DEVICE_TEXT_CAP];
-      return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: %s is on %s but %s is on %s: an op runs on one device",
-                           c->fn, c->names[k + 1], dlx__device_text(x, sizeof x, c->in[k].device), c->names[0],
-                           dlx__device_text(y, sizeof y, c->out.device));
+    c->foreign[k] = NULL;
+    if (be == c->be && home.device_type == c->home.device_type && home.device_id == c->home.device_id) {
+      c->in[k].device = c->home;
+      continue;
     }
+    /* the backend that can move data between the two: the one with a copy entry */
+    const dlx_backend *mover = c->be->copy != NULL ? c->be : be->copy != NULL ? be : NULL;
+    const bool scalar = dlx_view_size(&c->in[k]) == 1 && dlx_device_is_host_accessible(c->in[k].device);
+    if (mover == NULL || (c->kind != DLX_EW_COPY && !scalar)) {
+      char x[DLX_DEVICE_TEXT_CAP], y[DLX_DEVICE_TEXT_CAP];
+      return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: %s is on %s but %s is on %s: an op runs on one device%s",
+                           c->fn, c->names[k + 1], dlx__device_text(x, sizeof x, c->in[k].device), c->names[0],
+                           dlx__device_text(y, sizeof y, c->out.device),
+                           mover != NULL ? " (move it first with dlx_copy)" : "");
+    }
+    c->foreign[k] = mover;
   }
   c->out.device = c->home;
-  for (int k = 0; k < c->nin; ++k) c->in[k].device = c->home;
   return DLX_OK;
 }
 
@@ -237,6 +249,7 @@ static void init_call(opcall *c, const char *fn, dlx_ew_kind kind, int nin, cons
   c->scalar = 0.0;
   c->ntemps = 0;
   c->be = NULL;
+  c->foreign[0] = c->foreign[1] = NULL;
   c->fn = fn;
   c->kind = kind;
   c->nin = nin;
@@ -255,6 +268,7 @@ static dlx_ew_op ew_op_of(const opcall *c) {
   op.dtype[0] = c->out.dtype;
   op.dtype[1] = c->in[0].dtype;
   op.dtype[2] = c->nin > 1 ? c->in[1].dtype : c->in[0].dtype;
+  op.device = c->home;
   return op;
 }
 
@@ -280,6 +294,18 @@ static dlx_status plan_and_execute(opcall *c) {
 
 static dlx_status run_call(opcall *c) {
   if (dlx_view_size(&c->out) == 0) return DLX_OK;
+
+  /* Inputs on another backend: a copy is the mover's transfer; a scalar is staged into this backend's
+   * memory first. */
+  for (int k = 0; k < c->nin; ++k) {
+    if (c->foreign[k] == NULL) continue;
+    if (c->kind == DLX_EW_COPY) return c->foreign[k]->copy(&c->out, &c->in[k]);
+    dlx_view tmp;
+    DLX_FORWARD(temp_like(c, &c->in[k], (c->in[k].flags & DLX_VIEW_SUBBYTE_PADDED) != 0, &tmp));
+    tmp.device = c->home;
+    DLX_FORWARD(c->foreign[k]->copy(&tmp, &c->in[k]));
+    view_copy(&c->in[k], &tmp);
+  }
 
   /* An input that overlaps the output other than element for element would be read after the output
    * overwrote it: copy it first. */

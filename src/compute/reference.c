@@ -318,6 +318,12 @@ static void element(const dlx_ew_op *op, const dlx_view *const *v, int64_t oo, c
     store(v[0], oo, &a);
     return;
   }
+  if (op->kind == DLX_EW_UNARY && !dlx__kd_is_native(dlx__kd_of(v[0]->dtype))) {
+    /* narrow formats negate their codes (NaN payloads kept) */
+    const dlx_cvt_format fmt = dlx_cvt_format_value(v[0]->dtype.code);
+    set_code(v[0], oo, dlx_cvt_negate(&fmt, get_code(v[1], io[0])));
+    return;
+  }
   if (op->kind == DLX_EW_UNARY) {
     const rv r = unop(op->unop, &a);
     store(v[0], oo, &r);

@@ -24,6 +24,7 @@ static const dtype_row dtype_rows[] = {
     {DLX_CODE_UINT, 16, "uint16"},
     {DLX_CODE_UINT, 32, "uint32"},
     {DLX_CODE_UINT, 64, "uint64"},
+    {DLX_CODE_UINT, 128, "uint128"},
     {DLX_CODE_FLOAT, 16, "float16"},
     {DLX_CODE_FLOAT, 32, "float32"},
     {DLX_CODE_FLOAT, 64, "float64"},
@@ -54,7 +55,7 @@ static const char opaque_prefix[] = "opaque";
 #define BYTES64 0x0101010101010101ull
 const uint64_t dlx_dtype_legal_bits[DLX_CODE_COUNT][4] = {
     [DLX_CODE_INT] = {(1ull << 8) | (1ull << 16) | (1ull << 32), 1ull << 0, 1ull << 0, 0},
-    [DLX_CODE_UINT] = {(1ull << 8) | (1ull << 16) | (1ull << 32), 1ull << 0, 0, 0},
+    [DLX_CODE_UINT] = {(1ull << 8) | (1ull << 16) | (1ull << 32), 1ull << 0, 1ull << 0, 0},
     [DLX_CODE_FLOAT] = {(1ull << 16) | (1ull << 32), 1ull << 0, 1ull << 0, 0},
     [DLX_CODE_OPAQUE_HANDLE] = {BYTES64 & ~1ull, BYTES64, BYTES64, BYTES64},
     [DLX_CODE_BFLOAT] = {1ull << 16, 0, 0, 0},

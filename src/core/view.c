@@ -109,6 +109,61 @@ DLX_COLD dlx_status dlx__fail_null_args(const char *func, const char *const *nam
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* The span rule shared with the import (view_internal.h)                                           */
+
+/* The elements' extent in units (bytes, or bits for sub-byte dtypes) does not fit int64: name the first
+ * dimension at which the running sum, last element included, stops fitting. */
+DLX_COLD static dlx_status fail_span_overflow(int32_t nd, const int64_t *shape, const int64_t *strides,
+                                              uint64_t unit, const char *unit_name) {
+  uint64_t total = unit;
+  for (int32_t i = 0; strides != NULL && i < nd; ++i) {
+    uint64_t term;
+    if (__builtin_mul_overflow((uint64_t)shape[i] - 1u, dlx__abs_u64(strides[i]), &term) ||
+        __builtin_mul_overflow(term, unit, &term) || __builtin_add_overflow(total, term, &total) ||
+        total > (uint64_t)INT64_MAX)
+      return dlx_set_error(DLX_ERR_OVERFLOW,
+                           "byte span overflows int64 at shape[%" PRId32 "] = %" PRId64 ", strides[%" PRId32
+                           "] = %" PRId64 " (%" PRIu64 " %s per item)",
+                           i, shape[i], i, strides[i], unit, unit_name);
+  }
+  return dlx_set_error(DLX_ERR_OVERFLOW, "byte span of the %" PRId32 "-d tensor (%" PRIu64 " %s per item) overflows int64",
+                       nd, unit, unit_name);
+}
+
+DLX_COLD static dlx_status fail_address_range(uintptr_t addr, uint64_t below, uint64_t above) {
+  if (below > addr)
+    return dlx_set_error(DLX_ERR_OVERFLOW, "the elements reach %" PRIu64 " bytes below element 0 at %p, below address 0",
+                         below, (void *)addr);
+  return dlx_set_error(DLX_ERR_OVERFLOW,
+                       "the elements reach %" PRIu64 " bytes past element 0 at %p, beyond the address space", above,
+                       (void *)addr);
+}
+
+/* view_internal.h: a large tensor, large strides, or garbage on an extent-1 dim come here. */
+dlx_status dlx__exact_extent(int32_t nd, const int64_t *shape, const int64_t *strides, uint64_t below, uint64_t above,
+                             bool has_addr, uintptr_t addr, size_t itemsize, bool subbyte, uint64_t unit) {
+  const char *unit_name = subbyte ? "bits" : "bytes";
+  if (strides != NULL) {
+    uint64_t total = 0, neg = 0;
+    bool overflow = false;
+    for (int32_t i = 0; i < nd; ++i) {
+      uint64_t term;
+      overflow |= __builtin_mul_overflow((uint64_t)shape[i] - 1u, dlx__abs_u64(strides[i]), &term);
+      overflow |= __builtin_add_overflow(total, term, &total);
+      if (strides[i] < 0) neg += term; /* <= total, so it cannot wrap unless overflow is set */
+    }
+    if (overflow) return fail_span_overflow(nd, shape, strides, unit, unit_name);
+    below = neg;
+    above = total - neg;
+  }
+  if (!dlx__extent_fits(below, above, below + above, false, 0, itemsize, unit))
+    return fail_span_overflow(nd, shape, strides, unit, unit_name);
+  if (!dlx__extent_fits(below, above, below + above, has_addr, addr, itemsize, unit))
+    return fail_address_range(addr, below * itemsize, (above + 1u) * itemsize);
+  return DLX_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 /* Construction                                                                                     */
 
 dlx_status dlx_view_init(dlx_view *v, void *data, DLDataType dtype, DLDevice device, int32_t ndim,
@@ -119,16 +174,25 @@ dlx_status dlx_view_init(dlx_view *v, void *data, DLDataType dtype, DLDevice dev
   DLX_FAIL_IF(!dlx_device_type_is_known((int32_t)device.device_type), DLX_ERR_INVALID_DEVICE,
               "unknown device type %d", (int)device.device_type);
   DLX_FAIL_IF(ndim > 0 && shape == NULL, DLX_ERR_NULL_SHAPE, "shape is NULL with ndim %" PRId32, ndim);
+  /* The import's checks in the import's order (dlx_view_from_dltensor under DLX_LAYOUT_ANY), so that a
+   * view init makes exports and imports back, and what init refuses import refuses with the same status.
+   * dlx_view_init_extents passes v's own arrays: the scan reads each entry before it writes it. */
   scan_state st;
-  dlx__scan_dims(SCAN_SHAPE, ndim, shape, NULL, v->shape, NULL, &st);
+  if (strides != NULL)
+    dlx__scan_dims(SCAN_ANY, ndim, shape, strides, v->shape, v->strides, &st);
+  else
+    dlx__scan_dims(SCAN_SHAPE, ndim, shape, NULL, v->shape, NULL, &st);
   if (DLX_UNLIKELY(st.sign < 0)) return dlx__fail_negative_extent(ndim, shape);
   if (DLX_UNLIKELY(st.count_overflow)) return dlx__fail_count_overflow(ndim, shape);
-  if (strides != NULL)
-    /* memmove: dlx_view_init_extents passes v's own arrays */
-    memmove(v->strides, strides, (size_t)ndim * sizeof(int64_t));
-  else
-    dlx__fill_compact_strides(ndim, v->shape, v->strides, false);
+  if (strides == NULL) dlx__fill_compact_strides(ndim, v->shape, v->strides, false);
   if (DLX_UNLIKELY(data == NULL && !st.zero)) return dlx__fail_null_data(st.count);
+  if (!st.zero) {
+    /* row-major strides make below and above exact; given ones, a bound the strides decide when needed
+     * (passed either way, so that a failure names the dimension) */
+    const uint64_t above = strides != NULL ? dlx__span_bound(&st) : (uint64_t)st.count - 1u;
+    const uint64_t below = strides != NULL ? above : 0;
+    DLX_FORWARD(dlx__check_span(ndim, v->shape, v->strides, below, above, true, (uintptr_t)data, dtype));
+  }
   v->data = data;
   v->dtype = dtype;
   v->device = device;

@@ -42,6 +42,13 @@ static inline void dlx__fill_compact_strides(int32_t nd, const int64_t *shape, i
   }
 }
 
+/* The device a view's data really is on, checked against its label for memory a runtime can tell about
+ * (CUDA device and managed memory: cudaPointerGetAttributes, as CCCL's to_dlpack_tensor does):
+ * DLX_ERR_DEVICE_MISMATCH naming both when they differ. Defined by the backends layer
+ * (src/backends/backend.c), the one place that knows which runtime owns a device type; DLX_OK when the
+ * build has no such runtime. */
+dlx_status dlx__device_check_pointer(const dlx_view *v, const char *fn);
+
 /* Cold failers: each re-walks its input to name the first offending value, and returns the status. */
 dlx_status dlx__fail_rank_range(int32_t nd);
 dlx_status dlx__fail_negative_extent(int32_t nd, const int64_t *shape);
@@ -102,6 +109,53 @@ DLX_ALWAYS_INLINE void dlx__scan_dims(enum scan_mode mode, int32_t nd, const int
   st->sign = sign;
   st->count_overflow = cof;
   st->bad = bad;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The span rule                                                                                    */
+
+/* What import, dlx_view_init and export all require of a non-empty tensor's elements, computed once
+ * here so that the three cannot disagree: the whole extent, last element included, fits int64 in bytes
+ * (in bits for a sub-byte dtype, as dlx_view_byte_span measures packed ones), so that no later offset
+ * arithmetic overflows; and with data (has_addr), every element's address exists: none below 0, none
+ * past the top.
+ *
+ * below / above count the items from element 0 to the lowest and to the highest element, sum >= below +
+ * above. The products cannot overflow once the first test passes, as itemsize <= unit. */
+static inline bool dlx__extent_fits(uint64_t below, uint64_t above, uint64_t sum, bool has_addr, uintptr_t addr,
+                                    size_t itemsize, uint64_t unit) {
+  uint64_t units;
+  if (sum >= (uint64_t)INT64_MAX || __builtin_mul_overflow(sum + 1u, unit, &units) || units > (uint64_t)INT64_MAX)
+    return false;
+  return !has_addr || (below * itemsize <= addr && (above + 1u) * itemsize <= (uint64_t)(UINTPTR_MAX - addr));
+}
+
+/* The cheap bound did not settle dlx__extent_fits: compute below and above exactly from strides (when
+ * not NULL; NULL means below and above are exact already) and decide, naming the failure (OVERFLOW, with
+ * the first dimension at which the span stops fitting, or the address range). Not cold: large tensors
+ * come here legitimately. */
+dlx_status dlx__exact_extent(int32_t nd, const int64_t *shape, const int64_t *strides, uint64_t below, uint64_t above,
+                             bool has_addr, uintptr_t addr, size_t itemsize, bool subbyte, uint64_t unit);
+
+/* The span rule for a non-empty tensor of dtype dt (a legal one). With strides NULL, below and above are
+ * exact (compact strides); otherwise they may be bounds, and strides decide when the bounds do not. */
+DLX_ALWAYS_INLINE dlx_status dlx__check_span(int32_t nd, const int64_t *shape, const int64_t *strides, uint64_t below,
+                                             uint64_t above, bool has_addr, uintptr_t addr, DLDataType dt) {
+  const size_t itemsize = dlx_dtype_itemsize(dt);
+  const bool subbyte = dlx_dtype_is_subbyte(dt);
+  const uint64_t unit = subbyte ? dlx_dtype_element_bits(dt) : (uint64_t)itemsize;
+  if (DLX_UNLIKELY(!dlx__extent_fits(below, above, above, has_addr, addr, itemsize, unit)))
+    return dlx__exact_extent(nd, shape, strides, below, above, has_addr, addr, itemsize, subbyte, unit);
+  return DLX_OK;
+}
+
+/* The bound on items from element 0 to the farthest element, either side, for strides of any sign (a
+ * SCAN_ANY scan): sum (e_i - 1) |s_i| <= (count - 1) * max |s_i| <= (count - 1) * OR |s_i|. Settles the
+ * common case without a multiplication per dimension; saturates at UINT64_MAX. */
+static inline uint64_t dlx__span_bound(const scan_state *st) {
+  uint64_t bound;
+  if (__builtin_mul_overflow((uint64_t)st->count - 1u, st->stride_or, &bound)) bound = UINT64_MAX;
+  return bound;
 }
 
 #endif

@@ -63,15 +63,204 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment) {
                       "'dltensor_versioned')", name ? name : "(null)");
 }
 
+/* ---- producer quirks ------------------------------------------------------------------------------
+ *
+ * A producer's C exchange API exports whatever memory a tensor has, while its __dlpack__ may first
+ * refuse tensors whose memory does not hold their values. Taking the table instead of __dlpack__ must
+ * not skip those refusals, so the rules of each such producer live here, found once per type.
+ *
+ * PyTorch (as of torch 2.15) needs them. Its managed_tensor_from_py_object_no_sync
+ *  - exports a tensor with the conjugate bit (torch.conj of a complex tensor) or the negative bit
+ *    (torch._neg_view, .imag of a conj tensor) as its memory, un-conjugated / un-negated: wrong values.
+ *    torch.Tensor.__dlpack__ refuses the conjugate bit but exports the negative bit unresolved, a
+ *    torch bug that dlx does not copy;
+ *  - exports a tensor that requires grad, which __dlpack__ refuses (writes would bypass autograd);
+ *  - fails on sparse / mkldnn / jagged layouts, quantized dtypes and the meta device with a
+ *    RuntimeError carrying a C++ backtrace, where __dlpack__ raises a one-line BufferError.
+ * Zero-size, non-contiguous and 0-d tensors it exports as __dlpack__ does. A torch without the table
+ * (before 2.10), or a subclass that hides it, goes through __dlpack__: the same checks run first there,
+ * for the negative bit's sake. */
+
+typedef struct producer_quirks {
+  /* after x exported as m: 0 to import it, -1 with an exception set to refuse (the caller deletes m) */
+  int (*refuse)(PyObject *x, const DLManagedTensorVersioned *m);
+  /* after the export of x failed: turn the pending exception into the one __dlpack__ raises */
+  void (*export_failed)(PyObject *x);
+  /* before x.__dlpack__() (a type without a table): 0 to call it, -1 with an exception set to refuse */
+  int (*before_dlpack)(PyObject *x);
+} producer_quirks;
+
+/* The descriptors of torch._C.TensorBase, the C type holding a tensor's flags. Taken from that type
+ * rather than from x's: they read the C++ tensor that the table exports, whatever a subclass defines
+ * (a subclass's __torch_function__ still runs: torch's getters call it). Looked up once, kept forever. */
+static struct {
+  int state;                           /* 0 not yet looked up, 1 usable, -1 unusable */
+  PyGetSetDef *requires_grad, *layout; /* called directly: no attribute lookup, no bound object */
+  PyObject *is_conj, *is_neg;          /* method descriptors (strong references) */
+  PyCFunction conj_fn, neg_fn;         /* their C functions when they take no arguments, else NULL */
+} torch_d;
+
+static PyTypeObject *torch_tensor_base(PyTypeObject *type) {
+  PyObject *mro = type->tp_mro;
+  if (mro == NULL || !PyTuple_Check(mro)) return NULL;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); ++i) {
+    PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+    /* torch >= 2.2 spells it TensorBase; _TensorBase before */
+    if (strcmp(b->tp_name, "torch._C.TensorBase") == 0 || strcmp(b->tp_name, "torch._C._TensorBase") == 0) return b;
+  }
+  return NULL;
+}
+
+static PyGetSetDef *getset_of(PyObject *dict, const char *name) {
+  PyObject *d = PyDict_GetItemString(dict, name); /* borrowed: the PyGetSetDef is static data of torch */
+  return d != NULL && Py_IS_TYPE(d, &PyGetSetDescr_Type) ? ((PyGetSetDescrObject *)d)->d_getset : NULL;
+}
+
+/* A METH_NOARGS method's C function, called without the descriptor's argument and type checks: the
+ * callers pass instances of the type that defines it (x's type derives from TensorBase). */
+static PyCFunction noargs_fn(PyObject *descr) {
+  if (!Py_IS_TYPE(descr, &PyMethodDescr_Type)) return NULL;
+  PyMethodDef *def = ((PyMethodDescrObject *)descr)->d_method;
+  return def->ml_flags == METH_NOARGS ? def->ml_meth : NULL;
+}
+
+static int torch_descriptors(PyTypeObject *base) {
+  if (torch_d.state != 0) return torch_d.state;
+  torch_d.state = -1;
+  PyObject *dict = base->tp_dict, *c, *n;
+  if (dict == NULL) return -1;
+  torch_d.requires_grad = getset_of(dict, "requires_grad");
+  torch_d.layout = getset_of(dict, "layout");
+  c = PyDict_GetItemString(dict, "is_conj");
+  n = PyDict_GetItemString(dict, "is_neg");
+  if (torch_d.requires_grad == NULL || torch_d.requires_grad->get == NULL || torch_d.layout == NULL ||
+      torch_d.layout->get == NULL || c == NULL || !PyCallable_Check(c) || n == NULL || !PyCallable_Check(n))
+    return -1;
+  Py_INCREF(c);
+  Py_INCREF(n);
+  torch_d.is_conj = c;
+  torch_d.is_neg = n;
+  torch_d.conj_fn = noargs_fn(c);
+  torch_d.neg_fn = noargs_fn(n);
+  return torch_d.state = 1;
+}
+
+/* A flag from torch: 1, 0, or -1 with an exception set. r is a new reference (or NULL). */
+static int torch_truth(PyObject *r) {
+  if (r == NULL) return -1;
+  int b = r == Py_True ? 1 : r == Py_False ? 0 : PyObject_IsTrue(r);
+  Py_DECREF(r);
+  return b;
+}
+
+static int torch_getset_flag(PyObject *x, PyGetSetDef *g) { return torch_truth(g->get(x, g->closure)); }
+
+static int torch_method_flag(PyObject *x, PyObject *descr, PyCFunction fn) {
+  if (fn != NULL) return torch_truth(fn(x, NULL));
+  PyObject *args[1] = {x};
+  return torch_truth(PyObject_Vectorcall(descr, args, 1, NULL));
+}
+
+/* 1 with BufferError set when x must not be exported, 0 when it may, -1 when asking torch failed.
+ * __dlpack__'s checks in its order (requires_grad, conj, layout) plus the negative bit. The conjugate
+ * bit only where maybe_conj: torch sets it on complex dtypes only (it asserts so), so the fast path
+ * asks for it only after a complex export. The layout only where check_layout: a strided tensor is
+ * all the table exports, so only a failed export asks. */
+static int torch_refusal(PyObject *x, int maybe_conj, int check_layout) {
+  int b = torch_getset_flag(x, torch_d.requires_grad);
+  if (b != 0) {
+    if (b > 0) PyErr_SetString(PyExc_BufferError, "Can't export tensors that require gradient, use tensor.detach()");
+    return b;
+  }
+  if (maybe_conj && (b = torch_method_flag(x, torch_d.is_conj, torch_d.conj_fn)) != 0) {
+    if (b > 0)
+      PyErr_SetString(PyExc_BufferError,
+                      "Can't export tensors with the conjugate bit set, use tensor.resolve_conj() (a copy)");
+    return b;
+  }
+  if ((b = torch_method_flag(x, torch_d.is_neg, torch_d.neg_fn)) != 0) {
+    if (b > 0)
+      PyErr_SetString(PyExc_BufferError,
+                      "Can't export tensors with the negative bit set, use tensor.resolve_neg() (a copy)");
+    return b;
+  }
+  if (check_layout) {
+    PyObject *layout = torch_d.layout->get(x, torch_d.layout->closure);
+    PyObject *s = layout ? PyObject_Str(layout) : NULL;
+    Py_XDECREF(layout);
+    if (s == NULL) return -1;
+    b = PyUnicode_CompareWithASCIIString(s, "torch.strided") != 0;
+    if (b)
+      PyErr_Format(PyExc_BufferError, "Can't export tensors with layout other than torch.strided (this one is %U)", s);
+    Py_DECREF(s);
+    return b;
+  }
+  return 0;
+}
+
+static int torch_refuse(PyObject *x, const DLManagedTensorVersioned *m) {
+  /* a tensor of another major may lay its fields out otherwise: then ask about conj too (the import
+   * refuses that major anyway) */
+  int maybe_conj = m->version.major != DLX_DLPACK_MAJOR || m->dl_tensor.dtype.code == kDLComplex;
+  return torch_refusal(x, maybe_conj, 0) != 0 ? -1 : 0;
+}
+
+static void torch_export_failed(PyObject *x) {
+  /* torch's table turns every C++ exception into a RuntimeError; other kinds are left as they are */
+  if (!PyErr_ExceptionMatches(PyExc_RuntimeError)) return;
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  PyErr_NormalizeException(&et, &ev, &tb);
+  int r = torch_refusal(x, 1, 1);
+  if (r > 0) goto drop; /* __dlpack__'s own reason is set */
+  if (r < 0) PyErr_Clear(); /* a check that failed tells less than the export's own error */
+  PyObject *msg = ev ? PyObject_Str(ev) : NULL;
+  if (msg == NULL) {
+    PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
+    return;
+  }
+  /* the first line is torch's message; the rest is "Exception raised from ..." and a C++ backtrace */
+  Py_ssize_t nl = PyUnicode_FindChar(msg, '\n', 0, PyUnicode_GET_LENGTH(msg), 1);
+  if (nl >= 0) {
+    PyObject *line = PyUnicode_Substring(msg, 0, nl);
+    Py_DECREF(msg);
+    if (line == NULL) goto drop; /* MemoryError set */
+    msg = line;
+  }
+  PyErr_SetObject(PyExc_BufferError, msg);
+  Py_DECREF(msg);
+drop:
+  Py_XDECREF(et);
+  Py_XDECREF(ev);
+  Py_XDECREF(tb);
+}
+
+static int torch_before_dlpack(PyObject *x) { return torch_refusal(x, 1, 0) != 0 ? -1 : 0; }
+
+static const producer_quirks torch_quirks = {torch_refuse, torch_export_failed, torch_before_dlpack};
+
+/* The quirks of the producer of type (NULL: none). -1 when it has quirks dlx cannot apply: then its
+ * table is not used, and __dlpack__ makes its own checks. */
+static int quirks_of(PyTypeObject *type, const producer_quirks **q) {
+  *q = NULL;
+  PyTypeObject *base = torch_tensor_base(type);
+  if (base == NULL) return 0;
+  if (torch_descriptors(base) < 0) return -1;
+  *q = &torch_quirks;
+  return 0;
+}
+
 /* ---- exchange API lookup, cached per type -------------------------------------------------------- */
 
-/* Types seen, with their table or NULL. A handful of array types are ever exchanged, so a short
- * array searched by pointer beats a dict; past its end, types are looked up each time. Each cached
- * type is held by a strong reference, so its address cannot be reused. */
+/* Types seen, with their table or NULL, and their producer's quirks. A handful of array types are
+ * ever exchanged, so a short array searched by pointer beats a dict; past its end, types are looked
+ * up each time. Each cached type is held by a strong reference, so its address cannot be reused. */
 #define API_CACHE_SIZE 16
 static struct {
   PyTypeObject *type;
   const DLPackExchangeAPI *api;
+  const producer_quirks *quirks;
 } api_cache[API_CACHE_SIZE];
 static int api_cache_len;
 
@@ -92,9 +281,12 @@ static const DLPackExchangeAPI *api_from_attr(PyObject *attr) {
   return (const DLPackExchangeAPI *)h;
 }
 
-const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type) {
+static const DLPackExchangeAPI *lookup_exchange(PyTypeObject *type, const producer_quirks **quirks) {
   for (int i = 0; i < api_cache_len; ++i)
-    if (api_cache[i].type == type) return api_cache[i].api;
+    if (api_cache[i].type == type) {
+      *quirks = api_cache[i].quirks;
+      return api_cache[i].api;
+    }
   const DLPackExchangeAPI *api = NULL;
   static const char *const names[] = {"__dlpack_c_exchange_api__", "__c_dlpack_exchange_api__"};
   for (int k = 0; k < 2 && api == NULL; ++k) {
@@ -106,16 +298,40 @@ const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type) {
     api = api_from_attr(attr);
     Py_DECREF(attr);
   }
+  if (quirks_of(type, quirks) < 0) api = NULL;
   if (api_cache_len < API_CACHE_SIZE) {
     Py_INCREF(type);
     api_cache[api_cache_len].type = type;
     api_cache[api_cache_len].api = api;
+    api_cache[api_cache_len].quirks = *quirks;
     ++api_cache_len;
   }
   return api;
 }
 
+const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type) {
+  const producer_quirks *quirks;
+  return lookup_exchange(type, &quirks);
+}
+
 /* ---- from_dlpack --------------------------------------------------------------------------------- */
+
+/* 1 when x has a __dlpack__ (on its type, or else on x itself: a proxy's __getattr__ may forward it),
+ * 0 when it has none, -1 with an exception set when looking raised something else. */
+static int has_dlpack(PyObject *x) {
+  PyObject *a = PyObject_GetAttr((PyObject *)Py_TYPE(x), dlx_str_dlpack);
+  if (a == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    PyErr_Clear();
+    a = PyObject_GetAttr(x, dlx_str_dlpack);
+    if (a == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+      PyErr_Clear();
+      return 0;
+    }
+  }
+  if (a == NULL) return -1;
+  Py_DECREF(a);
+  return 1;
+}
 
 static PyObject *call_dlpack(PyObject *x) {
   /* x.__dlpack__(max_version=(1, 3)). copy is never passed on: dlx makes any copy itself, once. */
@@ -126,6 +342,24 @@ static PyObject *call_dlpack(PyObject *x) {
     PyErr_Clear();
     PyObject *a[1] = {x};
     cap = PyObject_VectorcallMethod(dlx_str_dlpack, a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+  }
+  if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    /* Only a missing __dlpack__ means "no DLPack": an AttributeError raised while an existing one runs
+     * is the producer's bug, and hiding it behind "no __dlpack__" would hide where it is. Asked only
+     * now, so that successful calls pay nothing. */
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    int has = has_dlpack(x);
+    if (has != 0) {
+      if (has < 0) PyErr_Clear();
+      PyErr_Restore(et, ev, tb);
+      return NULL;
+    }
+    Py_XDECREF(et);
+    Py_XDECREF(ev);
+    Py_XDECREF(tb);
+    return PyErr_Format(PyExc_TypeError, "object of type '%.100s' does not support DLPack (no __dlpack__)",
+                        Py_TYPE(x)->tp_name);
   }
   return cap;
 }
@@ -148,23 +382,29 @@ PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
                           (unsigned long long)(uintptr_t)src->view.data, alignment);
     return dlx_py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
   }
-  const DLPackExchangeAPI *api = dlx_lookup_exchange_api(Py_TYPE(x));
+  const producer_quirks *quirks;
+  const DLPackExchangeAPI *api = lookup_exchange(Py_TYPE(x), &quirks);
   if (api != NULL) {
     DLManagedTensorVersioned *m = NULL;
-    if (api->managed_tensor_from_py_object_no_sync(x, &m) != 0) return NULL;
+    if (api->managed_tensor_from_py_object_no_sync(x, &m) != 0) {
+      if (quirks != NULL) quirks->export_failed(x);
+      return NULL;
+    }
+    if (quirks != NULL && quirks->refuse(x, m) != 0) {
+      /* the deleter may run Python code, which must not see the pending error */
+      PyObject *et, *ev, *tb;
+      PyErr_Fetch(&et, &ev, &tb);
+      if (m->deleter) m->deleter(m);
+      PyErr_Restore(et, ev, tb);
+      return NULL;
+    }
     t = dlx_py_import_versioned_owned(m, alignment);
   } else if (PyCapsule_CheckExact(x)) {
     t = import_capsule(x, alignment);
   } else {
+    if (quirks != NULL && quirks->before_dlpack(x) != 0) return NULL;
     PyObject *cap = call_dlpack(x);
-    if (cap == NULL) {
-      if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-        PyErr_Clear();
-        return PyErr_Format(PyExc_TypeError, "object of type '%.100s' does not support DLPack (no __dlpack__)",
-                            Py_TYPE(x)->tp_name);
-      }
-      return NULL;
-    }
+    if (cap == NULL) return NULL;
     if (PyCapsule_CheckExact(cap)) {
       t = import_capsule(cap, alignment);
     } else {

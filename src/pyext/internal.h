@@ -66,15 +66,19 @@ int dlx_pyops_scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_
 PyObject *dlx_pyops_int_out_of_bounds(PyObject *o, DLDataType dt);
 /* dst[...] = value (a scalar or a tensor-like, broadcast, cast to dst's dtype). -1 + exception. */
 int dlx_pyops_assign(const dlx_view *dst, PyObject *value);
-/* ints from args (one sequence or several ints) into vals; *n their count. -1 + exception. */
+/* ints from args (one sequence or several ints) into vals; *n their count. Each may be anything with
+ * __index__ but a bool, as NumPy takes sizes. -1 + exception. */
 int dlx_pyops_parse_int_args(PyObject *args, const char *what, int64_t *vals, int32_t *n);
+/* A shape (one int or a sequence of them, as dlx_pyops_parse_int_args) into shape[*ndim]. -1 + exception. */
+int dlx_pyops_parse_shape(PyObject *obj, int32_t *ndim, int64_t *shape);
 
 /* Raise the Python exception for an op's failure: IndexError for INDEX, TypeError for UNSUPPORTED,
  * MemoryError for OUT_OF_MEMORY, ValueError otherwise. Returns NULL. */
 PyObject *dlx_py_raise_op(dlx_status st);
 /* A new C-contiguous owned tensor (zero-filled when zero is set). NULL + exception. */
 PyObject *dlx_py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero);
-/* A dtype from a name or a dtype-like object (numpy.dtype, numpy.float32, ml_dtypes.bfloat16). -1 + exception. */
+/* The module's one dtype parser: a dlx dtype name, bool / int / float / complex, or what numpy.dtype takes
+ * (numpy.dtype, numpy.float32, ml_dtypes.bfloat16). -1 + ValueError for an unknown name, TypeError else. */
 int dlx_parse_dtype_obj(PyObject *o, DLDataType *dt);
 
 extern PyNumberMethods dlx_pyops_as_number;

@@ -170,12 +170,53 @@ PyObject *dlx_pyops_copy_(PyObject *self, PyObject *src) {
   return self;
 }
 
-/* Integers from f(*args) or f(seq): reshape(2, 3) and reshape((2, 3)) alike. -1 + exception. */
+/* One size or axis: anything with __index__ (numpy.int64 as well as int) but a bool, which NumPy
+ * refuses there too. Outside int64 is ValueError, as NumPy's "maximum allowed dimension exceeded". */
+static int parse_int_item(PyObject *o, const char *what, int64_t *val) {
+  if (PyBool_Check(o) || !PyIndex_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected ints, got %.100s", what, Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  PyObject *i = PyNumber_Index(o);
+  if (i == NULL) return -1;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  if (overflow != 0) PyErr_Format(PyExc_ValueError, "%s: %S is outside the range of int64", what, i);
+  Py_DECREF(i);
+  if (PyErr_Occurred()) return -1;
+  *val = v;
+  return 0;
+}
+
+/* Integers from f(*args) or f(seq): reshape(2, 3) and reshape((2, 3)) alike. One argument is one int
+ * when it converts to one (an int, numpy.int64, a 0-d integer array), else the sequence (a tuple, a
+ * list, a NumPy array). -1 + exception. */
 int dlx_pyops_parse_int_args(PyObject *args, const char *what, int64_t *vals, int32_t *n) {
   PyObject *seq = args;
-  if (PyTuple_GET_SIZE(args) == 1 && !PyIndex_Check(PyTuple_GET_ITEM(args, 0))) seq = PyTuple_GET_ITEM(args, 0);
-  PyObject *fast = PySequence_Fast(seq, "expected ints or one sequence of ints");
-  if (fast == NULL) return -1;
+  if (PyTuple_GET_SIZE(args) == 1) {
+    PyObject *one = PyTuple_GET_ITEM(args, 0);
+    if (!PyIndex_Check(one)) {
+      seq = one;
+    } else if (!PyLong_Check(one)) {
+      /* an object with __index__ may still be a sequence (a NumPy array's __index__ refuses all but 0-d) */
+      PyObject *i = PyNumber_Index(one);
+      if (i == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+        PyErr_Clear();
+        seq = one;
+      }
+      Py_XDECREF(i);
+    }
+  }
+  PyObject *fast = PySequence_Fast(seq, "");
+  if (fast == NULL) {
+    if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s: expected ints or one sequence of ints, got %.100s", what,
+                   Py_TYPE(seq)->tp_name);
+    }
+    return -1;
+  }
   Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
   if (len > DLX_MAX_NDIM) {
     Py_DECREF(fast);
@@ -183,22 +224,22 @@ int dlx_pyops_parse_int_args(PyObject *args, const char *what, int64_t *vals, in
     return -1;
   }
   for (Py_ssize_t i = 0; i < len; ++i) {
-    PyObject *o = PySequence_Fast_GET_ITEM(fast, i);
-    if (!PyIndex_Check(o)) {
-      Py_DECREF(fast);
-      PyErr_Format(PyExc_TypeError, "%s: expected ints, got %.100s", what, Py_TYPE(o)->tp_name);
-      return -1;
-    }
-    Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_OverflowError);
-    if (v == -1 && PyErr_Occurred()) {
+    if (parse_int_item(PySequence_Fast_GET_ITEM(fast, i), what, &vals[i]) != 0) {
       Py_DECREF(fast);
       return -1;
     }
-    vals[i] = v;
   }
   Py_DECREF(fast);
   *n = (int32_t)len;
   return 0;
+}
+
+int dlx_pyops_parse_shape(PyObject *obj, int32_t *ndim, int64_t *shape) {
+  PyObject *args = PyTuple_Pack(1, obj);
+  if (args == NULL) return -1;
+  int r = dlx_pyops_parse_int_args(args, "shape", shape, ndim);
+  Py_DECREF(args);
+  return r;
 }
 
 PyObject *dlx_pyops_reshape(PyObject *self, PyObject *args) {

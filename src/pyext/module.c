@@ -77,52 +77,17 @@ static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
   return t;
 }
 
-/* shape: an int or a sequence of ints. -1 + exception. */
-static int parse_shape(PyObject *obj, int32_t *ndim, int64_t *shape) {
-  if (PyLong_Check(obj)) {
-    *ndim = 1;
-    shape[0] = PyLong_AsLongLong(obj);
-    return PyErr_Occurred() ? -1 : 0;
-  }
-  PyObject *seq = PySequence_Fast(obj, "shape must be an int or a sequence of ints");
-  if (seq == NULL) return -1;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  if (n > DLX_MAX_NDIM) {
-    Py_DECREF(seq);
-    PyErr_Format(PyExc_ValueError, "shape has %zd dimensions; dlx allows at most %d", n, DLX_MAX_NDIM);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-    if (!PyLong_Check(item)) {
-      Py_DECREF(seq);
-      PyErr_Format(PyExc_TypeError, "shape[%zd] must be an int, not %.100s", i, Py_TYPE(item)->tp_name);
-      return -1;
-    }
-    shape[i] = PyLong_AsLongLong(item);
-    if (PyErr_Occurred()) {
-      Py_DECREF(seq);
-      return -1;
-    }
-  }
-  Py_DECREF(seq);
-  *ndim = (int32_t)n;
-  return 0;
-}
-
 static PyObject *make_owned(PyObject *args, PyObject *kwargs, int zero, const char *fname) {
   static char *kw[] = {"shape", "dtype", NULL};
-  PyObject *shape_obj;
-  const char *dtype_name = "float32";
+  PyObject *shape_obj, *dtype_obj = Py_None;
   char fmt[32];
-  snprintf(fmt, sizeof fmt, "O|s:%s", fname);
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kw, &shape_obj, &dtype_name)) return NULL;
+  snprintf(fmt, sizeof fmt, "O|O:%s", fname);
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kw, &shape_obj, &dtype_obj)) return NULL;
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim;
-  if (parse_shape(shape_obj, &ndim, shape) != 0) return NULL;
-  DLDataType dt;
-  dlx_status st = dlx_dtype_parse(dtype_name, &dt);
-  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  if (dlx_pyops_parse_shape(shape_obj, &ndim, shape) != 0) return NULL;
+  DLDataType dt = DLX_DTYPE_FLOAT32; /* dtype=None: dlx's default, float32 */
+  if (dtype_obj != Py_None && dlx_parse_dtype_obj(dtype_obj, &dt) != 0) return NULL;
   return dlx_py_tensor_new_owned(ndim, shape, dt, zero);
 }
 

@@ -41,7 +41,7 @@ dtclass dlx_pyops_class_of(DLDataType dt) {
   switch (dt.code) {
     case DLX_CODE_BOOL: return C_BOOL;
     case DLX_CODE_INT: return dt.bits <= 64 ? C_INT : C_OTHER;
-    case DLX_CODE_UINT: return C_UINT;
+    case DLX_CODE_UINT: return dt.bits <= 64 ? C_UINT : C_OTHER; /* uint128: no NumPy promotion */
     case DLX_CODE_FLOAT: return dt.bits >= 16 && dt.bits <= 64 ? C_FLOAT : C_OTHER;
     case DLX_CODE_COMPLEX: return dt.bits == 64 || dt.bits == 128 ? C_COMPLEX : C_OTHER;
     case DLX_CODE_BFLOAT: return C_EXT;
@@ -209,38 +209,126 @@ PyObject *dlx_pyops_as_tensor(PyObject *o, int *unsupported) {
   return dlx_from_dlpack_impl(o, 0, -1);
 }
 
-/* Parse a dtype: a name, or an object with a `name` (numpy.dtype) or `__name__` (numpy.float32,
- * ml_dtypes.bfloat16). */
+/* ---- dtypes from Python objects ----------------------------------------------------------------- */
+
+/* ValueError for a str that is no dlx dtype name: "unknown dtype 'xyz'", plus what the core's parse
+ * error adds (the expected spellings, a bad lane count). The core's message repeats the name; that
+ * part is dropped when the message has the core's usual form, else the whole message follows. */
+static int unknown_dtype_name(PyObject *o, const char *s, Py_ssize_t len) {
+  const char *msg = dlx_last_error(), *detail = msg, *sep = ": ";
+  /* the core quotes at most 64 bytes of the name */
+  int shown = len > 64 ? 64 : (int)len;
+  char not_a_name[96], bad_lanes[96];
+  snprintf(not_a_name, sizeof not_a_name, "\"%.*s\" is not a dtype name", shown, s);
+  snprintf(bad_lanes, sizeof bad_lanes, "dtype name \"%.*s\":", shown, s);
+  if (strncmp(msg, not_a_name, strlen(not_a_name)) == 0) {
+    detail = msg + strlen(not_a_name); /* " (expected e.g. ...)" or ": \"float33\" is no scalar type" */
+    sep = "";
+  } else if (strncmp(msg, bad_lanes, strlen(bad_lanes)) == 0) {
+    detail = msg + strlen(bad_lanes); /* " lanes after 'x' must be ..." */
+    detail += detail[0] == ' ';
+  }
+  PyErr_Format(PyExc_ValueError, "unknown dtype '%.64U'%s%s", o, detail[0] ? sep : "", detail);
+  return -1;
+}
+
+/* A numpy.dtype (descr, what numpy.dtype made of o; np the numpy module) as a dlx dtype. -1 with
+ * TypeError when dlx has no such dtype. */
+static int dtype_from_numpy(PyObject *np, PyObject *o, PyObject *descr, DLDataType *dt) {
+  PyObject *name = NULL, *order = NULL, *type = NULL, *ld = NULL, *cld = NULL;
+  const char *why = "";
+  int r = -1;
+  if ((name = PyObject_GetAttrString(descr, "name")) == NULL ||
+      (order = PyObject_GetAttrString(descr, "byteorder")) == NULL ||
+      (type = PyObject_GetAttrString(descr, "type")) == NULL ||
+      (ld = PyObject_GetAttrString(np, "longdouble")) == NULL ||
+      (cld = PyObject_GetAttrString(np, "clongdouble")) == NULL)
+    goto done;
+  int parsed = 0;
+  if (PyUnicode_Check(name)) {
+    Py_ssize_t len;
+    const char *s = PyUnicode_AsUTF8AndSize(name, &len);
+    if (s == NULL) goto done;
+    parsed = dlx_dtype_parse_n(s, (size_t)len, dt) == DLX_OK;
+  }
+  if (PyUnicode_Check(order) &&
+      (PyUnicode_CompareWithASCIIString(order, "<") == 0 || PyUnicode_CompareWithASCIIString(order, ">") == 0)) {
+    /* NumPy spells the machine's own order '=' (or '|' where order means nothing): '<' or '>' is the
+     * other one, whose bytes dlx would read wrongly */
+    why = ": its bytes are not in the machine's order";
+  } else if ((type == ld || type == cld) &&
+             !(parsed && (dlx_dtype_equal(*dt, DLX_DTYPE_FLOAT64) || dlx_dtype_equal(*dt, DLX_DTYPE_COMPLEX128)))) {
+    /* a long double wider than double is named "float128" ("complex256") by NumPy, but on x86-64 it is
+     * x87 extended precision, no IEEE binary128 */
+    why = ": NumPy's long double is no IEEE binary128";
+  } else if (parsed) {
+    r = 0;
+    goto done;
+  }
+  if (o == descr) PyErr_Format(PyExc_TypeError, "dlx has no dtype for %.200R%s", o, why);
+  else PyErr_Format(PyExc_TypeError, "dlx has no dtype for %.200R (NumPy's %.200R)%s", o, descr, why);
+done:
+  Py_XDECREF(name);
+  Py_XDECREF(order);
+  Py_XDECREF(type);
+  Py_XDECREF(ld);
+  Py_XDECREF(cld);
+  return r;
+}
+
+/* The one dtype parser of the module (empty, zeros, full, empty_like, astype, view):
+ *  - a str is a dlx dtype name ("float32", "bfloat16", "float32x4"); NumPy's string spellings ("float",
+ *    "f4", "<f4") are not, so that a name has one meaning, dlx's;
+ *  - Python's bool / int / float / complex mean what numpy.dtype makes of them: int is NumPy 2's default
+ *    integer, intp (int64 on 64-bit platforms);
+ *  - anything numpy.dtype() takes (numpy.dtype objects, numpy.float32, ml_dtypes.bfloat16) is asked of
+ *    NumPy, when it is loaded: such an object cannot exist before, so dlx never imports NumPy itself.
+ * -1 with ValueError for an unknown name, TypeError for anything else. */
 int dlx_parse_dtype_obj(PyObject *o, DLDataType *dt) {
-  PyObject *name = NULL;
+  static PyObject *numpy_name;
   if (PyUnicode_Check(o)) {
-    name = o;
-    Py_INCREF(name);
-  } else {
-    name = PyObject_GetAttrString(o, "name");
-    if (name == NULL || !PyUnicode_Check(name)) {
-      PyErr_Clear();
-      Py_XDECREF(name);
-      name = PyObject_GetAttrString(o, "__name__");
-    }
-    if (name == NULL || !PyUnicode_Check(name)) {
-      Py_XDECREF(name);
-      PyErr_Clear();
-      PyErr_Format(PyExc_TypeError, "dtype must be a name like 'float32' or a dtype object, not %.100s",
-                   Py_TYPE(o)->tp_name);
-      return -1;
+    Py_ssize_t len;
+    const char *s = PyUnicode_AsUTF8AndSize(o, &len);
+    if (s == NULL) return -1;
+    return dlx_dtype_parse_n(s, (size_t)len, dt) == DLX_OK ? 0 : unknown_dtype_name(o, s, len);
+  }
+  DLDataType builtin = DLX_DTYPE_MAKE(0, 0, 0);
+  if (o == (PyObject *)&PyBool_Type) builtin = DLX_DTYPE_BOOL;
+  else if (o == (PyObject *)&PyLong_Type) builtin = DLX_DTYPE_MAKE(DLX_CODE_INT, 8 * sizeof(Py_ssize_t), 1);
+  else if (o == (PyObject *)&PyFloat_Type) builtin = DLX_DTYPE_FLOAT64;
+  else if (o == (PyObject *)&PyComplex_Type) builtin = DLX_DTYPE_COMPLEX128;
+  if (builtin.bits != 0) {
+    *dt = builtin;
+    return 0;
+  }
+  PyObject *np = NULL, *descr = NULL;
+  if (o != Py_None) { /* numpy.dtype(None) is float64, but None is no dtype to dlx (callers: the default) */
+    if (numpy_name == NULL && (numpy_name = PyUnicode_InternFromString("numpy")) == NULL) return -1;
+    np = PyImport_GetModule(numpy_name); /* sys.modules["numpy"]: no import */
+    if (np == NULL && PyErr_Occurred()) return -1;
+  }
+  if (np != NULL && np != Py_None) {
+    descr = PyObject_CallMethod(np, "dtype", "O", o);
+    if (descr == NULL) {
+      if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError)) {
+        Py_DECREF(np);
+        return -1;
+      }
+      PyErr_Clear(); /* not a dtype to NumPy either: the message below says what is taken */
     }
   }
-  Py_ssize_t len;
-  const char *s = PyUnicode_AsUTF8AndSize(name, &len);
-  dlx_status st = s ? dlx_dtype_parse_n(s, (size_t)len, dt) : DLX_ERR_PARSE;
-  Py_DECREF(name);
-  if (s == NULL) return -1;
-  if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_TypeError);
-    return -1;
+  if (descr != NULL) {
+    int r = dtype_from_numpy(np, o, descr, dt);
+    Py_DECREF(descr);
+    Py_DECREF(np);
+    return r;
   }
-  return 0;
+  Py_XDECREF(np);
+  PyErr_Format(PyExc_TypeError,
+               "dtype must be a name like 'float32', a NumPy or ml_dtypes dtype or scalar type, or bool / int / "
+               "float / complex, not %.100s",
+               Py_TYPE(o)->tp_name);
+  return -1;
 }
 
 /* ---- scalars ------------------------------------------------------------------------------------ */
@@ -347,16 +435,33 @@ static int out_of_range_comparison(dlx_binop op, int sign) {
   }
 }
 
-/* Kind order for in-place ops: a result may be cast back into a target of the same or a higher kind
- * (NumPy's same_kind rule: int32 += int64 is allowed, int32 += 1.5 is not). */
-static int kind_rank(DLDataType dt) {
-  switch (dlx_pyops_class_of(dt)) {
-    case C_BOOL: return 0;
-    case C_INT:
-    case C_UINT: return 1;
-    case C_FLOAT:
-    case C_EXT: return 2;
-    default: return 3;
+/* Whether an in-place op may cast its result (dtype `from`) back into the target (dtype `to`): NumPy's
+ * np.can_cast(from, to, casting="same_kind"). bool < signed int < float < complex, unsigned ints cast
+ * into signed ints but not the other way (uint8 += int8 computes int16, which NumPy refuses to cast
+ * into uint8), and any cast within a kind is allowed (int32 += int64). bfloat16 and the float8 formats
+ * follow the casts ml_dtypes registers with NumPy, which are not a plain kind order; test_ops.py checks
+ * every pair against np.can_cast. */
+static int same_kind_castable(DLDataType from, DLDataType to) {
+  if (dlx_dtype_equal(from, to)) return 1;
+  dtclass f = dlx_pyops_class_of(from), t = dlx_pyops_class_of(to);
+  if (f == C_OTHER || t == C_OTHER) return 0;
+  if (f == C_BOOL) return 1;
+  if (t == C_EXT) {
+    /* into a narrow format from bool, ints and floats always; from complex and the other narrow formats
+     * as ml_dtypes registers: nothing but the real types into float8_e5m2, only bfloat16 into
+     * float8_e8m0fnu, and float8_e8m0fnu into bfloat16 alone */
+    if (to.code == DLX_CODE_FLOAT8_E5M2) return f != C_COMPLEX && f != C_EXT;
+    if (f != C_EXT) return 1;
+    if (to.code == DLX_CODE_FLOAT8_E8M0FNU) return from.code == DLX_CODE_BFLOAT;
+    return from.code != DLX_CODE_FLOAT8_E8M0FNU || to.code == DLX_CODE_BFLOAT;
+  }
+  if (f == C_EXT) /* out of a narrow format: into float32 and wider, float16 only from float8_e5m2 */
+    return t == C_COMPLEX || (t == C_FLOAT && (to.bits >= 32 || from.code == DLX_CODE_FLOAT8_E5M2));
+  switch (f) {
+    case C_INT: return t == C_INT || t == C_FLOAT || t == C_COMPLEX;
+    case C_UINT: return t != C_BOOL;
+    case C_FLOAT: return t == C_FLOAT || t == C_COMPLEX;
+    default: return t == C_COMPLEX;
   }
 }
 
@@ -471,7 +576,7 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
                    dlx__dtype_text(a, sizeof a, tv->dtype), dlx__dtype_text(b, sizeof b, odt));
       goto done;
     }
-    if (mode == OUT_INPLACE && !dlx_dtype_equal(tv->dtype, odt) && kind_rank(odt) > kind_rank(tv->dtype)) {
+    if (mode == OUT_INPLACE && !same_kind_castable(odt, tv->dtype)) {
       PyErr_Format(PyExc_TypeError, "cannot cast the %s result from %s to %s in place (NumPy's same_kind rule)",
                    op_names[op], dlx__dtype_text(a, sizeof a, odt), dlx__dtype_text(b, sizeof b, tv->dtype));
       goto done;
@@ -552,19 +657,17 @@ PyObject *dlx_pyops_richcompare(PyObject *self, PyObject *other, int op) {
 
 static PyObject *nb_negative(PyObject *self) {
   TensorObject *t = (TensorObject *)self;
-  dtclass c = dlx_pyops_class_of(t->view.dtype);
-  if (c == C_BOOL)
+  if (dlx_pyops_class_of(t->view.dtype) == C_BOOL)
     return PyErr_Format(PyExc_TypeError, "negation of a bool tensor is not supported (NumPy refuses it too)");
-  PyObject *r;
-  /* integers wrap as 0 - x; floats flip their sign bit as x * -1 (so -0.0 comes out of 0.0) */
-  if (c == C_INT || c == C_UINT) {
-    PyObject *zero = PyLong_FromLong(0);
-    r = zero ? binary(DLX_OP_SUB, zero, self, NULL, OUT_NEW, 1) : NULL;
-    Py_XDECREF(zero);
-  } else {
-    PyObject *m1 = PyLong_FromLong(-1);
-    r = m1 ? binary(DLX_OP_MUL, self, m1, NULL, OUT_NEW, 1) : NULL;
-    Py_XDECREF(m1);
+  /* dlx_unary: integers wrap; floats and complex flip the sign bit of each part, NaN, inf and 0 included,
+   * as NumPy's negative (x * -1 would turn -(1+inf j) into nan-inf j) */
+  PyObject *r = dlx_py_tensor_new_owned(t->view.ndim, t->view.shape, t->view.dtype, 0);
+  if (r == NULL) return NULL;
+  dlx_status st;
+  RUN_OP(st, dlx_view_size(&t->view), dlx_unary(DLX_UNOP_NEG, &((TensorObject *)r)->view, &t->view));
+  if (st != DLX_OK) {
+    Py_DECREF(r);
+    return dlx_py_raise_op(st);
   }
   return r;
 }
@@ -761,15 +864,6 @@ done:
   return result;
 }
 
-/* shape: an int or a sequence of ints. -1 + exception. */
-static int parse_shape_obj(PyObject *obj, int32_t *ndim, int64_t *shape) {
-  PyObject *args = PyTuple_Pack(1, obj);
-  if (args == NULL) return -1;
-  int r = dlx_pyops_parse_int_args(args, "shape", shape, ndim);
-  Py_DECREF(args);
-  return r;
-}
-
 static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
   (void)m;
   static char *kw[] = {"shape", "fill_value", "dtype", NULL};
@@ -777,7 +871,7 @@ static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O:full", kw, &shape_obj, &value, &dtype_obj)) return NULL;
   int64_t shape[DLX_MAX_NDIM];
   int32_t nd = 0;
-  if (parse_shape_obj(shape_obj, &nd, shape) != 0) return NULL;
+  if (dlx_pyops_parse_shape(shape_obj, &nd, shape) != 0) return NULL;
   DLDataType dt;
   if (dtype_obj != Py_None) {
     if (dlx_parse_dtype_obj(dtype_obj, &dt) != 0) return NULL;
@@ -785,7 +879,21 @@ static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
     /* NumPy's default for the value: np.array(fill_value).dtype */
     switch (dlx_pyops_scalar_kind(value)) {
       case SK_BOOL: dt = DLX_DTYPE_BOOL; break;
-      case SK_INT: dt = DLX_DTYPE_INT64; break;
+      case SK_INT: {
+        /* int64, else uint64 for [2^63, 2^64) (as np.asarray(2**63)); beyond both NumPy makes an object
+         * array, which dlx has not: OverflowError, as NumPy's for the value into any integer dtype */
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (x == -1 && PyErr_Occurred()) return NULL;
+        dt = DLX_DTYPE_INT64;
+        if (overflow > 0 && !(PyLong_AsUnsignedLongLong(value) == (unsigned long long)-1 && PyErr_Occurred())) {
+          dt = DLX_DTYPE_UINT64;
+        } else if (overflow != 0) {
+          PyErr_Clear();
+          return PyErr_Format(PyExc_OverflowError, "Python integer %S out of bounds for int64 and uint64", value);
+        }
+        break;
+      }
       case SK_FLOAT: dt = DLX_DTYPE_FLOAT64; break;
       case SK_COMPLEX: dt = DLX_DTYPE_COMPLEX128; break;
       default: {

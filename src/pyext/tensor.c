@@ -229,15 +229,19 @@ static PyObject *t_mark_layout_dynamic(TensorObject *t, PyObject *args, PyObject
   static char *kw[] = {"leading_dim", NULL};
   PyObject *lead = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:mark_layout_dynamic", kw, &lead)) return NULL;
-  int32_t ld = -1;
+  int32_t ld = -1; /* the core's "deduce it" */
   if (lead != Py_None) {
     if (!PyLong_Check(lead)) return PyErr_Format(PyExc_TypeError, "leading_dim must be an int or None, not %.100s",
                                                  Py_TYPE(lead)->tp_name);
-    long v = PyLong_AsLong(lead);
+    /* CuTe counts a negative leading_dim from the end, as Python indexes: -1 is the last dimension. The
+     * core's negative leading_dim means "deduce it" (C has no None), so the index is made absolute here. */
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(lead, &overflow), n = t->view.ndim;
     if (v == -1 && PyErr_Occurred()) return NULL;
-    if (v < 0 || v >= t->view.ndim)
-      return PyErr_Format(PyExc_ValueError, "Expected leading_dim in range [0, %d), but got %ld", t->view.ndim, v);
-    ld = (int32_t)v;
+    if (overflow || v < -n || v >= n)
+      return PyErr_Format(PyExc_ValueError, "Expected leading_dim to be in range [0, %d), but got %S", t->view.ndim,
+                          lead);
+    ld = (int32_t)(v < 0 ? v + n : v);
   }
   dlx_dynlayout *d = ensure_dyn(t);
   if (d == NULL) return NULL;
@@ -256,17 +260,17 @@ static PyObject *t_mark_compact_shape_dynamic(TensorObject *t, PyObject *args, P
     return NULL;
   if (!PyLong_Check(mode_obj))
     return PyErr_Format(PyExc_TypeError, "mode must be an int, not %.100s", Py_TYPE(mode_obj)->tp_name);
-  /* checked here on the Python int, so that the message names the value however large it is */
-  PyObject *zero = PyLong_FromLong(0), *nd = PyLong_FromLong(t->view.ndim);
-  int in_range = zero && nd && PyObject_RichCompareBool(mode_obj, zero, Py_GE) == 1 &&
-                 PyObject_RichCompareBool(mode_obj, nd, Py_LT) == 1;
-  Py_XDECREF(zero);
-  Py_XDECREF(nd);
-  if (PyErr_Occurred()) return NULL;
-  if (!in_range)
+  /* A negative mode, and a negative stride_order entry, count from the end (CuTe, as Python indexes): made
+   * absolute here, so the core sees only indices in [0, ndim). What stays out of range keeps CuTe's
+   * message, naming the value as given however large it is. */
+  const long long ndim = t->view.ndim;
+  int overflow = 0;
+  long long mode = PyLong_AsLongLongAndOverflow(mode_obj, &overflow);
+  if (mode == -1 && PyErr_Occurred()) return NULL;
+  if (overflow || mode < -ndim || mode >= ndim)
     return PyErr_Format(PyExc_ValueError, "Expected mode value to be in range [0, %d), but got %S", t->view.ndim,
                         mode_obj);
-  long mode = PyLong_AsLong(mode_obj);
+  if (mode < 0) mode += ndim;
   int32_t order[DLX_MAX_NDIM + 1];
   int32_t order_len = 0;
   const int32_t *order_ptr = NULL;
@@ -280,13 +284,16 @@ static PyObject *t_mark_compact_shape_dynamic(TensorObject *t, PyObject *args, P
     }
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-      long v = PyLong_Check(item) ? PyLong_AsLong(item) : -1;
+      int big = 0;
+      long long v = PyLong_Check(item) ? PyLong_AsLongLongAndOverflow(item, &big) : -1;
       if (!PyLong_Check(item) || (v == -1 && PyErr_Occurred())) {
         Py_DECREF(seq);
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "stride_order must contain ints");
         return NULL;
       }
-      order[i] = (v < INT32_MIN || v > INT32_MAX) ? -1 : (int32_t)v;
+      if (!big && v < 0 && v >= -ndim) v += ndim;
+      /* out of [0, ndim) either way: the core names the dimension the order then lacks */
+      order[i] = (big || v < 0 || v > INT32_MAX) ? -1 : (int32_t)v;
     }
     Py_DECREF(seq);
     order_len = (int32_t)n;

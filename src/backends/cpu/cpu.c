@@ -144,14 +144,8 @@ void dlx__cpu_select_loop(const dlx_ew_op *op, dlx_cpu_loop *s) {
       s->fn = dlx__cpu_unary[op->unop][k];
       return;
     }
-    p->nin = 1;
-    p->dec[0] = dlx__cpu_narrow_dec32[dlx__kd_narrow_index(k)];
-    p->dec_size[0] = 4;
-    p->core = dlx__cpu_unary[op->unop][DLX_KD_F32];
-    p->enc = dlx__cpu_narrow_enc32[dlx__kd_narrow_index(k)];
-    p->enc_size = 4;
-    s->fn = dlx__cpu_staged_loop;
-    s->aux = p;
+    /* DLX_UNOP_NEG, the only one: on the codes (NaN payloads kept, as ml_dtypes) */
+    s->fn = dlx__cpu_narrow_neg[dlx__kd_narrow_index(k)];
     return;
   }
   /* binary and fma: dtype of the second input (t2 for fma; a == b for binary) */
@@ -209,4 +203,5 @@ static int cpu_device_count(void) { return 1; }
 
 const dlx_backend dlx__cpu_backend = {
     "cpu", kDLCPU, cpu_device_count, cpu_alloc, cpu_free, NULL, cpu_unpack, cpu_pack, cpu_execute, dlx__cpu_gemm,
+    NULL,
 };

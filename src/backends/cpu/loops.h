@@ -132,6 +132,8 @@ extern const dlx_loop_fn dlx__cpu_narrow_dec32[DLX_KD_NARROW_COUNT];
 extern const dlx_loop_fn dlx__cpu_narrow_dec64[DLX_KD_NARROW_COUNT];
 extern const dlx_loop_fn dlx__cpu_narrow_enc32[DLX_KD_NARROW_COUNT];
 extern const dlx_loop_fn dlx__cpu_narrow_enc64[DLX_KD_NARROW_COUNT];
+/* Narrow negation on the codes (dlx_cvt_negate). */
+extern const dlx_loop_fn dlx__cpu_narrow_neg[DLX_KD_NARROW_COUNT];
 
 /* A staged loop: decode inputs to a float buffer block by block, run a core loop, encode the result. */
 typedef struct dlx_staged_plan {

@@ -107,6 +107,19 @@ NARROW_LIST(DEF_NARROW)
 #define ENCX_T(x) dlx_cvt_encode_f32(fmt, (x))
 NARROW_LIST(DEF_FAST_ENC)
 
+/* Negation on the codes themselves (dlx_cvt_negate: NaN payloads kept), one loop per format; the format
+ * is a constant here, so its descriptor folds away. */
+#define DEF_NARROW_NEG(N, CODE, T, F)                                                                  \
+  static inline T negcode_##N(T x) {                                                                    \
+    const dlx_cvt_format f = dlx_cvt_format_value(CODE);                                                \
+    return (T)dlx_cvt_negate(&f, x);                                                                    \
+  }                                                                                                     \
+  DLX_DEF_UNARY(neg_##N, T, T, negcode_##N, (void)0)
+NARROW_LIST(DEF_NARROW_NEG)
+
+#define NARROW_ENTRY_NEG(N, CODE, T, F) neg_##N,
+const dlx_loop_fn dlx__cpu_narrow_neg[DLX_KD_NARROW_COUNT] = {NARROW_LIST(NARROW_ENTRY_NEG)};
+
 #define NARROW_ENTRY_DEC32(N, CODE, T, F) dec32_##N,
 #define NARROW_ENTRY_DEC64(N, CODE, T, F) dec64_##N,
 #define NARROW_ENTRY_ENC32(N, CODE, T, F) fenc32_##N,

@@ -1,0 +1,40 @@
+/* dlx/cuda.h in a build without the CUDA backend (DLX_WITH_CUDA=OFF): no device, and every control says
+ * why it cannot act. */
+#include "core/error_internal.h"
+#include "dlx/cuda.h"
+
+#define NO_CUDA(fn) dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: dlx was built without CUDA (DLX_WITH_CUDA=OFF)", fn)
+
+int dlx_cuda_built(void) { return 0; }
+int dlx_cuda_device_count(void) { return 0; }
+
+dlx_status dlx_cuda_set_stream(int32_t device, void *stream, void **previous) {
+  (void)device, (void)stream, (void)previous;
+  return NO_CUDA("dlx_cuda_set_stream");
+}
+dlx_status dlx_cuda_get_stream(int32_t device, void **stream) {
+  (void)device, (void)stream;
+  return NO_CUDA("dlx_cuda_get_stream");
+}
+dlx_status dlx_cuda_synchronize(int32_t device) {
+  (void)device;
+  return NO_CUDA("dlx_cuda_synchronize");
+}
+dlx_status dlx_cuda_stream_synchronize(int32_t device, void *stream) {
+  (void)device, (void)stream;
+  return NO_CUDA("dlx_cuda_stream_synchronize");
+}
+dlx_status dlx_cuda_stream_wait(int32_t device, void *waiter, void *producer) {
+  (void)device, (void)waiter, (void)producer;
+  return NO_CUDA("dlx_cuda_stream_wait");
+}
+/* nothing is cached without CUDA: emptying the cache succeeds */
+dlx_status dlx_cuda_empty_cache(void) { return DLX_OK; }
+dlx_status dlx_cuda_memory_stats_get(int32_t device, dlx_cuda_memory_stats *out) {
+  (void)device, (void)out;
+  return NO_CUDA("dlx_cuda_memory_stats_get");
+}
+dlx_status dlx_cuda_pointer_device(const void *ptr, DLDevice *out) {
+  (void)ptr, (void)out;
+  return NO_CUDA("dlx_cuda_pointer_device");
+}
