@@ -55,6 +55,8 @@ __attribute__((noinline)) static dlx_status export_exact(const dlx_view *v, dlx_
   if (!st.zero) {
     const uint64_t bound = dlx__span_bound(&st);
     DLX_FORWARD(dlx__check_span(nd, v->shape, v->strides, bound, bound, true, (uintptr_t)v->data, v->dtype));
+    if (v->device.device_type == kDLCUDA || v->device.device_type == kDLCUDAManaged)
+      DLX_FORWARD(dlx__device_check_pointer(v, "dlx_view_to_dltensor"));
   }
   fill_export(v, out, st.zero);
   return DLX_OK;
@@ -106,6 +108,10 @@ dlx_status dlx_view_to_dltensor(const dlx_view *v, dlx_dltensor *out) {
                         ((uint32_t)nd * b <= 62u) & (k <= 38u)) &&
                        (unit << k) <= addr && (unit << k) <= ~addr;
   if (DLX_UNLIKELY(!cleared)) return export_exact(v, out);
+  /* CCCL takes a device view's id from its pointer: a label that disagrees is an error (a pointer query,
+   * only for CUDA device and managed memory, and only in builds with CUDA) */
+  if (DLX_UNLIKELY(v->device.device_type == kDLCUDA || v->device.device_type == kDLCUDAManaged))
+    DLX_FORWARD(dlx__device_check_pointer(v, "dlx_view_to_dltensor"));
   fill_export(v, out, false);
   return DLX_OK;
 }
