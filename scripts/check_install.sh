@@ -70,6 +70,12 @@ if [ ! -f "$pc_inc/dlx/dlx.h" ]; then
   exit 1
 fi
 flags=$(PKG_CONFIG_PATH="$PCDIR" pkg-config --cflags --libs dlx)
+# dlx.pc's with_cuda must say what the library has
+case $(PKG_CONFIG_PATH="$PCDIR" pkg-config --variable=with_cuda dlx) in
+  yes) flags="$flags -DDLX_EXPECT_CUDA=1" ;;
+  no) flags="$flags -DDLX_EXPECT_CUDA=0" ;;
+  *) echo "dlx.pc has no with_cuda variable (yes or no)"; exit 1 ;;
+esac
 # shellcheck disable=SC2086
 "$CC_BIN" -std=c11 -Wall -Wextra -Werror examples/consumer/main.c $flags -o "$TMP/consumer-pc"
 echo "pkg-config dlx ($(PKG_CONFIG_PATH="$PCDIR" pkg-config --modversion dlx)): $(LD_LIBRARY_PATH="$LIBDIR" "$TMP/consumer-pc")"

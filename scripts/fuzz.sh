@@ -22,7 +22,7 @@ BUILD=build-fuzz
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 cmake -S . -B "$BUILD" -DCMAKE_C_COMPILER="$CC_FUZZ" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DDLX_BUILD_FUZZ=ON -DDLX_BUILD_TESTS=OFF -DDLX_BUILD_EXAMPLES=OFF -DDLX_BUILD_BENCH=OFF >/dev/null
+  -DDLX_BUILD_FUZZ=ON -DDLX_BUILD_TESTS=OFF -DDLX_BUILD_EXAMPLES=OFF -DDLX_BUILD_BENCH=OFF -DDLX_WITH_CUDA=OFF >/dev/null
 # Every fuzz/fuzz_<name>.c is a harness (target fuzz_<name>, seeds in fuzz/corpus/<name>/ if present).
 HARNESSES=()
 for f in fuzz/fuzz_*.c; do

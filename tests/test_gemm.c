@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "dlx/layout.h"
+#include "dlx/cuda.h"
 #include "dlx/ops.h"
 #include "dlx/viewops.h"
 #include "runner.h"
@@ -271,7 +272,11 @@ static void test_errors(void) {
   CHECK_FAIL(dlx_gemm(1, 0, &a3, &b, 0, 0, &c), DLX_ERR_RANK, "A has ndim 3, expected 2");
   CHECK_FAIL(dlx_gemm(1, 0, &a, &a3, 0, 0, &c), DLX_ERR_RANK, "B has ndim 3");
   CHECK_FAIL(dlx_gemm(1, 0, &a, &b, 0, 0, &a3), DLX_ERR_RANK, "C has ndim 3");
-  CHECK_FAIL(dlx_gemm(1, 0, &a, &gpu, 0, 0, &c), DLX_ERR_DEVICE_MISMATCH, "B is on cuda:0, which needs a build with CUDA (DLX_WITH_CUDA=ON)");
+  if (!dlx_cuda_built())
+    CHECK_FAIL(dlx_gemm(1, 0, &a, &gpu, 0, 0, &c), DLX_ERR_DEVICE_MISMATCH,
+               "B is on cuda:0, which needs a build with CUDA (DLX_WITH_CUDA=ON)");
+  else
+    CHECK_FAIL(dlx_gemm(1, 0, &a, &gpu, 0, 0, &c), DLX_ERR_DEVICE_MISMATCH, "B is on cuda:0 but C is on cpu:0");
   CHECK_FAIL(dlx_gemm(1, 0, &a, &d, 0, 0, &c), DLX_ERR_DTYPE_MISMATCH, "A is float32, B is float64");
   CHECK_FAIL(dlx_gemm(1, 0, &i32, &i32b, 0, 0, &c), DLX_ERR_DTYPE_MISMATCH, "A is int32, C is float32");
   CHECK_FAIL(dlx_gemm(1, 0, &i32, &i32b, 0, 0, &i32c), DLX_ERR_UNSUPPORTED, "dtype int32 is not supported");

@@ -41,7 +41,14 @@ int main(void) {
 
   char name[DLX_DTYPE_NAME_MAX];
   EXPECT(dlx_dtype_format(v.dtype, name, sizeof name) == DLX_OK);
-  printf("dlx %s consumer: exported and re-imported a 2x3 %s matrix; transpose refused (%s: %s)\n",
-         DLX_VERSION_STRING, name, dlx_status_name(st), dlx_last_error());
+  /* the package says whether it has the CUDA backend (dlxConfig.cmake's dlx_WITH_CUDA, dlx.pc's with_cuda);
+   * the library must agree */
+#ifdef DLX_EXPECT_CUDA
+  EXPECT(dlx_cuda_built() == DLX_EXPECT_CUDA);
+#endif
+  printf("dlx %s (CUDA backend: %s, %d device%s) consumer: exported and re-imported a 2x3 %s matrix; transpose "
+         "refused (%s: %s)\n",
+         DLX_VERSION_STRING, dlx_cuda_built() ? "yes" : "no", dlx_cuda_device_count(),
+         dlx_cuda_device_count() == 1 ? "" : "s", name, dlx_status_name(st), dlx_last_error());
   return 0;
 }

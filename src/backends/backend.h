@@ -82,4 +82,9 @@ const dlx_backend *dlx__backend_at(int i); /* NULL past the end */
 
 extern const dlx_backend dlx__cpu_backend;
 
+/* Tests only: compute on host memory with `be` instead of the CPU backend, on the calling thread (NULL
+ * restores it); returns the previous override. tests/test_backends.c runs the CUDA kernels' host
+ * emulation through every op this way. */
+const dlx_backend *dlx__backend_override_host(const dlx_backend *be);
+
 #endif

@@ -46,7 +46,7 @@ static inline void dlx__fill_compact_strides(int32_t nd, const int64_t *shape, i
  * (CUDA device and managed memory: cudaPointerGetAttributes, as CCCL's to_dlpack_tensor does):
  * DLX_ERR_DEVICE_MISMATCH naming both when they differ. Defined by the backends layer
  * (src/backends/backend.c), the one place that knows which runtime owns a device type; DLX_OK when the
- * build has no such runtime. */
+ * build has no such runtime or the machine no such device (nothing can be asked then). */
 dlx_status dlx__device_check_pointer(const dlx_view *v, const char *fn);
 
 /* Cold failers: each re-walks its input to name the first offending value, and returns the status. */

@@ -73,8 +73,13 @@ static const double specials[] = {
  * it rounds up when rounded once, but to even (down) when rounded to float32 first and then to the
  * narrow format (m = 1 float4 ... 10 float16). They tell the float64 path from a float32 detour. */
 static double witness(void) {
-  const int m = (int)rrange(1, 10), k = (int)rrange(-6, 14);
-  return ldexp(1.0 + ldexp(1.0, -(m + 1)) + ldexp(1.0, -(int)rrange(30, 50)), k) * (chance(50) ? 1 : -1);
+  const int m = (int)rrange(1, 10), k = (int)rrange(-6, 14), tiny = (int)rrange(30, 50);
+  /* built in bits (the tests link no libm) */
+  const uint64_t bits = (chance(50) ? UINT64_C(1) << 63 : 0) | ((uint64_t)(1023 + k) << 52) |
+                        (UINT64_C(1) << (52 - (m + 1))) | (UINT64_C(1) << (52 - tiny));
+  double x;
+  memcpy(&x, &bits, 8);
+  return x;
 }
 
 static double real_value(void) {

@@ -1,0 +1,128 @@
+/* CUDA devices, the calling thread's streams, events between streams, pointer attributes, and the CUDA
+ * error messages of the backend (dlx/cuda.h). */
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "backends/cuda/cuda_internal.h"
+#include "core/error_internal.h"
+
+dlx_status dlx__cuda_fail(cudaError_t err, const char *fn, const char *what) {
+  /* the runtime keeps the last error until it is read; read it, so the next call starts clean */
+  (void)cudaGetLastError();
+  return dlx_set_error(DLX_ERR_BACKEND, "%s: %s: %s: %s", fn, what, cudaGetErrorName(err), cudaGetErrorString(err));
+}
+
+/* -1 until probed; a failed probe (no driver: cudaErrorInsufficientDriver, cudaErrorNoDevice) is 0
+ * devices, never an error: a CUDA build must run its CPU paths anywhere. */
+static atomic_int device_count = -1;
+
+int dlx__cuda_count(void) {
+  int n = atomic_load_explicit(&device_count, memory_order_acquire);
+  if (n >= 0) return n;
+  int probed = 0;
+  if (cudaGetDeviceCount(&probed) != cudaSuccess) {
+    (void)cudaGetLastError();
+    probed = 0;
+  }
+  if (probed > DLX_CUDA_MAX_DEVICES) probed = DLX_CUDA_MAX_DEVICES;
+  atomic_store_explicit(&device_count, probed, memory_order_release);
+  return probed;
+}
+
+dlx_status dlx__cuda_check_device(int32_t id, const char *fn) {
+  const int n = dlx__cuda_count();
+  DLX_FAIL_IF(n == 0, DLX_ERR_INVALID_DEVICE, "%s: device cuda:%" PRId32 " does not exist: no CUDA device is present", fn,
+              id);
+  DLX_FAIL_IF(id < 0 || id >= n, DLX_ERR_INVALID_DEVICE, "%s: device cuda:%" PRId32 " does not exist (%d device%s)", fn,
+              id, n, n == 1 ? "" : "s");
+  return DLX_OK;
+}
+
+dlx_status dlx__cuda_use_device(int32_t id, const char *fn) {
+  int cur = -1;
+  if (cudaGetDevice(&cur) == cudaSuccess && cur == id) return DLX_OK;
+  DLX_CUDA_TRY(cudaSetDevice(id), fn, "cudaSetDevice");
+  return DLX_OK;
+}
+
+/* ---- the calling thread's streams ------------------------------------------------------------------ */
+
+static _Thread_local cudaStream_t current_stream[DLX_CUDA_MAX_DEVICES];
+
+cudaStream_t dlx__cuda_stream(int32_t id) { return current_stream[id]; }
+
+int dlx_cuda_built(void) { return 1; }
+
+int dlx_cuda_device_count(void) { return dlx__cuda_count(); }
+
+dlx_status dlx_cuda_set_stream(int32_t device, void *stream, void **previous) {
+  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_set_stream"));
+  if (previous != NULL) *previous = current_stream[device];
+  current_stream[device] = (cudaStream_t)stream;
+  return DLX_OK;
+}
+
+dlx_status dlx_cuda_get_stream(int32_t device, void **stream) {
+  DLX_CHECK_NULL(stream);
+  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_get_stream"));
+  *stream = current_stream[device];
+  return DLX_OK;
+}
+
+dlx_status dlx_cuda_synchronize(int32_t device) {
+  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_synchronize"));
+  DLX_FORWARD(dlx__cuda_use_device(device, "dlx_cuda_synchronize"));
+  DLX_CUDA_TRY(cudaDeviceSynchronize(), "dlx_cuda_synchronize", "cudaDeviceSynchronize");
+  return DLX_OK;
+}
+
+dlx_status dlx_cuda_stream_synchronize(int32_t device, void *stream) {
+  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_stream_synchronize"));
+  DLX_FORWARD(dlx__cuda_use_device(device, "dlx_cuda_stream_synchronize"));
+  DLX_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream), "dlx_cuda_stream_synchronize", "cudaStreamSynchronize");
+  return DLX_OK;
+}
+
+dlx_status dlx_cuda_stream_wait(int32_t device, void *waiter, void *producer) {
+  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_stream_wait"));
+  if (waiter == producer) return DLX_OK; /* one stream is already in order */
+  DLX_FORWARD(dlx__cuda_use_device(device, "dlx_cuda_stream_wait"));
+  cudaEvent_t ev;
+  /* timing off: the cheapest event, as PyTorch and CuPy record for stream hand-offs */
+  DLX_CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "dlx_cuda_stream_wait", "cudaEventCreate");
+  cudaError_t err = cudaEventRecord(ev, (cudaStream_t)producer);
+  if (err == cudaSuccess) err = cudaStreamWaitEvent((cudaStream_t)waiter, ev, 0);
+  /* destroying a recorded event is fine: the wait holds what it needs */
+  (void)cudaEventDestroy(ev);
+  if (err != cudaSuccess) return dlx__cuda_fail(err, "dlx_cuda_stream_wait", "cudaStreamWaitEvent");
+  return DLX_OK;
+}
+
+/* ---- pointers ------------------------------------------------------------------------------------- */
+
+dlx_status dlx_cuda_pointer_device(const void *ptr, DLDevice *out) {
+  DLX_CHECK_NULL(out);
+  DLX_FAIL_IF(ptr == NULL, DLX_ERR_NULL_DATA, "dlx_cuda_pointer_device: ptr is NULL");
+  if (dlx__cuda_count() == 0) {
+    /* no driver: CUDA knows no memory at all */
+    *out = (DLDevice){kDLCPU, 0};
+    return DLX_OK;
+  }
+  struct cudaPointerAttributes a;
+  const cudaError_t err = cudaPointerGetAttributes(&a, ptr);
+  if (err == cudaErrorInvalidValue) { /* older runtimes: memory CUDA does not know */
+    (void)cudaGetLastError();
+    *out = (DLDevice){kDLCPU, 0};
+    return DLX_OK;
+  }
+  if (err != cudaSuccess) return dlx__cuda_fail(err, "dlx_cuda_pointer_device", "cudaPointerGetAttributes");
+  switch (a.type) {
+    case cudaMemoryTypeDevice: *out = (DLDevice){kDLCUDA, a.device}; break;
+    /* DLPack: device_id 0 for pinned and managed memory */
+    case cudaMemoryTypeManaged: *out = (DLDevice){kDLCUDAManaged, 0}; break;
+    case cudaMemoryTypeHost: *out = (DLDevice){kDLCUDAHost, 0}; break;
+    default: *out = (DLDevice){kDLCPU, 0}; break;
+  }
+  return DLX_OK;
+}
