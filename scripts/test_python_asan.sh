@@ -3,8 +3,8 @@
 # UndefinedBehaviorSanitizer build of the dlx extension, then a leak-checked dlx-only workload.
 # Needs .venv from scripts/test_python.sh (numpy, pytest, hypothesis; jax and torch when installed).
 #
-# How: the extension is compiled with gcc -fsanitize=address,undefined into build-pyasan/ (never into
-# the tree's build/, which pip reuses for the regular module), and put first on PYTHONPATH. CPython
+# How: the extension is built by the project's CMake (DLX_BUILD_PYTHON, DLX_SANITIZE=address,undefined,
+# gcc) into build-pyasan/, installed (python component) into build-pyasan/site, put first on PYTHONPATH. CPython
 # itself is not instrumented, so gcc's ASan runtime is preloaded (LD_PRELOAD) to come first, as ASan
 # requires; PYTHONMALLOC=malloc routes Python's small objects through malloc so ASan sees them too.
 # Subprocess tests inherit all of it. Reports go to files (log_path): pytest captures a test's
@@ -40,9 +40,13 @@ done
 
 echo "== building the extension with ASan + UBSan into $OUT/ (jobs: $JOBS)"
 rm -rf "$OUT"
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
-DLX_PY_TESTING=1 CC=gcc CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined" \
-  "$VPY" setup.py -q build -j "$JOBS" --build-base "$OUT/build" --build-lib "$OUT/site" >"$OUT.build.log" 2>&1 || {
+# the same CMake project pip builds (DLX_BUILD_PYTHON), with DLX_SANITIZE; no CUDA (nvcc takes no
+# sanitizer flags); the python component installs the importable package into $OUT/site
+cmake -S . -B "$OUT/build" -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLX_BUILD_PYTHON=ON \
+  -DDLX_PY_TESTING=ON -DDLX_SANITIZE=address,undefined -DDLX_WITH_CUDA=OFF -DDLX_BUILD_TESTS=OFF \
+  -DDLX_BUILD_EXAMPLES=OFF -DDLX_BUILD_BENCH=OFF -DPython_EXECUTABLE="$PWD/$VPY" >"$OUT.build.log" 2>&1 &&
+  cmake --build "$OUT/build" -j "$JOBS" >>"$OUT.build.log" 2>&1 &&
+  cmake --install "$OUT/build" --component python --prefix "$OUT/site" >>"$OUT.build.log" 2>&1 || {
   tail -n 40 "$OUT.build.log" >&2
   exit 1
 }

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -93,10 +94,17 @@ static PyObject *make_capsule(PyObject *self, PyObject *args, PyObject *kwargs) 
     for (Py_ssize_t i = 0; i < ndim; ++i) strides[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(sseq, i));
     Py_DECREF(sseq);
     if (PyErr_Occurred()) return NULL;
-    int64_t span = 1;
-    for (Py_ssize_t i = 0; i < ndim; ++i)
-      if (shape[i] > 0) span += (shape[i] - 1) * (strides[i] < 0 ? -strides[i] : strides[i]);
-    if (span > count) count = span;
+    /* elements the strides reach; a span past int64 (a test of dlx refusing it) gets no more memory:
+     * dlx must refuse the tensor before it touches any */
+    uint64_t span = 1;
+    bool huge = false;
+    for (Py_ssize_t i = 0; i < ndim; ++i) {
+      if (shape[i] <= 0) continue;
+      const uint64_t st = strides[i] < 0 ? (uint64_t)0 - (uint64_t)strides[i] : (uint64_t)strides[i];
+      uint64_t step;
+      huge |= __builtin_mul_overflow((uint64_t)(shape[i] - 1), st, &step) || __builtin_add_overflow(span, step, &span);
+    }
+    if (!huge && span <= (uint64_t)INT64_MAX && (int64_t)span > count) count = (int64_t)span;
   } else {
     int64_t s = 1;
     for (Py_ssize_t i = ndim - 1; i >= 0; --i) {

@@ -21,6 +21,16 @@ dlx_status dlx__cpu_gemm(const dlx_gemm_call *call) {
 
 #include <cblas.h>
 
+/* The scipy-openblas32 wheel (the Python build's BLAS when the system has none) prefixes its symbols with
+ * scipy_ so that it can sit beside another OpenBLAS in one process. */
+#ifdef DLX_CBLAS_SCIPY
+#define cblas_sgemm scipy_cblas_sgemm
+#define cblas_dgemm scipy_cblas_dgemm
+#define cblas_cgemm scipy_cblas_cgemm
+#define cblas_zgemm scipy_cblas_zgemm
+#define openblas_set_num_threads scipy_openblas_set_num_threads
+#endif
+
 #include "backends/cpu/pool.h"
 
 typedef void (*gemm_fn)(const dlx_gemm_call *g);
