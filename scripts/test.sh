@@ -67,6 +67,9 @@ deps() {
   dlx_need pkg-config pkg-config
   # CBLAS for dlx_gemm (without it the build still passes, but gemm is untested)
   pkg-config --exists openblas 2>/dev/null || dlx_need_pkg libopenblas-dev
+  # Open MPI for mpi4py (python/tests/test_mpi.py runs mpirun)
+  dlx_need mpirun openmpi-bin
+  command -v mpicc >/dev/null 2>&1 || dlx_need_pkg libopenmpi-dev
   dlx_need python3 python3
   # the coexistence test fetches a wheel with pip; Debian's python3 gets pip through a venv
   if command -v python3 >/dev/null 2>&1 && ! python3 -m pip --version >/dev/null 2>&1 &&

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Build the dlx Python module into .venv and run its test suite, then the example C extension's
 # tests and the `python -m dlx` smoke run. Works on a fresh machine: only python3 (>= 3.9) and a C
-# compiler are needed; everything else comes from PyPI. PyTorch is optional and large: install it
-# with scripts/install_torch.sh and the suite uses it too.
+# compiler are needed; everything else comes from PyPI, the real peers included (PyTorch, mpi4py, mypy:
+# scripts/venv.sh's dlx_venv_test_peers; one that cannot be installed is reported with its reason).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # shellcheck source=scripts/venv.sh
 . scripts/venv.sh
 dlx_venv_setup
+dlx_venv_test_peers
 
 if [ -d examples/python_ext ]; then
   echo "== building the example extension (examples/python_ext)"

@@ -1,7 +1,11 @@
 # scripts/venv.sh - sourced by test_python.sh and demo.sh: make (or reuse) .venv with the module's
 # runtime peers (NumPy 2.x, ml_dtypes, JAX on CPU) and the test tools, and install dlx into it.
 # Needs only python3 >= 3.9 with venv and a C compiler; everything else comes from PyPI.
-# PyTorch is optional and large: scripts/install_torch.sh adds it.
+#   dlx_venv_setup       the peers `python -m dlx` shows and dlx itself (demo.sh, test_python.sh)
+#   dlx_venv_test_peers  the heavier real peers of the test suite: PyTorch (the PyPI wheel, used on the
+#                        CPU), mpi4py (needs Open MPI: test.sh installs libopenmpi-dev), mypy (stubtest)
+# A peer that cannot be installed is written with pip's reason to .venv/dlx-peers-missing.txt;
+# python/tests/conftest.py reports it, and the tests that need it skip with that reason.
 dlx_venv_setup() {
   local py="${PYTHON:-python3}"
   if [ ! -x .venv/bin/python ]; then
@@ -10,8 +14,31 @@ dlx_venv_setup() {
   fi
   VPY=.venv/bin/python
   echo "== installing the peers and test tools into .venv"
-  "$VPY" -m pip install -q --upgrade pip setuptools wheel
+  "$VPY" -m pip install -q --upgrade pip
   "$VPY" -m pip install -q pytest hypothesis "numpy>=2" ml_dtypes "jax[cpu]"
   echo "== building and installing dlx into .venv (a test build: DLX_PY_TESTING=1 adds dlx._testing)"
   DLX_PY_TESTING=1 "$VPY" -m pip install -q --force-reinstall --no-deps .
+}
+
+# dlx_venv_peer <module> <pip spec...>: install unless importable; on failure record why.
+dlx_venv_peer() {
+  local mod=$1 log
+  shift
+  if "$VPY" -c "import $mod" >/dev/null 2>&1; then return 0; fi
+  echo "== installing $* into .venv"
+  log=$(mktemp)
+  if "$VPY" -m pip install -q "$@" >"$log" 2>&1 && "$VPY" -c "import $mod" >>"$log" 2>&1; then
+    rm -f "$log"
+    return 0
+  fi
+  echo "   could not install $*: $(tail -n 1 "$log")"
+  printf '%s\t%s\n' "$mod" "pip install $* failed: $(tail -n 1 "$log" | tr '\t' ' ')" >>.venv/dlx-peers-missing.txt
+  rm -f "$log"
+}
+
+dlx_venv_test_peers() {
+  rm -f .venv/dlx-peers-missing.txt
+  dlx_venv_peer torch torch
+  dlx_venv_peer mpi4py mpi4py
+  dlx_venv_peer mypy mypy
 }

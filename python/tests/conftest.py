@@ -18,7 +18,7 @@ os.environ.setdefault("JAX_ENABLE_X64", "1")
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-_FRAMEWORKS = ["dlx", "numpy", "ml_dtypes", "jax", "jaxlib", "torch", "hypothesis"]
+_FRAMEWORKS = ["dlx", "numpy", "ml_dtypes", "jax", "jaxlib", "torch", "hypothesis", "mpi4py", "mypy"]
 
 
 def pytest_configure(config):
@@ -42,15 +42,26 @@ def _probe(name):
 
 _FOUND = {}
 _MISSING = {}
+# scripts/venv.sh writes why a peer could not be installed (module, tab, pip's last line)
+_INSTALL_FAILED = {}
+try:
+    with open(os.path.join(sys.prefix, "dlx-peers-missing.txt")) as _f:
+        for _line in _f:
+            _mod, _, _reason = _line.rstrip("\n").partition("\t")
+            _INSTALL_FAILED[_mod] = _reason
+except OSError:
+    pass
 for _name in _FRAMEWORKS:
     _ver, _why = _probe(_name)
     if _why is None:
         _FOUND[_name] = _ver
     else:
-        _MISSING[_name] = _why
+        _MISSING[_name] = _INSTALL_FAILED.get(_name, _why)
 
 _CONSEQUENCE = {
-    "torch": "test_interop_torch and the torch cases elsewhere are skipped (install: bash scripts/install_torch.sh)",
+    "torch": "test_interop_torch and the torch cases elsewhere are skipped (scripts/test_python.sh installs it)",
+    "mpi4py": "test_mpi is skipped (needs Open MPI: libopenmpi-dev, openmpi-bin)",
+    "mypy": "the stub check (mypy.stubtest) is skipped",
     "jax": "test_interop_jax is skipped",
     "jaxlib": "test_interop_jax is skipped",
     "ml_dtypes": "bfloat16/fp8 NumPy cases are skipped",
