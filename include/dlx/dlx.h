@@ -9,6 +9,7 @@
 #include "dlx/error.h"
 #include "dlx/export.h"
 #include "dlx/layout.h"
+#include "dlx/oneapi.h"
 #include "dlx/ops.h"
 #include "dlx/tensor.h"
 #include "dlx/version.h"

@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "backends/backend.h"
+#include "backends/oneapi/oneapi_internal.h"
 #include "core/error_internal.h"
 #include "core/view_internal.h"
 
@@ -18,18 +19,24 @@ typedef struct backend_row {
   const dlx_backend *compute; /* computes on this memory; NULL: not in this build */
   const dlx_backend *memory;  /* allocates it; NULL: not in this build */
   const char *needs;          /* what a build needs for it, when a column is NULL */
+  /* The device type's import rule, run on a non-empty import's data (dlx__device_check_import); NULL:
+   * none. A property of the exchange protocol of the device type (seed 004 for kDLOneAPI), not of a
+   * backend's table, whose entries every backend would then have to name. */
+  dlx_status (*check_import)(const void *data, DLDevice device);
 } backend_row;
 
 /* Every DLPack device type. Host-accessible kinds compute on the CPU; pinned and managed memory are
- * allocated by the CUDA runtime. A new backend fills its columns here. */
+ * allocated by the CUDA runtime. oneAPI USM computes through the oneAPI backend's compute table (the
+ * CPU loops on host and shared USM, scratch memory in shared USM) and is allocated by its memory table
+ * (device USM by default). A new backend fills its columns here. */
 static const backend_row backend_rows[] = {
-    {kDLCPU, &dlx__cpu_backend, &dlx__cpu_backend, NULL},
-    {kDLCUDAHost, &dlx__cpu_backend, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)"},
-    {kDLCUDAManaged, &dlx__cpu_backend, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)"},
-    {kDLROCMHost, &dlx__cpu_backend, NULL, "a ROCm backend, which dlx does not have"},
-    {kDLCUDA, CUDA_BACKEND, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)"},
-    {kDLROCM, NULL, NULL, "a ROCm backend, which dlx does not have"},
-    {kDLOneAPI, NULL, NULL, "the oneAPI backend, which this build does not have"},
+    {kDLCPU, &dlx__cpu_backend, &dlx__cpu_backend, NULL, NULL},
+    {kDLCUDAHost, &dlx__cpu_backend, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)", NULL},
+    {kDLCUDAManaged, &dlx__cpu_backend, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)", NULL},
+    {kDLROCMHost, &dlx__cpu_backend, NULL, "a ROCm backend, which dlx does not have", NULL},
+    {kDLCUDA, CUDA_BACKEND, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)", NULL},
+    {kDLROCM, NULL, NULL, "a ROCm backend, which dlx does not have", NULL},
+    {kDLOneAPI, &dlx__oneapi_backend, &dlx__oneapi_memory_backend, NULL, dlx__oneapi_check_import},
 };
 
 /* Every backend compiled in. */
@@ -38,6 +45,7 @@ static const dlx_backend *const backends[] = {
 #ifdef DLX_WITH_CUDA
     &dlx__cuda_backend,
 #endif
+    &dlx__oneapi_backend, /* always built: dpctl's C API is loaded at run time */
 };
 
 int dlx__backend_count(void) { return (int)(sizeof backends / sizeof backends[0]); }
@@ -106,4 +114,10 @@ dlx_status dlx__device_check_pointer(const dlx_view *v, const char *fn) {
                        dlx__device_text(said, sizeof said, v->device), (uintptr_t)v->data,
                        d.device_type == kDLCPU ? "memory CUDA does not know, " : "on ",
                        dlx__device_text(found, sizeof found, d));
+}
+
+dlx_status dlx__device_check_import(const dlx_view *v) {
+  const backend_row *row = row_of((int32_t)v->device.device_type);
+  if (row == NULL || row->check_import == NULL || v->data == NULL) return DLX_OK;
+  return row->check_import(v->data, v->device);
 }

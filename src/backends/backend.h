@@ -6,6 +6,8 @@
  * Backends are chosen by device type in exactly one place, src/backends/backend.c:
  *  - compute on host-accessible memory (cpu, cuda_host, cuda_managed, rocm_host) runs on the CPU backend;
  *  - memory is allocated by the backend that owns the device type (the CPU backend: kDLCPU only);
+ *  - oneAPI USM (kDLOneAPI) has two tables, one per column: compute (the CPU loops on host and shared
+ *    USM, scratch in shared USM) and memory (device USM by default), see src/backends/oneapi/oneapi.c;
  *  - a device type whose backend is not in this build gets one clear error naming the device and the
  *    build it needs ("out is on cuda:0, which needs a build with CUDA (DLX_WITH_CUDA=ON)").
  *
@@ -75,6 +77,13 @@ dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *wha
                                 DLDevice *home);
 /* The backend that allocates memory of device. */
 dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx_backend **out);
+
+/* The import rule of v's device type on v's data, for the exchange layer's imports (dltensor.c, on
+ * non-empty kDLOneAPI imports): DLX_OK for device types without one, and where the runtime to ask is
+ * absent; otherwise the rule's status, its message naming the data and device (seed 004 for kDLOneAPI:
+ * an id out of range, or a pointer the device's default context does not know). Import-style messages,
+ * no function prefix. */
+dlx_status dlx__device_check_import(const dlx_view *v);
 
 /* The backends of this build, the CPU first, for tests that run the same cases on each. */
 int dlx__backend_count(void);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/backend.h"
 #include "core/view_internal.h"
 
 /* Device types each memory space accepts on import, indexed by dlx_memspace. */
@@ -55,7 +56,8 @@ __attribute__((noinline)) static dlx_status export_exact(const dlx_view *v, dlx_
   if (!st.zero) {
     const uint64_t bound = dlx__span_bound(&st);
     DLX_FORWARD(dlx__check_span(nd, v->shape, v->strides, bound, bound, true, (uintptr_t)v->data, v->dtype));
-    if (v->device.device_type == kDLCUDA || v->device.device_type == kDLCUDAManaged)
+    if (v->device.device_type == kDLCUDA || v->device.device_type == kDLCUDAManaged ||
+        v->device.device_type == kDLOneAPI)
       DLX_FORWARD(dlx__device_check_pointer(v, "dlx_view_to_dltensor"));
   }
   fill_export(v, out, st.zero);
@@ -109,8 +111,10 @@ dlx_status dlx_view_to_dltensor(const dlx_view *v, dlx_dltensor *out) {
                        (unit << k) <= addr && (unit << k) <= ~addr;
   if (DLX_UNLIKELY(!cleared)) return export_exact(v, out);
   /* CCCL takes a device view's id from its pointer: a label that disagrees is an error (a pointer query,
-   * only for CUDA device and managed memory, and only in builds with CUDA) */
-  if (DLX_UNLIKELY(v->device.device_type == kDLCUDA || v->device.device_type == kDLCUDAManaged))
+   * only for CUDA device and managed memory in builds with CUDA, and for oneAPI USM by dpctl's export
+   * rule when dpctl's C API is loaded) */
+  if (DLX_UNLIKELY(v->device.device_type == kDLCUDA || v->device.device_type == kDLCUDAManaged ||
+                   v->device.device_type == kDLOneAPI))
     DLX_FORWARD(dlx__device_check_pointer(v, "dlx_view_to_dltensor"));
   fill_export(v, out, false);
   return DLX_OK;
@@ -323,6 +327,9 @@ dlx_status dlx_view_from_dltensor(dlx_view *out, const DLTensor *t, const dlx_im
   out->device = t->device;
   out->ndim = nd;
   out->flags = 0;
+  /* oneAPI USM: the data must be known to the default context of the device's platform (seed 004's
+   * import rule, asked of the runtime through backend.c); every other device type costs one compare */
+  if (DLX_UNLIKELY(dev == kDLOneAPI) && !empty) return dlx__device_check_import(out);
   return DLX_OK;
 }
 

@@ -1,0 +1,128 @@
+/* The oneAPI backend's tables (backends/backend.h): SYCL USM through dpctl's C API, loaded at run time
+ * (loader.c), with no SYCL compiler and no kernels of its own.
+ *
+ * Compute: host and shared USM are host memory, so ops on them run the CPU backend's loops, after a
+ * check of every operand's USM kind in the op device's default context (the one place the backend sees
+ * the pointers of an op). Device USM is refused with a pointer at dlx_copy, except in copies, which
+ * move it through the queue (copy.c), and in the unpacking and packing of float6/float4 operands, which
+ * are copies too. Scratch memory of ops (overlap copies, unpacked operands, staged scalars, gemm's
+ * compact copies) is shared USM, so the CPU loops can use it.
+ *
+ * Two tables, because backend.c names a compute backend and a memory backend per device type and the
+ * two allocate differently: dlx__oneapi_backend computes (scratch: shared USM) and is the one in the
+ * list of backends; dlx__oneapi_memory_backend allocates what dlx keeps on (kDLOneAPI, id) (tensors, op
+ * outputs: device USM unless dlx_oneapi_set_alloc_kind says otherwise). */
+#include <inttypes.h>
+
+#include "backends/oneapi/oneapi_internal.h"
+#include "core/error_internal.h"
+#include "dlx/dtype.h"
+#include "dlx/layout.h"
+
+static int oneapi_device_count(void) { return dlx_oneapi_device_count(); }
+
+static const char *operand_name(int k) {
+  static const char *const names[] = {"the output", "input 1", "input 2", "input 3"};
+  return k >= 0 && k < 4 ? names[k] : "an operand";
+}
+
+static dlx_status refuse_device_usm(const char *fn, const char *what, const void *ptr, int32_t id) {
+  return dlx_set_error(DLX_ERR_DEVICE_MISMATCH,
+                       "%s: %s at 0x%" PRIxPTR " is device USM on oneapi:%d, which the host cannot access; dlx "
+                       "computes on host and shared USM only: move it with dlx_copy (to host memory, or to USM "
+                       "allocated after dlx_oneapi_set_alloc_kind(DLX_ONEAPI_USM_SHARED))",
+                       fn, what, (uintptr_t)ptr, (int)id);
+}
+
+/* Operand k of a byte-sized plan as a view (strides back in elements), for copies. */
+static dlx_status plan_view(const dlx_ew_op *op, const dlx_iter *plan, int k, dlx_view *out) {
+  const DLDataType dt = op->dtype[k];
+  const int64_t item = (int64_t)dlx_dtype_itemsize(dt);
+  int64_t strides[DLX_MAX_NDIM];
+  for (int d = 0; d < plan->ndim; ++d) {
+    DLX_FAIL_IF(item == 0 || plan->strides[k][d] % item != 0, DLX_ERR_UNSUPPORTED,
+                "dlx_copy: stride %" PRId64 " bytes is not a whole number of %" PRId64 "-byte elements",
+                plan->strides[k][d], item);
+    strides[d] = plan->strides[k][d] / item;
+  }
+  DLX_FORWARD(dlx_view_init(out, plan->data[k], dt, op->device, plan->ndim, plan->shape, strides));
+  /* sub-byte operands reach execute unpacked, one code per byte */
+  if (dlx_dtype_is_subbyte(dt)) out->flags |= DLX_VIEW_SUBBYTE_PADDED;
+  return DLX_OK;
+}
+
+static dlx_status oneapi_execute(const dlx_ew_op *op, const dlx_iter *plan) {
+  const int32_t id = op->device.device_id;
+  const dlx_oneapi_state *s = NULL;
+  DLX_FORWARD(dlx__oneapi_device("dlx_ops", id, &s));
+  int on_device = -1;
+  for (int k = 0; k < plan->nop; ++k) {
+    dlx_oneapi_usm kind;
+    DLX_FORWARD(dlx__oneapi_kind(s, plan->data[k], id, "dlx_ops", &kind));
+    if (kind == DLX_ONEAPI_USM_DEVICE && on_device < 0) on_device = k;
+  }
+  if (on_device < 0) return dlx__cpu_backend.execute(op, plan);
+  if (op->kind == DLX_EW_COPY && plan->nop == 2) {
+    dlx_view dst, src;
+    DLX_FORWARD(plan_view(op, plan, 0, &dst));
+    DLX_FORWARD(plan_view(op, plan, 1, &src));
+    return dlx__oneapi_copy(&dst, &src);
+  }
+  return refuse_device_usm("dlx_ops", operand_name(on_device), plan->data[on_device], id);
+}
+
+/* A compact padded view of packed's shape over buf (the other side of an unpack or a pack). */
+static dlx_status padded_view(const dlx_view *packed, void *buf, dlx_view *out) {
+  DLX_FORWARD(dlx_view_init(out, buf, packed->dtype, packed->device, packed->ndim, packed->shape, NULL));
+  out->flags = DLX_VIEW_SUBBYTE_PADDED;
+  return DLX_OK;
+}
+
+/* Packed float6/float4 <-> one code per byte: the CPU's walk on host-accessible USM, a copy (through the
+ * queue) when either side is device USM. */
+static dlx_status oneapi_pack_unpack(const dlx_view *packed, void *padded, bool unpack) {
+  const int32_t id = packed->device.device_id;
+  const dlx_oneapi_state *s = NULL;
+  DLX_FORWARD(dlx__oneapi_device("dlx_ops", id, &s));
+  dlx_oneapi_usm kp, kb;
+  DLX_FORWARD(dlx__oneapi_kind(s, packed->data, id, "dlx_ops", &kp));
+  DLX_FORWARD(dlx__oneapi_kind(s, padded, id, "dlx_ops", &kb));
+  if (kp != DLX_ONEAPI_USM_DEVICE && kb != DLX_ONEAPI_USM_DEVICE) {
+    dlx_view host = *packed;
+    host.device = (DLDevice){kDLCPU, 0};
+    return unpack ? dlx__cpu_backend.unpack(&host, padded) : dlx__cpu_backend.pack(&host, padded);
+  }
+  dlx_view pv;
+  DLX_FORWARD(padded_view(packed, padded, &pv));
+  return unpack ? dlx__oneapi_copy(&pv, packed) : dlx__oneapi_copy(packed, &pv);
+}
+
+static dlx_status oneapi_unpack(const dlx_view *packed, void *padded) { return oneapi_pack_unpack(packed, padded, true); }
+
+static dlx_status oneapi_pack(const dlx_view *packed, const void *padded) {
+  return oneapi_pack_unpack(packed, (void *)(uintptr_t)padded, false);
+}
+
+static dlx_status oneapi_gemm(const dlx_gemm_call *call) {
+  const int32_t id = call->device.device_id;
+  const dlx_oneapi_state *s = NULL;
+  DLX_FORWARD(dlx__oneapi_device("dlx_gemm", id, &s));
+  const void *ptrs[3] = {call->a, call->b, call->c};
+  static const char *const names[3] = {"A", "B", "C"};
+  for (int i = 0; i < 3; ++i) {
+    dlx_oneapi_usm kind;
+    DLX_FORWARD(dlx__oneapi_kind(s, ptrs[i], id, "dlx_gemm", &kind));
+    if (kind == DLX_ONEAPI_USM_DEVICE) return refuse_device_usm("dlx_gemm", names[i], ptrs[i], id);
+  }
+  return dlx__cpu_backend.gemm(call);
+}
+
+const dlx_backend dlx__oneapi_backend = {
+    "oneapi",      kDLOneAPI,   oneapi_device_count, dlx__oneapi_alloc_shared, dlx__oneapi_free, dlx__oneapi_copy,
+    oneapi_unpack, oneapi_pack, oneapi_execute,      oneapi_gemm,              dlx__oneapi_pointer_device,
+};
+
+const dlx_backend dlx__oneapi_memory_backend = {
+    "oneapi",      kDLOneAPI,   oneapi_device_count, dlx__oneapi_alloc, dlx__oneapi_free, dlx__oneapi_copy,
+    oneapi_unpack, oneapi_pack, oneapi_execute,      oneapi_gemm,       dlx__oneapi_pointer_device,
+};
