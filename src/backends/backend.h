@@ -78,12 +78,6 @@ dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *wha
 /* The backend that allocates memory of device. */
 dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx_backend **out);
 
-/* The import rule of v's device type on v's data, for the exchange layer's imports (dltensor.c, on
- * non-empty kDLOneAPI imports): DLX_OK for device types without one, and where the runtime to ask is
- * absent; otherwise the rule's status, its message naming the data and device (seed 004 for kDLOneAPI:
- * an id out of range, or a pointer the device's default context does not know). Import-style messages,
- * no function prefix. */
-dlx_status dlx__device_check_import(const dlx_view *v);
 
 /* The backends of this build, the CPU first, for tests that run the same cases on each. */
 int dlx__backend_count(void);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backends/backend.h"
 #include "core/view_internal.h"
 
 /* Device types each memory space accepts on import, indexed by dlx_memspace. */
