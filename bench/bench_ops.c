@@ -10,7 +10,10 @@
  * element, GB/s (bytes the op must read and write, as STREAM counts them: no write-allocate traffic),
  * and the ratio to the STREAM figure with the same number of streams (add for ops with two inputs,
  * copy for the rest). A ratio near 1 means the op runs at the bandwidth limit; casts to the narrow
- * formats are compute-bound and show how far they are from it.
+ * formats are the most arithmetic per byte and show how far they are from it.
+ *
+ * The loops run at the best instruction-set level the CPU has (printed in the title);
+ * DLX_CPU_FEATURES=baseline|avx2|avx512 in the environment compares the levels.
  *
  * Benchmarks are programs, not tests: nothing here fails on timing. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pthreads under -std=c11 */
@@ -26,6 +29,10 @@
 #include "dlx/layout.h"
 #include "dlx/ops.h"
 #include "dlx/viewops.h"
+
+/* The CPU backend's running instruction-set level (src/backends/cpu/dispatch.c; DLX_CPU_FEATURES picks
+ * a lower one): the static library exports it. */
+const char *dlx__cpu_variant(void);
 
 #define CLOBBER(p) __asm__ volatile("" : : "r"(p) : "memory")
 
@@ -94,6 +101,8 @@ enum {
   C_CAST_F16,
   C_CAST_BF16,
   C_CAST_F8,
+  C_DEC_F16,
+  C_DEC_F8,
   C_COUNT
 };
 
@@ -101,6 +110,7 @@ static const op_case cases[C_COUNT] = {
     {"add contiguous", 3, 12},       {"add transposed a.T + b", 3, 12}, {"add row-broadcast a + row", 2, 8},
     {"mul by scalar", 2, 8},         {"fill", 2, 4},                    {"copy of a transposed view", 2, 8},
     {"cast f32->float16", 2, 6},     {"cast f32->bfloat16", 2, 6},      {"cast f32->float8_e4m3fn", 2, 5},
+    {"cast float16->f32", 2, 6},     {"cast float8_e4m3fn->f32", 2, 5},
 };
 
 typedef struct arrays {
@@ -122,7 +132,9 @@ static dlx_status run_case(int c, arrays *x) {
       bf.dtype = DLX_DTYPE_BFLOAT16;
       return dlx_cast(&bf, &x->a);
     }
-    default: return dlx_cast(&x->f8, &x->a);
+    case C_CAST_F8: return dlx_cast(&x->f8, &x->a);
+    case C_DEC_F16: return dlx_cast(&x->out, &x->h);
+    default: return dlx_cast(&x->out, &x->f8);
   }
 }
 
@@ -191,8 +203,8 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  printf("dlx ops vs STREAM: %lld x %lld float32 (%lld elements, %.0f MiB per operand), best of %d\n",
-         (long long)side, (long long)side, (long long)n, (double)n * 4 / 1048576.0, g_reps);
+  printf("dlx ops vs STREAM: %lld x %lld float32 (%lld elements, %.0f MiB per operand), best of %d; cpu level %s\n",
+         (long long)side, (long long)side, (long long)n, (double)n * 4 / 1048576.0, g_reps, dlx__cpu_variant());
   for (int ti = 0; ti < nthreads; ++ti) {
     const int threads = threads_list[ti] < 1 ? 1 : threads_list[ti] > 64 ? 64 : threads_list[ti];
     dlx_set_num_threads(threads);

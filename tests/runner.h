@@ -74,7 +74,36 @@ static int dlx_test_failures_;
     }                                                                                                 \
   } while (0)
 
+/* The CPU backend's instruction-set levels (src/backends/cpu/dispatch.c; the static library the tests link
+ * exports them). */
+const char *dlx__cpu_variant(void);
+dlx_status dlx__cpu_force_variant(const char *name);
+
+/* tests/CMakeLists.txt registers the loop tests once per CPU level with DLX_CPU_FEATURES naming it. That
+ * level must be the one running; a level this machine cannot run is a skip (77) that says what it lacks,
+ * never a silent run of another level. 0: go on. */
+static inline int dlx_test_cpu_level_gate(void) {
+  const char *want = getenv("DLX_CPU_FEATURES");
+  if (want == NULL || want[0] == '\0') return 0;
+  const char *running = dlx__cpu_variant();
+  if (strcmp(running, want) == 0) {
+    printf("cpu level %s\n", running);
+    return 0;
+  }
+  /* the refusal's message names what the machine lacks */
+  const dlx_status st = dlx__cpu_force_variant(want);
+  if (st == DLX_ERR_UNSUPPORTED) {
+    printf("skipped: %s\n", dlx_last_error());
+    return 77;
+  }
+  printf("DLX_CPU_FEATURES=%s did not select that level (running %s): %s\n", want, running,
+         st == DLX_OK ? "the environment was ignored" : dlx_last_error());
+  return 1;
+}
+
 static inline int dlx_test_main(int argc, char **argv, const dlx_test_case *cases, size_t n) {
+  const int gate = dlx_test_cpu_level_gate();
+  if (gate != 0) return gate;
   int passed = 0, failed = 0;
   for (size_t i = 0; i < n; ++i) {
     if (argc > 1 && strstr(cases[i].name, argv[1]) == NULL) continue;

@@ -89,7 +89,9 @@ DLX_API dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view 
 DLX_API dlx_status dlx_fma(const dlx_view *out, double scalar, const dlx_view *t1, const dlx_view *t2);
 
 /* C = alpha * A @ B + beta * C for float32, float64, complex64, complex128 rank-2 views with any
- * strides (transposed included), through CBLAS. alpha and beta are complex (im ignored for real). */
+ * strides (transposed included), through CBLAS on host memory and cuBLAS on CUDA memory, where float16
+ * and bfloat16 work too (accumulated in float32, as torch.matmul; the CPU refuses them with
+ * DLX_ERR_UNSUPPORTED). alpha and beta are complex (im ignored for real). */
 DLX_API dlx_status dlx_gemm(double alpha_re, double alpha_im, const dlx_view *a, const dlx_view *b, double beta_re,
                             double beta_im, const dlx_view *c);
 
@@ -97,6 +99,13 @@ DLX_API dlx_status dlx_gemm(double alpha_re, double alpha_im, const dlx_view *a,
  * the default. Safe from any thread; takes effect for ops started afterwards. */
 DLX_API void dlx_set_num_threads(int n);
 DLX_API int dlx_get_num_threads(void);
+
+/* Host memory that dlx allocates (new tensors, op results, astype) keeps recently freed blocks of 1 MiB
+ * and more for reuse, so that a new result does not pay a page fault per page again: at most 16 blocks
+ * and 256 MiB by default, set by the environment variables DLX_CPU_CACHE_BLOCKS and DLX_CPU_CACHE_BYTES
+ * (read once, at first use; suffixes K, M, G; 0 disables the cache). dlx_cpu_empty_cache returns every
+ * cached block to the system; it never fails (DLX_OK). Safe from any thread. */
+DLX_API dlx_status dlx_cpu_empty_cache(void);
 
 DLX_EXTERN_C_END
 

@@ -168,3 +168,58 @@ void dlx__cpu_run_plan(const dlx_iter *plan, const int64_t *itemsize, dlx_loop_f
   if (chunks == 1) exec_chunk(&e, 0);
   else dlx__parallel_for(chunks, exec_chunk, &e);
 }
+
+/* ---- staged loops --------------------------------------------------------------------------------- */
+
+/* Narrow operands compute in float32 ("compute in float32 and round back", in one place): decode inputs to
+ * a float buffer block by block, run a core loop, encode the result. Blocks of STAGE_BLOCK elements keep
+ * the buffers in L1; the decoders and encoders are whatever level dispatch.c picked. */
+#define STAGE_BLOCK 256
+
+void dlx__cpu_staged_loop(char *const *d, const int64_t *st, int64_t n, const void *aux) {
+  const dlx_staged_plan *p = aux;
+  _Alignas(64) unsigned char buf[3][STAGE_BLOCK * sizeof(double)];
+  char *cd[3];
+  int64_t cs[3];
+  /* A broadcast input (stride 0) is decoded once and handed to the core as a stride-0 scalar, so the
+   * core's scalar fast path applies. */
+  for (int k = 0; k < p->nin; ++k) {
+    if (p->dec[k] != NULL && st[k + 1] == 0) {
+      char *dd[2] = {(char *)buf[k + 1], d[k + 1]};
+      const int64_t ds[2] = {p->dec_size[k], 0};
+      p->dec[k](dd, ds, 1, NULL);
+    }
+  }
+  for (int64_t i0 = 0; i0 < n; i0 += STAGE_BLOCK) {
+    const int64_t m = n - i0 < STAGE_BLOCK ? n - i0 : STAGE_BLOCK;
+    for (int k = 0; k < p->nin; ++k) {
+      char *in = d[k + 1] + i0 * st[k + 1];
+      if (p->dec[k] == NULL) {
+        cd[k + 1] = in;
+        cs[k + 1] = st[k + 1];
+      } else if (st[k + 1] == 0) {
+        cd[k + 1] = (char *)buf[k + 1];
+        cs[k + 1] = 0;
+      } else {
+        char *dd[2] = {(char *)buf[k + 1], in};
+        const int64_t ds[2] = {p->dec_size[k], st[k + 1]};
+        p->dec[k](dd, ds, m, NULL);
+        cd[k + 1] = (char *)buf[k + 1];
+        cs[k + 1] = p->dec_size[k];
+      }
+    }
+    char *out = d[0] + i0 * st[0];
+    if (p->enc == NULL) {
+      cd[0] = out;
+      cs[0] = st[0];
+      p->core(cd, cs, m, p->core_aux);
+    } else {
+      cd[0] = (char *)buf[0];
+      cs[0] = p->enc_size;
+      p->core(cd, cs, m, p->core_aux);
+      char *ed[2] = {out, (char *)buf[0]};
+      const int64_t es[2] = {st[0], p->enc_size};
+      p->enc(ed, es, m, NULL);
+    }
+  }
+}

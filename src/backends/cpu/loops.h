@@ -116,24 +116,64 @@ typedef void (*dlx_loop_fn)(char *const *data, const int64_t *strides, int64_t n
     }                                                                                                 \
   }
 
-/* ---- the loop tables (loops_native.c, loops_narrow.c) ------------------------------------------- */
+/* ---- the loop tables: one set per instruction-set level, picked at run time ------------------------ */
 
-extern const dlx_loop_fn dlx__cpu_cast[DLX_KD_NATIVE_COUNT][DLX_KD_NATIVE_COUNT];
-extern const dlx_loop_fn dlx__cpu_unary[DLX_UNOP_COUNT][DLX_KD_NATIVE_COUNT]; /* NULL: no such (op, dtype) */
-extern const dlx_loop_fn dlx__cpu_binary[DLX_OP_COUNT][DLX_KD_NATIVE_COUNT]; /* NULL: no such (op, dtype) */
-extern const dlx_loop_fn dlx__cpu_fma[DLX_KD_NATIVE_COUNT];
-/* fma with t1 the signed partner of unsigned t2: u8, u16, u32, u64 */
-extern const dlx_loop_fn dlx__cpu_fma_mixed[4];
-/* Same-dtype moves of any item size (aux: a size_t holding it). */
-void dlx__cpu_copy_any(char *const *d, const int64_t *st, int64_t n, const void *aux);
+/* Whether this compiler and architecture build the x86 levels (target.h) at all. Elsewhere only the
+ * baseline exists: the level 1 and 2 files compile to nothing and dispatch.c never names them. */
+#if defined(__x86_64__) && (defined(__clang__) ? __clang_major__ >= 8 : (defined(__GNUC__) && __GNUC__ >= 8))
+#define DLX_CPU_X86_LEVELS 1
+#else
+#define DLX_CPU_X86_LEVELS 0
+#endif
 
-/* Narrow floats, indexed by dlx__kd_narrow_index: decoders to float32 / float64 and encoders from them. */
-extern const dlx_loop_fn dlx__cpu_narrow_dec32[DLX_KD_NARROW_COUNT];
-extern const dlx_loop_fn dlx__cpu_narrow_dec64[DLX_KD_NARROW_COUNT];
-extern const dlx_loop_fn dlx__cpu_narrow_enc32[DLX_KD_NARROW_COUNT];
-extern const dlx_loop_fn dlx__cpu_narrow_enc64[DLX_KD_NARROW_COUNT];
-/* Narrow negation on the codes (dlx_cvt_negate). */
-extern const dlx_loop_fn dlx__cpu_narrow_neg[DLX_KD_NARROW_COUNT];
+/* The native dtypes' loops (loops_native_body.h). */
+typedef struct dlx_cpu_native_loops {
+  dlx_loop_fn cast[DLX_KD_NATIVE_COUNT][DLX_KD_NATIVE_COUNT];
+  dlx_loop_fn unary[DLX_UNOP_COUNT][DLX_KD_NATIVE_COUNT]; /* NULL: no such (op, dtype) */
+  dlx_loop_fn binary[DLX_OP_COUNT][DLX_KD_NATIVE_COUNT];  /* NULL: no such (op, dtype) */
+  dlx_loop_fn fma[DLX_KD_NATIVE_COUNT];
+  dlx_loop_fn fma_mixed[4]; /* fma with t1 the signed partner of unsigned t2: u8, u16, u32, u64 */
+  dlx_loop_fn copy_any;     /* same-dtype moves of any item size (aux: a size_t holding it) */
+} dlx_cpu_native_loops;
+
+/* The narrow floats' loops (loops_narrow_body.h), indexed by dlx__kd_narrow_index: decoders to float32 /
+ * float64, encoders from them, and negation on the codes (dlx_cvt_negate). */
+typedef struct dlx_cpu_narrow_loops {
+  dlx_loop_fn dec32[DLX_KD_NARROW_COUNT];
+  dlx_loop_fn dec64[DLX_KD_NARROW_COUNT];
+  dlx_loop_fn enc32[DLX_KD_NARROW_COUNT];
+  dlx_loop_fn enc64[DLX_KD_NARROW_COUNT];
+  dlx_loop_fn neg[DLX_KD_NARROW_COUNT];
+} dlx_cpu_narrow_loops;
+
+/* One level's kernels (target.h: baseline, avx2, avx512). */
+typedef struct dlx_cpu_kernels {
+  const char *name;
+  const dlx_cpu_native_loops *native;
+  const dlx_cpu_narrow_loops *narrow;
+} dlx_cpu_kernels;
+
+extern const dlx_cpu_native_loops dlx__cpu_native_baseline, dlx__cpu_native_avx2, dlx__cpu_native_avx512;
+extern const dlx_cpu_narrow_loops dlx__cpu_narrow_baseline, dlx__cpu_narrow_avx2, dlx__cpu_narrow_avx512;
+
+/* ---- dispatch (dispatch.c) ---------------------------------------------------------------------- */
+
+/* The kernels every op runs: chosen once, on first use (thread-safe), as the best level this CPU and OS
+ * run, or the one DLX_CPU_FEATURES=baseline|avx2|avx512 names when the machine runs it (otherwise the
+ * best it does run: the library never prints, dlx__cpu_variant() says which runs). */
+const dlx_cpu_kernels *dlx__cpu_kernels(void);
+/* The name of the level that runs ("baseline", "avx2", "avx512"). */
+const char *dlx__cpu_variant(void);
+/* Whether this machine runs the named level (false for unknown names). */
+bool dlx__cpu_variant_supported(const char *name);
+/* Tests and benchmarks: run the named level from now on (NULL: the choice DLX_CPU_FEATURES and the machine
+ * make). A level the machine cannot run, or an unknown name, is refused (DLX_ERR_UNSUPPORTED,
+ * DLX_ERR_INVALID_ARGUMENT) with a message naming what it lacks, and the running level stays. Ops already
+ * running keep the loops they picked. */
+dlx_status dlx__cpu_force_variant(const char *name);
+/* Tests: behave as a machine that runs at most the named level (NULL: the real machine), so that the
+ * refusals and fall-backs above are tested on machines that have every level. */
+dlx_status dlx__cpu_cap_machine(const char *name);
 
 /* A staged loop: decode inputs to a float buffer block by block, run a core loop, encode the result. */
 typedef struct dlx_staged_plan {
@@ -146,10 +186,11 @@ typedef struct dlx_staged_plan {
   int64_t enc_size;
 } dlx_staged_plan;
 
-/* aux: a dlx_staged_plan. */
+/* aux: a dlx_staged_plan (exec.c). */
 void dlx__cpu_staged_loop(char *const *d, const int64_t *st, int64_t n, const void *aux);
 
-/* The loop an op runs, with the aux it needs (pointing into this struct, which the caller keeps). */
+/* The loop an op runs, with the aux it needs (pointing into this struct, which the caller keeps), from
+ * the running level's tables (cpu.c). */
 typedef struct dlx_cpu_loop {
   dlx_loop_fn fn;
   const void *aux;

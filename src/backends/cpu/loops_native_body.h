@@ -1,0 +1,151 @@
+/* The CPU's typed loops for the native dtypes: casts, same-dtype moves, binary ops and fma, each table
+ * instantiated from one generic body (loops.h) and one rule per category (compute/expr.h).
+ *
+ * Compiled once per instruction-set level (target.h): loops_native.c, loops_native_avx2.c and
+ * loops_native_avx512.c each set DLX_CPU_LEVEL and include this file, which defines that level's table
+ * (dlx__cpu_native_baseline, ...). The compiler vectorises the same C for each level; the bits cannot
+ * differ between levels (integer rules are exact, float rules are single IEEE operations, and target.h
+ * forbids contraction). */
+#include "backends/cpu/target.h"
+
+#include "backends/cpu/loops.h"
+#include "compute/expr.h"
+
+#if DLX_CPU_LEVEL == 0 || DLX_CPU_X86_LEVELS
+DLX_CPU_TARGET_BEGIN
+
+#define KD_b8 DLX_KD_BOOL
+#define KD_i8 DLX_KD_I8
+#define KD_i16 DLX_KD_I16
+#define KD_i32 DLX_KD_I32
+#define KD_i64 DLX_KD_I64
+#define KD_u8 DLX_KD_U8
+#define KD_u16 DLX_KD_U16
+#define KD_u32 DLX_KD_U32
+#define KD_u64 DLX_KD_U64
+#define KD_f32 DLX_KD_F32
+#define KD_f64 DLX_KD_F64
+#define KD_c64 DLX_KD_C64
+#define KD_c128 DLX_KD_C128
+
+#define ENUM_add DLX_OP_ADD
+#define ENUM_sub DLX_OP_SUB
+#define ENUM_mul DLX_OP_MUL
+#define ENUM_div DLX_OP_DIV
+#define ENUM_lt DLX_OP_LT
+#define ENUM_le DLX_OP_LE
+#define ENUM_gt DLX_OP_GT
+#define ENUM_ge DLX_OP_GE
+#define ENUM_eq DLX_OP_EQ
+#define ENUM_ne DLX_OP_NE
+
+/* ---- casts between native dtypes ------------------------------------------------------------------ */
+
+#define DEF_CVT_FN(S, D) \
+  static inline S_##D cvt_##S##_##D(S_##S x) { return CVT_RULE(S, D, x); }
+#define DEF_CVT_ROW(_, S) NATIVE_LIST2(DEF_CVT_PAIR, S)
+#define DEF_CVT_PAIR(S, D) DEF_CVT_FN(S, D) DLX_DEF_UNARY(cast_##S##_##D, S_##D, S_##S, cvt_##S##_##D, (void)0)
+NATIVE_LIST(DEF_CVT_ROW, _)
+
+#define CAST_ENTRY(S, D) [KD_##S][KD_##D] = cast_##S##_##D,
+#define CAST_ROW(_, S) NATIVE_LIST2(CAST_ENTRY, S)
+
+/* ---- copy and fill: dtype-blind moves by item size ------------------------------------------------ */
+
+typedef struct bytes16 {
+  uint64_t lo, hi;
+} bytes16;
+#define IDENT(x) (x)
+DLX_DEF_UNARY(copy_1, uint8_t, uint8_t, IDENT, (void)0)
+DLX_DEF_UNARY(copy_2, uint16_t, uint16_t, IDENT, (void)0)
+DLX_DEF_UNARY(copy_4, uint32_t, uint32_t, IDENT, (void)0)
+DLX_DEF_UNARY(copy_8, uint64_t, uint64_t, IDENT, (void)0)
+DLX_DEF_UNARY(copy_16, bytes16, bytes16, IDENT, (void)0)
+
+/* Any item size (aux: the size): int128 and vector dtypes, opaque handles, 3-byte opaque types. */
+static void copy_n(char *const *d, const int64_t *st, int64_t n, const void *aux) {
+  const size_t size = *(const size_t *)aux;
+  for (int64_t i = 0; i < n; ++i) memcpy(d[0] + i * st[0], d[1] + i * st[1], size);
+}
+
+/* Contiguous rows go to memcpy (glibc picks non-temporal stores for large copies); the typed loops take
+ * the rest, stride-0 fills included. */
+static void copy_any(char *const *d, const int64_t *st, int64_t n, const void *aux) {
+  const size_t size = *(const size_t *)aux;
+  if (st[0] == (int64_t)size && st[1] == (int64_t)size) {
+    if (d[0] != d[1]) memcpy(d[0], d[1], (size_t)n * size);
+    return;
+  }
+  switch (size) {
+    case 1: copy_1(d, st, n, NULL); return;
+    case 2: copy_2(d, st, n, NULL); return;
+    case 4: copy_4(d, st, n, NULL); return;
+    case 8: copy_8(d, st, n, NULL); return;
+    case 16: copy_16(d, st, n, NULL); return;
+    default: copy_n(d, st, n, aux); return;
+  }
+}
+
+/* ---- unary ops ------------------------------------------------------------------------------------ */
+
+#define ENUM_neg DLX_UNOP_NEG
+#define DEF_UN(OP, N)                                                                                  \
+  static inline S_##N un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }                             \
+  DLX_DEF_UNARY(unary_##OP##_##N, S_##N, S_##N, un_##OP##_##N, (void)0)
+UN_TABLE(DEF_UN)
+#define UN_ENTRY(OP, N) [ENUM_##OP][KD_##N] = unary_##OP##_##N,
+
+/* ---- binary arithmetic and comparisons ------------------------------------------------------------ */
+
+/* FUSE_N: DLX_CPU_NO_FUSE for the complex dtypes (target.h), on the rule and the loop alike so that the
+ * rule still inlines */
+#define FUSE_b8
+#define FUSE_i8
+#define FUSE_i16
+#define FUSE_i32
+#define FUSE_i64
+#define FUSE_u8
+#define FUSE_u16
+#define FUSE_u32
+#define FUSE_u64
+#define FUSE_f32
+#define FUSE_f64
+#define FUSE_c64 DLX_CPU_NO_FUSE
+#define FUSE_c128 DLX_CPU_NO_FUSE
+#define DEF_BIN(OP, N)                                                                                 \
+  FUSE_##N static inline OUT_##OP(N) op_##OP##_##N(S_##N a, S_##N b) { return BIN_RULE(OP, N, a, b); }  \
+  FUSE_##N DLX_DEF_BINARY(bin_##OP##_##N, OUT_##OP(N), S_##N, op_##OP##_##N)
+#define BIN_ENTRY(OP, N) [ENUM_##OP][KD_##N] = bin_##OP##_##N,
+
+BIN_TABLE(DEF_BIN)
+
+/* ---- fma ---------------------------------------------------------------------------------------- */
+
+#define DEF_FMA(_, N)                                                                                  \
+  FUSE_##N static inline S_##N fmaop_##N(double s, S_##N a, S_##N b) { return FMA_RULE(N, s, a, b); }  \
+  FUSE_##N DLX_DEF_FMA(fma_##N, S_##N, S_##N, S_##N, fmaop_##N)
+NATIVE_LIST(DEF_FMA, _)
+#define FMA_ENTRY(_, N) [KD_##N] = fma_##N,
+
+/* The signed partner: an int8 delta scaled onto a uint8 image. */
+#define DEF_FMA_MIX(U, I)                                                                              \
+  static inline S_##U fmamix_##U(double s, S_##I a, S_##U b) { return FMA_RULE(U, s, a, b); }           \
+  DLX_DEF_FMA(fmamix_loop_##U, S_##U, S_##I, S_##U, fmamix_##U)
+DEF_FMA_MIX(u8, i8)
+DEF_FMA_MIX(u16, i16)
+DEF_FMA_MIX(u32, i32)
+DEF_FMA_MIX(u64, i64)
+
+DLX_CPU_TARGET_END
+
+/* ---- this level's table ------------------------------------------------------------------------- */
+
+const dlx_cpu_native_loops DLX_CPU_SUFFIX(dlx__cpu_native) = {
+    .cast = {NATIVE_LIST(CAST_ROW, _)},
+    .unary = {UN_TABLE(UN_ENTRY)},
+    .binary = {BIN_TABLE(BIN_ENTRY)},
+    .fma = {NATIVE_LIST(FMA_ENTRY, _)},
+    .fma_mixed = {fmamix_loop_u8, fmamix_loop_u16, fmamix_loop_u32, fmamix_loop_u64},
+    .copy_any = copy_any,
+};
+#endif
