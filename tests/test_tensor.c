@@ -515,6 +515,103 @@ static void test_gemm(void) {
   dlx_tensor_release(b);
 }
 
+/* ---- streams and events: dlx_tensor_record / dlx_tensor_wait, dlx_cuda_stream_create / destroy ------------ */
+
+static _Atomic int labelled_deleted;
+
+/* A producer's tensor of 4 floats labelled device (host memory: events never touch the data). */
+static dlx_tensor *labelled(DLDevice device) {
+  _Atomic int *const deleted_p = &labelled_deleted;
+  DLManagedTensorVersioned *m = make_producer(deleted_p, 1, I64(4));
+  m->dl_tensor.device = device;
+  dlx_tensor *t = NULL;
+  CHECK_OK(dlx_tensor_from_managed_versioned(&t, m));
+  return t;
+}
+
+static void test_record_wait(void) {
+  const int before = atomic_load(&labelled_deleted);
+  /* host memory: nothing to order, whatever the stream */
+  dlx_tensor *t = NULL;
+  CHECK_OK(dlx_tensor_empty(&t, 1, I64(8), DLX_DTYPE_FLOAT32, CPU));
+  CHECK_OK(dlx_tensor_record(t, NULL));
+  CHECK_OK(dlx_tensor_record(t, (void *)(uintptr_t)0x1234));
+  CHECK_OK(dlx_tensor_wait(t, NULL));
+  dlx_tensor_release(t);
+  t = labelled((DLDevice){kDLCUDAHost, 0});
+  CHECK_OK(dlx_tensor_record(t, NULL));
+  CHECK_OK(dlx_tensor_wait(t, NULL));
+  dlx_tensor_release(t);
+  /* NULL */
+  CHECK_FAIL(dlx_tensor_record(NULL, NULL), DLX_ERR_NULL_ARGUMENT, "'t'");
+  CHECK_FAIL(dlx_tensor_wait(NULL, NULL), DLX_ERR_NULL_ARGUMENT, "'t'");
+  /* memory dlx has no events for */
+  t = labelled((DLDevice){kDLROCM, 0});
+  CHECK_FAIL(dlx_tensor_record(t, NULL), DLX_ERR_UNSUPPORTED, "dlx_tensor_record: the tensor is on rocm:0: dlx has "
+             "events for CUDA memory only");
+  CHECK_FAIL(dlx_tensor_wait(t, NULL), DLX_ERR_UNSUPPORTED, "dlx_tensor_wait: the tensor is on rocm:0");
+  dlx_tensor_release(t);
+  /* CUDA device and managed memory: the build and the machine decide */
+  const DLDevice cuda_kinds[2] = {{kDLCUDA, 0}, {kDLCUDAManaged, 0}};
+  for (int k = 0; k < 2; ++k) {
+    t = labelled(cuda_kinds[k]);
+    const char *name = k == 0 ? "cuda:0" : "cuda_managed:0";
+    char want[128];
+    if (!dlx_cuda_built()) {
+      snprintf(want, sizeof want, "dlx_tensor_record: the tensor is on %s, which needs a build with CUDA", name);
+      CHECK_FAIL(dlx_tensor_record(t, NULL), DLX_ERR_UNSUPPORTED, want);
+      CHECK_FAIL(dlx_tensor_wait(t, NULL), DLX_ERR_UNSUPPORTED, "needs a build with CUDA (DLX_WITH_CUDA=ON)");
+    } else if (dlx_cuda_device_count() == 0) {
+      snprintf(want, sizeof want, "dlx_tensor_record: the tensor is on %s, but no CUDA device is present", name);
+      CHECK_FAIL(dlx_tensor_record(t, NULL), DLX_ERR_INVALID_DEVICE, want);
+      CHECK_FAIL(dlx_tensor_wait(t, NULL), DLX_ERR_INVALID_DEVICE, "no CUDA device is present");
+    } else {
+      /* an event on a stream never touches the data: the label is all it needs (the producer's memory is
+       * handed back only after the recorded point, waited for on the host at release) */
+      CHECK_OK(dlx_tensor_wait(t, NULL)); /* nothing recorded yet */
+      CHECK_OK(dlx_tensor_record(t, NULL));
+      CHECK_OK(dlx_tensor_record(t, NULL)); /* moves the mark */
+      CHECK_OK(dlx_tensor_wait(t, NULL));
+      dlx_tensor *v = NULL;
+      CHECK_OK(dlx_tensor_index(&v, t, 1)); /* a view shares the storage's event */
+      CHECK_OK(dlx_tensor_wait(v, NULL));
+      dlx_tensor_release(v);
+    }
+    dlx_tensor_release(t);
+  }
+  if (dlx_cuda_device_count() > 0) {
+    t = labelled((DLDevice){kDLCUDA, 1000});
+    CHECK_FAIL(dlx_tensor_record(t, NULL), DLX_ERR_INVALID_DEVICE, "the tensor is on cuda:1000, which does not exist");
+    dlx_tensor_release(t);
+  } else {
+    atomic_fetch_add(&labelled_deleted, 1);
+  }
+  CHECK_EQ(atomic_load(&labelled_deleted), before + 5); /* every producer deleted once */
+}
+
+static void test_stream_controls_without_device(void) {
+  void *s = NULL;
+  CHECK_FAIL(dlx_cuda_stream_create(0, 1, NULL), dlx_cuda_built() ? DLX_ERR_NULL_ARGUMENT : DLX_ERR_UNSUPPORTED,
+             dlx_cuda_built() ? "'stream'" : "dlx_cuda_stream_create: dlx was built without CUDA");
+  if (!dlx_cuda_built()) {
+    CHECK_FAIL(dlx_cuda_stream_create(0, 1, &s), DLX_ERR_UNSUPPORTED, "dlx_cuda_stream_create: dlx was built without CUDA");
+    CHECK_FAIL(dlx_cuda_stream_destroy(0, (void *)(uintptr_t)0x1234), DLX_ERR_UNSUPPORTED,
+               "dlx_cuda_stream_destroy: dlx was built without CUDA (DLX_WITH_CUDA=OFF)");
+    return;
+  }
+  if (dlx_cuda_device_count() == 0) {
+    CHECK_FAIL(dlx_cuda_stream_create(0, 1, &s), DLX_ERR_INVALID_DEVICE,
+               "dlx_cuda_stream_create: device cuda:0 does not exist: no CUDA device is present");
+    CHECK_FAIL(dlx_cuda_stream_destroy(0, (void *)(uintptr_t)0x1234), DLX_ERR_INVALID_DEVICE,
+               "dlx_cuda_stream_destroy: device cuda:0 does not exist");
+    return;
+  }
+  /* with a device (tests/test_cuda.c covers streams in full): the default streams cannot be destroyed */
+  CHECK_FAIL(dlx_cuda_stream_create(-1, 1, &s), DLX_ERR_INVALID_DEVICE, "cuda:-1");
+  CHECK_FAIL(dlx_cuda_stream_destroy(0, NULL), DLX_ERR_INVALID_ARGUMENT, "is a default stream");
+  CHECK_FAIL(dlx_cuda_stream_destroy(0, (void *)(uintptr_t)0x2), DLX_ERR_INVALID_ARGUMENT, "0x2 is a default stream");
+}
+
 static const dlx_test_case cases[] = {
     {"empty", test_empty},
     {"deleter_once_views_and_exports", test_deleter_once_views_and_exports},
@@ -524,5 +621,7 @@ static const dlx_test_case cases[] = {
     {"views_and_reshape_copy", test_views_and_reshape_copy},
     {"ops_optional_out", test_ops_optional_out},
     {"gemm", test_gemm},
+    {"record_wait", test_record_wait},
+    {"stream_controls_without_device", test_stream_controls_without_device},
 };
 DLX_TEST_MAIN(cases)

@@ -32,6 +32,15 @@ DLX_API int dlx_cuda_device_count(void);
 DLX_API dlx_status dlx_cuda_set_stream(int32_t device, void *stream, void **previous);
 DLX_API dlx_status dlx_cuda_get_stream(int32_t device, void **stream);
 
+/* A new stream on device (cudaStreamCreateWithFlags: cudaStreamNonBlocking when non_blocking, so that it
+ * does not wait for the legacy default stream), for dlx_cuda_set_stream or any CUDA library. Destroy it
+ * with dlx_cuda_stream_destroy (its queued work still runs, as with cudaStreamDestroy); when it is the
+ * calling thread's current stream, that becomes the legacy default stream again (other threads must stop
+ * using it themselves). The default streams (NULL, cudaStreamLegacy, cudaStreamPerThread) cannot be
+ * destroyed: DLX_ERR_INVALID_ARGUMENT. */
+DLX_API dlx_status dlx_cuda_stream_create(int32_t device, int non_blocking, void **stream);
+DLX_API dlx_status dlx_cuda_stream_destroy(int32_t device, void *stream);
+
 /* Wait until all work on device is done (cudaDeviceSynchronize on it), or all work on one stream. */
 DLX_API dlx_status dlx_cuda_synchronize(int32_t device);
 DLX_API dlx_status dlx_cuda_stream_synchronize(int32_t device, void *stream);

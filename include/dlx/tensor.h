@@ -22,7 +22,10 @@ DLX_EXTERN_C_BEGIN
 
 typedef struct dlx_tensor dlx_tensor;
 
-/* A new C-contiguous host tensor (uninitialised). DLX_ERR_DEVICE_MISMATCH for a non-host device. */
+/* A new C-contiguous tensor (uninitialised) on device, from the backend that owns its memory: host
+ * memory, or in a build with CUDA cuda:N device memory (the caching allocator, on the calling thread's
+ * current stream), cuda_host (pinned) and cuda_managed memory. DLX_ERR_DEVICE_MISMATCH for a device no
+ * backend of this build allocates (naming the build it needs), DLX_ERR_INVALID_DEVICE for an absent one. */
 DLX_API dlx_status dlx_tensor_empty(dlx_tensor **out, int32_t ndim, const int64_t *shape, DLDataType dtype,
                                     DLDevice device);
 /* A new tensor with t's shape, dtype and device. */
@@ -34,6 +37,19 @@ DLX_API dlx_status dlx_tensor_from_managed(dlx_tensor **out, DLManagedTensor *m)
 /* Export as a versioned managed tensor (one allocation) that keeps the storage alive; its deleter needs
  * no lock and no interpreter. READ_ONLY is carried over. */
 DLX_API dlx_status dlx_tensor_to_managed_versioned(dlx_tensor *t, DLManagedTensorVersioned **out);
+
+/* Streams and events (augpy's record): dlx_tensor_record marks the tensor's last use so far on stream
+ * (a cudaStream_t; NULL: dlx's current stream of the tensor's device, dlx/cuda.h) with an event kept
+ * with its storage (one per storage, shared by every view and export of it; a new record moves it);
+ * dlx_tensor_wait makes stream (NULL: dlx's current stream) wait for that event, without blocking the
+ * host (DLX_OK with nothing to do when nothing was recorded). Memory dlx allocated is not reused before
+ * the recorded work is done; a producer's memory is handed back to its deleter only after that work.
+ * Host memory (cpu, cuda_host, rocm_host) has nothing to order: DLX_OK. CUDA device memory uses its
+ * device; managed memory cuda:0 (DLPack labels it device 0). Errors: DLX_ERR_UNSUPPORTED for a device
+ * tensor in a build without CUDA or on a device with no events (oneAPI, ROCm), DLX_ERR_INVALID_DEVICE
+ * when its device is absent, DLX_ERR_BACKEND for a stream CUDA refuses (one of another device). */
+DLX_API dlx_status dlx_tensor_record(dlx_tensor *t, void *stream);
+DLX_API dlx_status dlx_tensor_wait(dlx_tensor *t, void *stream);
 
 DLX_API dlx_tensor *dlx_tensor_retain(dlx_tensor *t);  /* returns t; NULL is a no-op */
 DLX_API void dlx_tensor_release(dlx_tensor *t);        /* NULL is a no-op */

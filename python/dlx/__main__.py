@@ -2,7 +2,9 @@
 
 For every producer -> consumer pair (dlx, NumPy, JAX, PyTorch; bfloat16 and fp8 in NumPy through
 ml_dtypes) and every dtype: does the exchange work, is it zero-copy (the consumer's data pointer is the
-producer's), and what one call costs in ns (a short loop, best of 3). Takes well under 30 s.
+producer's), and what one call costs in ns (a short loop, best of 3). Where dlx has a CUDA device, a
+second matrix of device tensors on cuda:0: dlx, torch.cuda, CuPy and JAX's GPU (each missing peer listed
+with its reason). Takes well under 30 s.
 """
 
 import os
@@ -59,7 +61,7 @@ def _frameworks():
                          lambda a: a.__array_interface__["data"][0], "C exchange API: no"))
     versions = {"ml_dtypes": getattr(ml_dtypes, "__version__", None)}
 
-    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ.setdefault("JAX_PLATFORMS", _jax_platforms())
     os.environ.setdefault("JAX_ENABLE_X64", "1")  # so int64/float64/complex128 stay themselves
     try:
         import jax
@@ -68,7 +70,7 @@ def _frameworks():
 
         def jax_make(dt):
             d = getattr(jnp, dt, None)
-            return None if d is None else jnp.zeros(SHAPE, d)
+            return None if d is None else jax.device_put(jnp.zeros(SHAPE, d), jax.devices("cpu")[0])
 
         fws.append(Framework("jax", jax.__version__, jax_make, jax.dlpack.from_dlpack,
                              lambda a: a.unsafe_buffer_pointer(), "C exchange API: no"))
@@ -91,6 +93,101 @@ def _frameworks():
     except Exception as e:  # noqa: BLE001
         missing.append(f"torch ({type(e).__name__}: {e}; install: bash scripts/install_torch.sh)")
     return fws, missing, versions
+
+
+def _jax_platforms():
+    """JAX's platforms: the CPU, plus CUDA when dlx has a device and JAX's CUDA plugin is installed (the CPU
+    stays the default, so the host matrix is JAX's CPU arrays either way)."""
+    import importlib.util
+
+    import dlx
+
+    if dlx.cuda.is_available() and any(importlib.util.find_spec(p) for p in ("jax_cuda13_plugin", "jax_cuda12_plugin")):
+        return "cpu,cuda"
+    return "cpu"
+
+
+def _cuda_frameworks():
+    """(frameworks, missing) for the CUDA matrix: dlx, torch.cuda, CuPy and JAX on cuda:0."""
+    import dlx
+
+    fws = [Framework("dlx", dlx.__version__, lambda dt: dlx.zeros(SHAPE, dt, device="cuda"), dlx.from_dlpack,
+                     lambda t: t.data_ptr, "cuda:0")]
+    missing = []
+    try:
+        import torch
+
+        if not torch.cuda.is_available():
+            raise RuntimeError("torch sees no CUDA device")
+
+        def torch_make(dt):
+            d = getattr(torch, dt, None)
+            return None if d is None else torch.zeros(SHAPE, dtype=d, device="cuda")
+
+        fws.append(Framework("torch", torch.__version__, torch_make, torch.from_dlpack, lambda t: t.data_ptr(),
+                             "torch.cuda"))
+    except Exception as e:  # noqa: BLE001 - any failure means "not available"
+        missing.append(f"torch.cuda ({type(e).__name__}: {e})")
+    try:
+        import importlib
+
+        cupy = importlib.import_module("cupy")  # optional, and untyped where it is installed
+        cupy.cuda.runtime.getDeviceCount()
+
+        def cupy_make(dt):
+            try:
+                return cupy.zeros(SHAPE, cupy.dtype(dt))
+            except TypeError:
+                return None
+
+        fws.append(Framework("cupy", cupy.__version__, cupy_make, cupy.from_dlpack, lambda a: a.data.ptr, "cuda:0"))
+    except Exception as e:  # noqa: BLE001
+        missing.append(f"cupy ({type(e).__name__}: {e}; pip install cupy-cuda13x)")
+    try:
+        import jax
+        import jax.dlpack
+        import jax.numpy as jnp
+
+        gpu = jax.devices("cuda")[0]
+
+        def jax_make(dt):
+            d = getattr(jnp, dt, None)
+            return None if d is None else jax.device_put(jnp.zeros(SHAPE, d), gpu)
+
+        fws.append(Framework("jax", jax.__version__, jax_make, jax.dlpack.from_dlpack,
+                             lambda a: a.unsafe_buffer_pointer(), "GPU"))
+    except Exception as e:  # noqa: BLE001
+        first = str(e).splitlines()[0] if str(e) else ""
+        missing.append(f"jax GPU ({type(e).__name__}: {first}; needs jax[cuda13])")
+    return fws, missing
+
+
+def _matrix(fws, deadline, notes, width=11):
+    for cons in fws:
+        print()
+        print(f"consumer: {cons.name}.from_dlpack" if cons.name != "jax" else "consumer: jax.dlpack.from_dlpack")
+        print(f"  {'dtype':16s}" + "".join(f"{'from ' + p.name:>{width}s}" for p in fws))
+        for dt in DTYPES:
+            cells = [_cell(p, cons, dt, deadline, notes)[0] for p in fws]
+            print(f"  {dt:16s}" + "".join(f"{c:>{width}s}" for c in cells))
+
+
+def _cuda_section(deadline, notes):
+    import dlx
+
+    print()
+    if not dlx.cuda.is_available():
+        why = "dlx was built without CUDA" if not dlx.cuda.is_built() else "dlx.cuda.device_count() is 0"
+        print(f"CUDA: no device ({why}): the CUDA matrix is skipped")
+        return
+    fws, missing = _cuda_frameworks()
+    print(f"CUDA matrix: device tensors on cuda:0 ({dlx.cuda.device_count()} device(s); each exchange on the "
+          "consumer's current stream, ordered by an event)")
+    for f in fws:
+        print(f"  {f.name:6s} {f.version:22s} {f.note}")
+    for m in missing:
+        print(f"  missing: {m}")
+    _matrix(fws, deadline, notes)
 
 
 def _time_ns(fn, x):
@@ -162,14 +259,8 @@ def main(argv=None):
     print("       x<n> = fails (reason n below), . = the producer has no such dtype.")
 
     notes = []
-    width = 11
-    for cons in fws:
-        print()
-        print(f"consumer: {cons.name}.from_dlpack" if cons.name != "jax" else "consumer: jax.dlpack.from_dlpack")
-        print(f"  {'dtype':16s}" + "".join(f"{'from ' + p.name:>{width}s}" for p in fws))
-        for dt in DTYPES:
-            cells = [_cell(p, cons, dt, deadline, notes)[0] for p in fws]
-            print(f"  {dt:16s}" + "".join(f"{c:>{width}s}" for c in cells))
+    _matrix(fws, deadline, notes)
+    _cuda_section(deadline, notes)
     if notes:
         print()
         print("Failures:")

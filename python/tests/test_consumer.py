@@ -398,6 +398,9 @@ def test_device_cpu_is_accepted(device):
 
 @pytest.mark.parametrize("device", ["cuda", "gpu", (2, 0), (13, 0), (1, 1)])
 def test_other_devices_raise_buffererror(device):
+    # a CUDA device is a copy away where one exists (test_cuda.py); elsewhere it cannot be reached
+    if device in ("cuda", (2, 0), (13, 0)) and dlx.cuda.is_available():
+        pytest.skip("a CUDA device is present: the copy succeeds (python/tests/test_cuda.py tests it)")
     with pytest.raises(BufferError):
         dlx.from_dlpack(np.arange(3.0), device=device)
 

@@ -1,5 +1,6 @@
 /* dlx/cuda.h in a build without the CUDA backend (DLX_WITH_CUDA=OFF): no device, and every control says
  * why it cannot act. */
+#include "backends/cuda_events.h"
 #include "core/error_internal.h"
 #include "dlx/cuda.h"
 
@@ -38,3 +39,27 @@ dlx_status dlx_cuda_pointer_device(const void *ptr, DLDevice *out) {
   (void)ptr, (void)out;
   return NO_CUDA("dlx_cuda_pointer_device");
 }
+dlx_status dlx_cuda_stream_create(int32_t device, int non_blocking, void **stream) {
+  (void)device, (void)non_blocking, (void)stream;
+  return NO_CUDA("dlx_cuda_stream_create");
+}
+dlx_status dlx_cuda_stream_destroy(int32_t device, void *stream) {
+  (void)device, (void)stream;
+  return NO_CUDA("dlx_cuda_stream_destroy");
+}
+
+/* events (backends/cuda_events.h): none can be made, so the release side never runs */
+dlx_status dlx__cuda_event_create(int32_t device, void **event, const char *fn) {
+  (void)device, (void)event;
+  return NO_CUDA(fn);
+}
+dlx_status dlx__cuda_event_record(int32_t device, void *event, void *stream, const char *fn) {
+  (void)device, (void)event, (void)stream;
+  return NO_CUDA(fn);
+}
+dlx_status dlx__cuda_event_wait(int32_t device, void *event, void *stream, const char *fn) {
+  (void)device, (void)event, (void)stream;
+  return NO_CUDA(fn);
+}
+void dlx__cuda_event_destroy(int32_t device, void *event, int host_wait) { (void)device, (void)event, (void)host_wait; }
+void dlx__cuda_guard_block(void *ptr, void *event) { (void)ptr, (void)event; }

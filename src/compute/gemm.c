@@ -20,9 +20,12 @@
 
 /* ---- argument checks ------------------------------------------------------------------------------ */
 
+/* The dtypes some backend multiplies: float16 and bfloat16 only the CUDA backend (cuBLAS, accumulating in
+ * float32); the CPU backend refuses them itself, naming the dtype. */
 static bool is_gemm_dtype(DLDataType dt) {
   return dlx_dtype_equal(dt, DLX_DTYPE_FLOAT32) || dlx_dtype_equal(dt, DLX_DTYPE_FLOAT64) ||
-         dlx_dtype_equal(dt, DLX_DTYPE_COMPLEX64) || dlx_dtype_equal(dt, DLX_DTYPE_COMPLEX128);
+         dlx_dtype_equal(dt, DLX_DTYPE_COMPLEX64) || dlx_dtype_equal(dt, DLX_DTYPE_COMPLEX128) ||
+         dlx_dtype_equal(dt, DLX_DTYPE_FLOAT16) || dlx_dtype_equal(dt, DLX_DTYPE_BFLOAT16);
 }
 
 static dlx_status check_operand(const dlx_view *v, const char *name) {
@@ -62,7 +65,8 @@ static dlx_status check_args(const dlx_view *a, const dlx_view *b, const dlx_vie
   DLX_FAIL_IF(!dlx_dtype_equal(a->dtype, c->dtype), DLX_ERR_DTYPE_MISMATCH, "dlx_gemm: dtypes differ: A is %s, C is %s",
               dlx__dtype_text(x, sizeof x, a->dtype), dlx__dtype_text(y, sizeof y, c->dtype));
   DLX_FAIL_IF(!is_gemm_dtype(a->dtype), DLX_ERR_UNSUPPORTED,
-              "dlx_gemm: dtype %s is not supported (float32, float64, complex64, complex128)",
+              "dlx_gemm: dtype %s is not supported (float32, float64, complex64, complex128; float16 and bfloat16 "
+              "on CUDA)",
               dlx__dtype_text(x, sizeof x, a->dtype));
   DLX_FAIL_IF(a->shape[1] != b->shape[0] || c->shape[0] != a->shape[0] || c->shape[1] != b->shape[1],
               DLX_ERR_INVALID_ARGUMENT,

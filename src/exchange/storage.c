@@ -12,6 +12,9 @@ dlx_storage *dlx__storage_new(dlx_release_fn release, void *ctx, void *ptr, DLDe
   s->device = device;
   s->release = release;
   s->ctx = ctx;
+  s->event = NULL;
+  s->event_device = 0;
+  s->event_release = NULL;
   return s;
 }
 
@@ -19,6 +22,8 @@ void dlx__storage_release(dlx_storage *s) {
   if (s == NULL) return;
   /* acq_rel: every user's writes happen before the release that follows the last reference */
   if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1) return;
+  /* a recorded event first: it may hold the memory back until the last recorded use is done */
+  if (s->event != NULL && s->event_release != NULL) s->event_release(s);
   if (s->release != NULL) s->release(s->ctx, s->ptr, s->device);
   free(s);
 }

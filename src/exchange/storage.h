@@ -27,12 +27,19 @@
 /* Runs once, when the last reference goes: ctx and ptr as given to dlx__storage_new. */
 typedef void (*dlx_release_fn)(void *ctx, void *ptr, DLDevice device);
 
+typedef struct dlx_storage dlx_storage;
+
 typedef struct dlx_storage {
   _Atomic int64_t refs;
   void *ptr;     /* the memory, or the managed tensor (what release gets) */
   DLDevice device;
   dlx_release_fn release; /* NULL: nothing to release */
   void *ctx;
+  /* The event of dlx_tensor_record (src/tensor/memory.c): NULL until a first record creates it (under
+   * that file's lock); event_release runs once before release when it is set (and destroys it). */
+  void *event;
+  int32_t event_device;
+  void (*event_release)(dlx_storage *s);
 } dlx_storage;
 
 /* New storage with one reference, or NULL when out of memory (release is NOT called then: the caller

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dlx/cuda.h"
 #include "dlx/dtype.h"
 
 /* The import every consumer path ends in: validate, then hand ownership to a new Tensor. */
@@ -333,16 +334,47 @@ static int has_dlpack(PyObject *x) {
   return 1;
 }
 
-static PyObject *call_dlpack(PyObject *x) {
-  /* x.__dlpack__(max_version=(1, 3)). copy is never passed on: dlx makes any copy itself, once. */
-  PyObject *args[2] = {x, dlx_version_tuple};
-  PyObject *cap = PyObject_VectorcallMethod(dlx_str_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, dlx_kw_max_version);
-  if (cap == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
-    /* an old producer that knows no keywords: it gives a legacy capsule */
-    PyErr_Clear();
-    PyObject *a[1] = {x};
-    cap = PyObject_VectorcallMethod(dlx_str_dlpack, a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+/* The stream= dlx passes to x.__dlpack__ (a new reference), or NULL for none: for CUDA memory, dlx's
+ * current stream of its device as the standard's int (1 for the legacy default stream), so that the
+ * producer orders its work before dlx's. Asked only where a CUDA device exists (no CUDA tensor can be
+ * used without one), so host imports pay nothing; anything unexpected means no stream argument. */
+static PyObject *consumer_stream(PyObject *x) {
+  if (dlx_cuda_device_count() == 0) return NULL;
+  PyObject *dev = PyObject_CallMethod(x, "__dlpack_device__", NULL);
+  long type = -1, id = -1;
+  if (dev != NULL && PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2) {
+    type = PyLong_AsLong(PyTuple_GET_ITEM(dev, 0));
+    id = PyLong_AsLong(PyTuple_GET_ITEM(dev, 1));
   }
+  Py_XDECREF(dev);
+  PyErr_Clear();
+  void *stream = NULL;
+  if ((type != kDLCUDA && type != kDLCUDAManaged) || id < 0 || id > INT32_MAX ||
+      dlx_cuda_get_stream(type == kDLCUDAManaged ? 0 : (int32_t)id, &stream) != DLX_OK)
+    return NULL;
+  return PyLong_FromUnsignedLongLong(stream == NULL ? 1 : (unsigned long long)(uintptr_t)stream);
+}
+
+static PyObject *call_dlpack(PyObject *x) {
+  /* x.__dlpack__(max_version=(1, 3)[, stream=s]). copy is never passed on: dlx makes any copy itself, once. */
+  PyObject *stream = consumer_stream(x);
+  PyObject *args[3] = {x, dlx_version_tuple, stream}, *kw = NULL, *cap;
+  if (stream != NULL && (kw = PyTuple_Pack(2, dlx_str_max_version, dlx_str_stream)) == NULL) {
+    Py_DECREF(stream);
+    return NULL;
+  }
+  cap = PyObject_VectorcallMethod(dlx_str_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw ? kw : dlx_kw_max_version);
+  if (cap == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    /* an old producer that knows no max_version: it gives a legacy capsule (stream= is older) */
+    PyErr_Clear();
+    PyObject *a[2] = {x, stream};
+    PyObject *kw1 = stream ? PyTuple_Pack(1, dlx_str_stream) : NULL;
+    if (stream == NULL || kw1 != NULL)
+      cap = PyObject_VectorcallMethod(dlx_str_dlpack, a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw1);
+    Py_XDECREF(kw1);
+  }
+  Py_XDECREF(kw);
+  Py_XDECREF(stream);
   if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
     /* Only a missing __dlpack__ means "no DLPack": an AttributeError raised while an existing one runs
      * is the producer's bug, and hiding it behind "no __dlpack__" would hide where it is. Asked only
@@ -372,6 +404,26 @@ static PyObject *copy_tensor(PyObject *src_obj) {
   return dlx_py_tensor_wrap(s, &v, src->alignment);
 }
 
+/* The exchange API's export does not synchronise (..._no_sync): for CUDA memory the consumer orders its
+ * own stream after the producer's current one. dlx's current stream of the device waits for the
+ * producer's (an event, never a host wait). 0, or -1 with BufferError. */
+static int order_after_producer(const DLPackExchangeAPI *api, const DLManagedTensorVersioned *m) {
+  const DLDevice d = m->dl_tensor.device;
+  if ((d.device_type != kDLCUDA && d.device_type != kDLCUDAManaged) || dlx_cuda_device_count() == 0 ||
+      api->current_work_stream == NULL)
+    return 0;
+  const int32_t id = d.device_type == kDLCUDAManaged ? 0 : d.device_id;
+  void *producer = NULL, *mine = NULL;
+  if (api->current_work_stream(d.device_type, d.device_id, &producer) != 0) return -1;
+  dlx_status st = dlx_cuda_get_stream(id, &mine);
+  if (st == DLX_OK) st = dlx_cuda_stream_wait(id, mine, producer);
+  if (st != DLX_OK) {
+    dlx_py_raise(st, PyExc_BufferError);
+    return -1;
+  }
+  return 0;
+}
+
 PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
   PyObject *t = NULL;
   if (Py_IS_TYPE(x, &dlx_TensorType)) {
@@ -390,7 +442,7 @@ PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
       if (quirks != NULL) quirks->export_failed(x);
       return NULL;
     }
-    if (quirks != NULL && quirks->refuse(x, m) != 0) {
+    if ((quirks != NULL && quirks->refuse(x, m) != 0) || order_after_producer(api, m) != 0) {
       /* the deleter may run Python code, which must not see the pending error */
       PyObject *et, *ev, *tb;
       PyErr_Fetch(&et, &ev, &tb);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dlx/cuda.h"
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
 
@@ -55,7 +56,7 @@ fail:
 
 static int x_from_py(void *py_object, DLManagedTensorVersioned **out) {
   if (check_tensor(py_object) != 0) return -1;
-  *out = dlx_py_export_versioned((TensorObject *)py_object, 0);
+  *out = dlx_py_export_versioned((TensorObject *)py_object, 0, NULL);
   return *out ? 0 : -1;
 }
 
@@ -85,10 +86,20 @@ static int x_dltensor_from_py(void *py_object, DLTensor *out) {
 }
 
 static int x_current_work_stream(DLDeviceType device_type, int32_t device_id, void **out_stream) {
-  (void)device_type;
-  (void)device_id;
-  /* no device backend in this build: host work has no stream, and NULL is the legacy default stream */
+  if (out_stream == NULL) {
+    PyErr_SetString(PyExc_ValueError, "current_work_stream: out_stream must not be NULL");
+    return -1;
+  }
+  /* host work has no stream; NULL is also the legacy default stream. Where dlx can queue no CUDA work (no
+   * CUDA in the build, or no device) that is what its work is ordered by. */
   *out_stream = NULL;
+  if ((device_type != kDLCUDA && device_type != kDLCUDAManaged) || dlx_cuda_device_count() == 0) return 0;
+  /* dlx's current stream of the device on the calling thread (managed memory: device 0, its DLPack id) */
+  dlx_status st = dlx_cuda_get_stream(device_type == kDLCUDAManaged ? 0 : device_id, out_stream);
+  if (st != DLX_OK) {
+    dlx_py_raise(st, PyExc_BufferError);
+    return -1;
+  }
   return 0;
 }
 

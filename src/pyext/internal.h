@@ -7,10 +7,40 @@
 #include "dlx/ops.h"
 
 /* Export t as a versioned managed tensor in one allocation (struct, shape, strides). With copy set,
- * the data is first copied into new compact storage and IS_COPIED is flagged. NULL + exception. */
-DLManagedTensorVersioned *dlx_py_export_versioned(TensorObject *t, int copy);
+ * the data is first copied into new compact storage (on *target when not NULL, else on t's device, cpu
+ * for host-accessible memory) and IS_COPIED is flagged. NULL + exception. */
+DLManagedTensorVersioned *dlx_py_export_versioned(TensorObject *t, int copy, const DLDevice *target);
 /* The same as a legacy DLManagedTensor (refused for read-only and padded sub-byte data). */
-DLManagedTensor *dlx_py_export_legacy(TensorObject *t, int copy);
+DLManagedTensor *dlx_py_export_legacy(TensorObject *t, int copy, const DLDevice *target);
+
+/* ---- cuda.c: devices, streams, dlx._dlx._cuda ---- */
+
+/* A device= argument: "cpu", "cuda", "cuda:N", "cuda_host", "cuda_managed", ("cuda", N), a DLPack
+ * (device_type, device_id) tuple, or a torch.device-like object. 0, or -1 with TypeError / ValueError. */
+int dlx_py_parse_device(PyObject *o, DLDevice *out);
+/* Where ops on memory of d put their results: cpu:0 for host-accessible memory, d otherwise. */
+DLDevice dlx_py_home(DLDevice d);
+/* A new C-contiguous owned tensor on device (zero-filled when zero). NULL + exception. */
+PyObject *dlx_py_tensor_new_on(DLDevice device, int32_t ndim, const int64_t *shape, DLDataType dt, int zero);
+/* A compact copy of src on device (dlx_copy across memory kinds). -1 + exc (MemoryError when out of memory). */
+int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx_storage **out, dlx_view *out_view);
+/* The Tensor obj on device: obj itself when it is there (host-accessible memory counts as cpu:0) and copy
+ * is not 1, else a copy; copy 0 with a move is BufferError. New reference, or NULL + exception (exc for a
+ * failed copy). */
+PyObject *dlx_py_to_device(PyObject *obj, DLDevice device, int copy, PyObject *exc);
+/* Tensor.to, Tensor.record, Tensor.wait. */
+PyObject *dlx_py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *dlx_py_tensor_record(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *dlx_py_tensor_wait(PyObject *self, PyObject *args, PyObject *kwargs);
+/* __dlpack__'s stream= for an export of memory on source to target: 1 with *consumer the stream to order
+ * the export before (dlx_py_dlpack_sync), 0 when nothing is to be done, -1 with TypeError / BufferError /
+ * ValueError. */
+int dlx_py_dlpack_stream(PyObject *stream, DLDevice source, DLDevice target, void **consumer);
+int dlx_py_dlpack_sync(TensorObject *t, DLDevice target, int copied, void *consumer);
+/* __dlpack__'s dl_device= and copy=: the export's device, and whether a copy is needed. */
+int dlx_py_dlpack_target(TensorObject *t, PyObject *dl_device, PyObject *copy_obj, int *copy, DLDevice *target);
+/* Add dlx._dlx._cuda to the module. */
+int dlx_py_cuda_init(PyObject *module);
 
 /* Import a managed tensor that dlx now owns (ownership passes to the new Tensor, or its deleter runs
  * on failure). alignment 0 = natural. NULL + BufferError on failure. */
@@ -94,6 +124,14 @@ PyObject *dlx_pyops_view(PyObject *self, PyObject *dtype);
 PyObject *dlx_pyops_T(PyObject *self, void *closure);
 /* dlx.add & co, matmul, fma, full, empty_like, set_num_threads / get_num_threads. */
 extern PyMethodDef dlx_ops_module_methods[];
+
+/* ---- numpy.c: the buffer protocol, Tensor.__array__ / numpy / tolist, dlx.asarray ---- */
+extern PyBufferProcs dlx_tensor_as_buffer;
+PyObject *dlx_py_tensor_array(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *dlx_py_tensor_numpy(PyObject *self, PyObject *unused);
+PyObject *dlx_py_tensor_tolist(PyObject *self, PyObject *unused);
+PyObject *dlx_py_asarray(PyObject *module, PyObject *args, PyObject *kwargs);
+extern const char dlx_doc_array[], dlx_doc_numpy[], dlx_doc_tolist[], dlx_doc_asarray[];
 
 /* Interned strings used on hot paths. */
 extern PyObject *dlx_str_dlpack, *dlx_str_max_version, *dlx_str_copy, *dlx_str_dl_device, *dlx_str_stream,

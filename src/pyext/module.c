@@ -12,28 +12,6 @@ PyObject *dlx_str_dlpack, *dlx_str_max_version, *dlx_str_copy, *dlx_str_dl_devic
     *dlx_version_tuple, *dlx_kw_max_version;
 static PyObject *str_device, *str_assumed_align;
 
-/* device= of from_dlpack: None, "cpu" or (kDLCPU, 0). 1 for cpu, 0 for None, -1 + exception. */
-static int parse_device(PyObject *d) {
-  if (d == Py_None) return 0;
-  if (PyUnicode_Check(d) && PyUnicode_CompareWithASCIIString(d, "cpu") == 0) return 1;
-  if (PyTuple_Check(d) && PyTuple_GET_SIZE(d) == 2) {
-    long t = PyLong_AsLong(PyTuple_GET_ITEM(d, 0)), i = PyLong_AsLong(PyTuple_GET_ITEM(d, 1));
-    if (PyErr_Occurred()) {
-      PyErr_Format(PyExc_TypeError, "device must be None, \"cpu\" or a (device_type, device_id) tuple, not %R", d);
-      return -1;
-    }
-    if (t == kDLCPU && i == 0) return 1;
-    PyErr_Format(PyExc_BufferError, "cannot import to device (%ld, %ld): this dlx build has host memory only", t, i);
-    return -1;
-  }
-  if (PyUnicode_Check(d)) {
-    PyErr_Format(PyExc_BufferError, "cannot import to device %R: this dlx build has host memory only", d);
-    return -1;
-  }
-  PyErr_Format(PyExc_TypeError, "device must be None, \"cpu\" or a (device_type, device_id) tuple, not %R", d);
-  return -1;
-}
-
 static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   (void)self;
   if (nargs != 1)
@@ -64,31 +42,41 @@ static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
       return PyErr_Format(PyExc_ValueError, "assumed_align must be a positive power of two, got %ld", a);
     alignment = (uint32_t)a;
   }
-  int to_cpu = parse_device(device);
-  if (to_cpu < 0) return NULL;
-  PyObject *t = dlx_from_dlpack_impl(args[0], alignment, copy);
-  if (t != NULL && to_cpu && !dlx_device_is_host_accessible(((TensorObject *)t)->view.device)) {
-    TensorObject *tt = (TensorObject *)t;
-    PyErr_Format(PyExc_BufferError, "cannot move data from device (%d, %d) to the host: no device backend",
-                 (int)tt->view.device.device_type, (int)tt->view.device.device_id);
-    Py_DECREF(t);
+  /* device: the import lands there, copied across devices when it is elsewhere (cuda.c); a device dlx
+   * cannot name is BufferError here, as any device the data cannot be put on */
+  DLDevice want;
+  if (device != Py_None && dlx_py_parse_device(device, &want) != 0) {
+    if (PyErr_ExceptionMatches(PyExc_ValueError)) {
+      PyObject *et, *ev, *tb;
+      PyErr_Fetch(&et, &ev, &tb);
+      PyErr_SetObject(PyExc_BufferError, ev);
+      Py_XDECREF(et);
+      Py_XDECREF(ev);
+      Py_XDECREF(tb);
+    }
     return NULL;
   }
-  return t;
+  PyObject *t = dlx_from_dlpack_impl(args[0], alignment, device != Py_None && copy == 1 ? -1 : copy);
+  if (t == NULL || device == Py_None) return t;
+  PyObject *r = dlx_py_to_device(t, want, copy, PyExc_BufferError);
+  Py_DECREF(t);
+  return r;
 }
 
 static PyObject *make_owned(PyObject *args, PyObject *kwargs, int zero, const char *fname) {
-  static char *kw[] = {"shape", "dtype", NULL};
-  PyObject *shape_obj, *dtype_obj = Py_None;
+  static char *kw[] = {"shape", "dtype", "device", NULL};
+  PyObject *shape_obj, *dtype_obj = Py_None, *device_obj = Py_None;
   char fmt[32];
-  snprintf(fmt, sizeof fmt, "O|O:%s", fname);
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kw, &shape_obj, &dtype_obj)) return NULL;
+  snprintf(fmt, sizeof fmt, "O|OO:%s", fname);
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kw, &shape_obj, &dtype_obj, &device_obj)) return NULL;
+  DLDevice device = {kDLCPU, 0};
+  if (device_obj != Py_None && dlx_py_parse_device(device_obj, &device) != 0) return NULL;
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim;
   if (dlx_pyops_parse_shape(shape_obj, &ndim, shape) != 0) return NULL;
   DLDataType dt = DLX_DTYPE_FLOAT32; /* dtype=None: dlx's default, float32 */
   if (dtype_obj != Py_None && dlx_parse_dtype_obj(dtype_obj, &dt) != 0) return NULL;
-  return dlx_py_tensor_new_owned(ndim, shape, dt, zero);
+  return dlx_py_tensor_new_on(device, ndim, shape, dt, zero);
 }
 
 static PyObject *m_empty(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -166,11 +154,14 @@ static dlx_py_capi capi_table = {
 static PyMethodDef module_methods[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))m_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack(x, *, device=None, copy=None, assumed_align=None) -> Tensor\n\n"
-     "Import any DLPack object (C exchange API, __dlpack__, or capsule) without a copy."},
+     "Import any DLPack object (C exchange API, __dlpack__, or capsule) without a copy, unless copy=True or "
+     "device= names another device."},
     {"empty", (PyCFunction)(void (*)(void))m_empty, METH_VARARGS | METH_KEYWORDS,
-     "empty(shape, dtype='float32') -> Tensor (uninitialised, 64-byte aligned, C-contiguous)"},
+     "empty(shape, dtype='float32', device=None) -> Tensor (uninitialised, 64-byte aligned, C-contiguous; "
+     "device 'cpu', 'cuda:N', ...)"},
     {"zeros", (PyCFunction)(void (*)(void))m_zeros, METH_VARARGS | METH_KEYWORDS,
-     "zeros(shape, dtype='float32') -> Tensor (zero-filled, 64-byte aligned, C-contiguous)"},
+     "zeros(shape, dtype='float32', device=None) -> Tensor (zero-filled, 64-byte aligned, C-contiguous)"},
+    {"asarray", (PyCFunction)(void (*)(void))dlx_py_asarray, METH_VARARGS | METH_KEYWORDS, dlx_doc_asarray},
     {NULL, NULL, 0, NULL},
 };
 
@@ -213,6 +204,7 @@ PyMODINIT_FUNC PyInit__dlx(void) {
   Py_INCREF(dlx_version_tuple);
   if (PyModule_AddObject(m, "DLPACK_VERSION", dlx_version_tuple) < 0) goto fail;
   if (PyModule_AddFunctions(m, dlx_ops_module_methods) < 0) goto fail;
+  if (dlx_py_cuda_init(m) < 0) goto fail; /* dlx._dlx._cuda, what dlx.cuda wraps */
 #ifdef DLX_PY_TESTING
   /* test builds only (setup.py: DLX_PY_TESTING=1) */
   if (dlx_testing_init(m) < 0) goto fail;

@@ -151,18 +151,8 @@ static DLDataType weak_result(DLDataType t, skind s) {
 /* ---- new tensors -------------------------------------------------------------------------------- */
 
 PyObject *dlx_py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
-  dlx_view v;
-  DLDevice cpu = {kDLCPU, 0};
-  /* a placeholder data pointer until the size is known and the memory allocated */
-  dlx_status st = dlx_view_init(&v, &v, dt, cpu, ndim, shape, NULL);
-  uint64_t nbytes = 0;
-  if (st == DLX_OK) st = dlx_dtype_storage_bytes(dt, (uint64_t)dlx_view_size(&v), false, &nbytes);
-  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
   /* the core's allocator: 64-byte aligned, transparent huge pages for large blocks */
-  dlx_storage *s = dlx_py_storage_alloc(cpu, nbytes, zero);
-  if (s == NULL) return NULL;
-  v.data = s->ptr;
-  return dlx_py_tensor_wrap(s, &v, 0);
+  return dlx_py_tensor_new_on((DLDevice){kDLCPU, 0}, ndim, shape, dt, zero);
 }
 
 /* A view of t's storage (one more reference to it). */
@@ -170,9 +160,9 @@ PyObject *dlx_pyops_wrap_view(TensorObject *t, const dlx_view *v) {
   return dlx_py_tensor_wrap(dlx__storage_retain(t->storage), v, 0);
 }
 
-/* t converted to dtype dt in a new compact tensor. */
+/* t converted to dtype dt in a new compact tensor (on the device ops on src compute on). */
 PyObject *dlx_pyops_cast_new(const dlx_view *src, DLDataType dt) {
-  PyObject *r = dlx_py_tensor_new_owned(src->ndim, src->shape, dt, 0);
+  PyObject *r = dlx_py_tensor_new_on(dlx_py_home(src->device), src->ndim, src->shape, dt, 0);
   if (r == NULL) return NULL;
   dlx_status st;
   RUN_OP(st, dlx_view_size(src), dlx_cast(&((TensorObject *)r)->view, src));
@@ -588,7 +578,8 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
     Py_INCREF(dest);
   } else {
     const dlx_view *tv = target ? &((TensorObject *)target)->view : NULL;
-    dest = tv ? dlx_py_tensor_new_owned(tv->ndim, tv->shape, odt, 0) : dlx_py_tensor_new_owned(nd, shape, odt, 0);
+    const DLDevice home = dlx_py_home(((TensorObject *)(tx ? tx : ty))->view.device); /* a device op's result */
+    dest = tv ? dlx_py_tensor_new_on(home, tv->ndim, tv->shape, odt, 0) : dlx_py_tensor_new_on(home, nd, shape, odt, 0);
     if (dest == NULL) goto done;
   }
   dlx_view *dv = &((TensorObject *)dest)->view;
@@ -598,7 +589,8 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
     dlx_view bv;
     dlx_scalar_buf bb;
     st = dlx_scalar_view_int(&bv, &bb, DLX_DTYPE_BOOL, const_result);
-    if (st == DLX_OK) st = dlx_view_broadcast_to(&bv, nd, shape, &bv);
+    /* (a device output takes the 0-d host constant, which the engine stages; broadcast it is no scalar) */
+    if (st == DLX_OK && dlx_device_is_host_accessible(dv->device)) st = dlx_view_broadcast_to(&bv, nd, shape, &bv);
     if (st == DLX_OK) RUN_OP(st, dlx_view_size(dv), dlx_fill(dv, &bv));
   } else {
     RUN_OP(st, dlx_view_size(dv), dlx_binary(op, dv, vx, vy));
@@ -661,7 +653,7 @@ static PyObject *nb_negative(PyObject *self) {
     return PyErr_Format(PyExc_TypeError, "negation of a bool tensor is not supported (NumPy refuses it too)");
   /* dlx_unary: integers wrap; floats and complex flip the sign bit of each part, NaN, inf and 0 included,
    * as NumPy's negative (x * -1 would turn -(1+inf j) into nan-inf j) */
-  PyObject *r = dlx_py_tensor_new_owned(t->view.ndim, t->view.shape, t->view.dtype, 0);
+  PyObject *r = dlx_py_tensor_new_on(dlx_py_home(t->view.device), t->view.ndim, t->view.shape, t->view.dtype, 0);
   if (r == NULL) return NULL;
   dlx_status st;
   RUN_OP(st, dlx_view_size(&t->view), dlx_unary(DLX_UNOP_NEG, &((TensorObject *)r)->view, &t->view));
@@ -687,8 +679,14 @@ static int nb_bool(PyObject *self) {
   }
   unsigned char b = 0;
   dlx_view d;
+  /* device memory: the element comes to the host first */
+  PyObject *h = NULL;
+  if (!dlx_device_is_host_accessible(t->view.device) &&
+      (h = dlx_py_to_device(self, (DLDevice){kDLCPU, 0}, 1, PyExc_ValueError)) == NULL)
+    return -1;
   dlx_status st = dlx_view_init(&d, &b, DLX_DTYPE_BOOL, (DLDevice){kDLCPU, 0}, t->view.ndim, t->view.shape, NULL);
-  if (st == DLX_OK) st = dlx_cast(&d, &t->view);
+  if (st == DLX_OK) st = dlx_cast(&d, h ? &((TensorObject *)h)->view : &t->view);
+  Py_XDECREF(h);
   if (st != DLX_OK) {
     dlx_py_raise_op(st);
     return -1;
@@ -735,7 +733,7 @@ static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict)
     if ((out = dlx_pyops_as_tensor(out_obj, &unsupported)) == NULL) goto done;
   } else {
     int64_t shape[2] = {a->shape[0], b->shape[1]};
-    if ((out = dlx_py_tensor_new_owned(2, shape, rdt, 0)) == NULL) goto done;
+    if ((out = dlx_py_tensor_new_on(dlx_py_home(a->device), 2, shape, rdt, 0)) == NULL) goto done;
   }
   dlx_status st;
   /* the work is m*n*k: worth dropping the GIL much sooner than an elementwise op (in double: no overflow) */
@@ -841,7 +839,7 @@ static PyObject *m_fma(PyObject *m, PyObject *args, PyObject *kwargs) {
       dlx_py_raise_op(st);
       goto done;
     }
-    if ((out = dlx_py_tensor_new_owned(nd, shape, v2->dtype, 0)) == NULL) goto done;
+    if ((out = dlx_py_tensor_new_on(dlx_py_home(v2->device), nd, shape, v2->dtype, 0)) == NULL) goto done;
   }
   dlx_view *ov = &((TensorObject *)out)->view;
   dlx_status st;
@@ -866,9 +864,11 @@ done:
 
 static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
   (void)m;
-  static char *kw[] = {"shape", "fill_value", "dtype", NULL};
-  PyObject *shape_obj, *value, *dtype_obj = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O:full", kw, &shape_obj, &value, &dtype_obj)) return NULL;
+  static char *kw[] = {"shape", "fill_value", "dtype", "device", NULL};
+  PyObject *shape_obj, *value, *dtype_obj = Py_None, *device_obj = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:full", kw, &shape_obj, &value, &dtype_obj, &device_obj)) return NULL;
+  DLDevice device = {kDLCPU, 0};
+  if (device_obj != Py_None && dlx_py_parse_device(device_obj, &device) != 0) return NULL;
   int64_t shape[DLX_MAX_NDIM];
   int32_t nd = 0;
   if (dlx_pyops_parse_shape(shape_obj, &nd, shape) != 0) return NULL;
@@ -905,7 +905,7 @@ static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
       }
     }
   }
-  PyObject *r = dlx_py_tensor_new_owned(nd, shape, dt, 0);
+  PyObject *r = dlx_py_tensor_new_on(device, nd, shape, dt, 0);
   if (r != NULL && dlx_pyops_assign(&((TensorObject *)r)->view, value) != 0) Py_CLEAR(r);
   return r;
 }
@@ -921,7 +921,8 @@ static PyObject *m_empty_like(PyObject *m, PyObject *args, PyObject *kwargs) {
   const dlx_view *v = &((TensorObject *)t)->view;
   DLDataType dt = v->dtype;
   PyObject *r = NULL;
-  if (dtype_obj == Py_None || dlx_parse_dtype_obj(dtype_obj, &dt) == 0) r = dlx_py_tensor_new_owned(v->ndim, v->shape, dt, 0);
+  if (dtype_obj == Py_None || dlx_parse_dtype_obj(dtype_obj, &dt) == 0)
+    r = dlx_py_tensor_new_on(dlx_py_home(v->device), v->ndim, v->shape, dt, 0);
   Py_DECREF(t);
   return r;
 }
@@ -954,7 +955,7 @@ PyMethodDef dlx_ops_module_methods[] = {
     {"not_equal", FN(m_not_equal), KW, "not_equal(a, b, *, out=None) -> bool Tensor"},
     {"matmul", FN(m_matmul), KW, "matmul(a, b, *, out=None) -> Tensor: rank-2 a @ b through CBLAS"},
     {"fma", FN(m_fma), KW, "fma(scalar, t1, t2, *, out=None) -> Tensor: scalar * t1 + t2 (augpy's fma)"},
-    {"full", FN(m_full), KW, "full(shape, fill_value, dtype=None) -> Tensor"},
+    {"full", FN(m_full), KW, "full(shape, fill_value, dtype=None, device=None) -> Tensor"},
     {"empty_like", FN(m_empty_like), KW, "empty_like(x, dtype=None) -> Tensor (uninitialised, C-contiguous)"},
     {"set_num_threads", m_set_num_threads, METH_O, "set_num_threads(n): threads for large ops (n <= 0: default)"},
     {"get_num_threads", m_get_num_threads, METH_NOARGS, "get_num_threads() -> int"},

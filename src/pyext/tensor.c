@@ -340,18 +340,20 @@ done:
 
 /* ---- producer ------------------------------------------------------------------------------------ */
 
-/* Source of an export: the tensor's own storage, or a fresh compact copy (one new reference either way). */
-static int export_source(TensorObject *t, int copy, dlx_storage **s, dlx_view *v) {
+/* Source of an export: the tensor's own storage, or a fresh compact copy, on target when given (one new
+ * reference either way). */
+static int export_source(TensorObject *t, int copy, const DLDevice *target, dlx_storage **s, dlx_view *v) {
+  if (copy && target != NULL) return dlx_py_copy_to(&t->view, *target, PyExc_BufferError, s, v);
   if (copy) return dlx_py_copy_compact(&t->view, s, v);
   *s = dlx__storage_retain(t->storage);
   *v = t->view;
   return 0;
 }
 
-DLManagedTensorVersioned *dlx_py_export_versioned(TensorObject *t, int copy) {
+DLManagedTensorVersioned *dlx_py_export_versioned(TensorObject *t, int copy, const DLDevice *target) {
   dlx_storage *s;
   dlx_view v;
-  if (export_source(t, copy, &s, &v) != 0) return NULL;
+  if (export_source(t, copy, target, &s, &v) != 0) return NULL;
   DLManagedTensorVersioned *m = NULL;
   dlx_status st = dlx__export_versioned(s, &v, copy ? DLPACK_FLAG_BITMASK_IS_COPIED : 0, "__dlpack__", &m);
   dlx__storage_release(s); /* the export holds its own reference */
@@ -359,7 +361,7 @@ DLManagedTensorVersioned *dlx_py_export_versioned(TensorObject *t, int copy) {
   return m;
 }
 
-DLManagedTensor *dlx_py_export_legacy(TensorObject *t, int copy) {
+DLManagedTensor *dlx_py_export_legacy(TensorObject *t, int copy, const DLDevice *target) {
   if ((t->view.flags & DLX_VIEW_READ_ONLY) && !copy) {
     /* a legacy capsule has no READ_ONLY flag: the consumer would be free to write (NumPy refuses too) */
     PyErr_SetString(PyExc_BufferError,
@@ -373,7 +375,7 @@ DLManagedTensor *dlx_py_export_legacy(TensorObject *t, int copy) {
   }
   dlx_storage *s;
   dlx_view v;
-  if (export_source(t, copy, &s, &v) != 0) return NULL;
+  if (export_source(t, copy, target, &s, &v) != 0) return NULL;
   DLManagedTensor *m = NULL;
   dlx_status st = dlx__export_legacy(s, &v, "__dlpack__", &m);
   dlx__storage_release(s);
@@ -435,45 +437,31 @@ static PyObject *t_dlpack(TensorObject *t, PyObject *const *args, Py_ssize_t nar
                                                      Py_TYPE(copy_obj)->tp_name);
     copy = copy_obj == Py_True;
   }
-  if (stream != Py_None) {
-    if (!PyLong_Check(stream)) return PyErr_Format(PyExc_TypeError, "stream must be an int or None, not %.100s",
-                                                   Py_TYPE(stream)->tp_name);
-    int dt = t->view.device.device_type;
-    if (dt == kDLCPU || dt == kDLCUDAHost || dt == kDLROCMHost)
-      return PyErr_Format(PyExc_BufferError, "stream=%R given for host memory: only stream=None is allowed", stream);
-    long long sv = PyLong_AsLongLong(stream);
-    if (sv == -1 && PyErr_Occurred()) return NULL;
-    /* The standard's stream values: CUDA forbids 0 (ambiguous between the legacy and per-thread default
-     * streams); ROCm forbids 1 and 2 (CUDA's legacy / per-thread markers). dlx has queued no work on
-     * memory it did not allocate, so any allowed stream needs no synchronisation here. */
-    if ((dt == kDLCUDA || dt == kDLCUDAManaged) && sv == 0)
-      return PyErr_Format(PyExc_ValueError, "stream=0 is not allowed for CUDA memory (use 1 for the legacy default "
-                          "stream, 2 for the per-thread default stream, or -1 for no synchronisation)");
-    if (dt == kDLROCM && (sv == 1 || sv == 2))
-      return PyErr_Format(PyExc_ValueError, "stream=%lld is not allowed for ROCm memory (use None or 0 for the "
-                          "default stream)", sv);
-  }
-  if (dl_device != Py_None) {
-    long dt, id;
-    if (parse_int_pair(dl_device, "dl_device", &dt, &id) != 0) return NULL;
-    int same = dt == t->view.device.device_type && id == t->view.device.device_id;
-    int to_cpu = dt == kDLCPU && id == 0;
-    if (!same && !(to_cpu && dlx_device_is_host_accessible(t->view.device)))
-      return PyErr_Format(PyExc_BufferError, "cannot export to dl_device (%ld, %ld) from device (%d, %d)", dt, id,
-                          (int)t->view.device.device_type, (int)t->view.device.device_id);
-    if (!same && copy_obj == Py_False)
-      return PyErr_Format(PyExc_BufferError, "exporting to dl_device (%ld, %ld) needs a copy, but copy=False", dt, id);
-    if (!same) copy = 1;
-  }
+  /* dl_device: the export's device (a copy when it is another); stream: the consumer's stream on it,
+   * which waits for dlx's work there (cuda.c) */
+  DLDevice target;
+  void *consumer = NULL;
+  if (dlx_py_dlpack_target(t, dl_device, copy_obj, &copy, &target) != 0) return NULL;
+  const int sync = dlx_py_dlpack_stream(stream, t->view.device, target, &consumer);
+  if (sync < 0) return NULL;
+  const DLDevice *to = dl_device != Py_None ? &target : NULL;
   if (versioned) {
-    DLManagedTensorVersioned *m = dlx_py_export_versioned(t, copy);
+    DLManagedTensorVersioned *m = dlx_py_export_versioned(t, copy, to);
     if (m == NULL) return NULL;
+    if (sync && dlx_py_dlpack_sync(t, target, copy, consumer) != 0) {
+      m->deleter(m);
+      return NULL;
+    }
     PyObject *cap = PyCapsule_New(m, "dltensor_versioned", capsule_destructor_versioned);
     if (cap == NULL) m->deleter(m);
     return cap;
   }
-  DLManagedTensor *m = dlx_py_export_legacy(t, copy);
+  DLManagedTensor *m = dlx_py_export_legacy(t, copy, to);
   if (m == NULL) return NULL;
+  if (sync && dlx_py_dlpack_sync(t, target, copy, consumer) != 0) {
+    m->deleter(m);
+    return NULL;
+  }
   PyObject *cap = PyCapsule_New(m, "dltensor", capsule_destructor_legacy);
   if (cap == NULL) m->deleter(m);
   return cap;
@@ -525,8 +513,17 @@ static PyMethodDef tensor_methods[] = {
      "astype(dtype) -> Tensor: a converted copy.\n\nFrom float64 to bfloat16 and the float8/6/4 formats the value is "
      "rounded once, correctly; ml_dtypes rounds through float32 (twice), so the last bit can differ next to a "
      "midpoint: astype('float32').astype(fmt) reproduces ml_dtypes."},
+    {"to", (PyCFunction)(void (*)(void))dlx_py_tensor_to, METH_VARARGS | METH_KEYWORDS,
+     "to(device, *, copy=False) -> Tensor: self when already on device (unless copy), else a copy there"},
+    {"record", (PyCFunction)(void (*)(void))dlx_py_tensor_record, METH_VARARGS | METH_KEYWORDS,
+     "record(stream=None) -> self: an event after this tensor's last use on stream (None: dlx's current)"},
+    {"wait", (PyCFunction)(void (*)(void))dlx_py_tensor_wait, METH_VARARGS | METH_KEYWORDS,
+     "wait(stream=None) -> self: stream (None: dlx's current) waits for the last record()"},
     {"view", (PyCFunction)dlx_pyops_view, METH_O,
      "view(dtype) -> Tensor: the same bytes as another dtype of the same size (bfloat16 <-> uint16)"},
+    {"__array__", (PyCFunction)(void (*)(void))dlx_py_tensor_array, METH_VARARGS | METH_KEYWORDS, dlx_doc_array},
+    {"numpy", (PyCFunction)dlx_py_tensor_numpy, METH_NOARGS, dlx_doc_numpy},
+    {"tolist", (PyCFunction)dlx_py_tensor_tolist, METH_NOARGS, dlx_doc_tolist},
     {NULL, NULL, 0, NULL},
 };
 
@@ -545,6 +542,7 @@ PyTypeObject dlx_TensorType = {
     .tp_repr = (reprfunc)tensor_repr,
     .tp_as_number = &dlx_pyops_as_number,
     .tp_as_mapping = &dlx_pyops_as_mapping,
+    .tp_as_buffer = &dlx_tensor_as_buffer, /* numpy.c */
     /* elementwise == would leave the type unhashable; it hashes by identity instead, as torch.Tensor */
     .tp_hash = tensor_hash,
     .tp_richcompare = dlx_pyops_richcompare,

@@ -16,4 +16,16 @@ dlx_status dlx__storage_alloc(DLDevice device, uint64_t bytes, bool zero, const 
  * memory is plain host memory). *out_view describes it, writable. */
 dlx_status dlx__storage_copy_compact(const dlx_view *src, const char *fn, dlx_storage **out, dlx_view *out_view);
 
+/* ---- events (dlx_tensor_record / dlx_tensor_wait) -------------------------------------------------- */
+
+/* Record s's event on stream after the work queued there so far; device is the memory's DLPack device
+ * (the view's). stream NULL: dlx's current stream of that device. Host memory (cpu, cuda_host,
+ * rocm_host): DLX_OK, nothing to order. CUDA device memory: on its device; managed memory: on cuda:0
+ * (DLPack labels it device 0). Other devices: DLX_ERR_UNSUPPORTED. Without the CUDA backend, or without
+ * the device, the error of dlx/cuda.h. fn names the caller in messages. */
+dlx_status dlx__storage_record(dlx_storage *s, DLDevice device, void *stream, const char *fn);
+/* stream (NULL: dlx's current stream) waits for s's last recorded event; DLX_OK when none was recorded.
+ * The same device rules and errors. */
+dlx_status dlx__storage_wait(dlx_storage *s, DLDevice device, void *stream, const char *fn);
+
 #endif

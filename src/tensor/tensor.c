@@ -49,6 +49,16 @@ void dlx_tensor_release(dlx_tensor *t) {
 
 const dlx_view *dlx_tensor_view(const dlx_tensor *t) { return t == NULL ? NULL : &t->view; }
 
+dlx_status dlx_tensor_record(dlx_tensor *t, void *stream) {
+  DLX_CHECK_NULL(t);
+  return dlx__storage_record(t->storage, t->view.device, stream, "dlx_tensor_record");
+}
+
+dlx_status dlx_tensor_wait(dlx_tensor *t, void *stream) {
+  DLX_CHECK_NULL(t);
+  return dlx__storage_wait(t->storage, t->view.device, stream, "dlx_tensor_wait");
+}
+
 /* ---- owned tensors -------------------------------------------------------------------------------- */
 
 static dlx_status tensor_alloc(dlx_tensor **out, int32_t ndim, const int64_t *shape, DLDataType dtype,

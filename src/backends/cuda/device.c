@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "backends/cuda/cuda_internal.h"
+#include "backends/cuda_events.h"
 #include "core/error_internal.h"
 
 dlx_status dlx__cuda_fail(cudaError_t err, const char *fn, const char *what) {
@@ -97,6 +98,63 @@ dlx_status dlx_cuda_stream_wait(int32_t device, void *waiter, void *producer) {
   (void)cudaEventDestroy(ev);
   if (err != cudaSuccess) return dlx__cuda_fail(err, "dlx_cuda_stream_wait", "cudaStreamWaitEvent");
   return DLX_OK;
+}
+
+dlx_status dlx_cuda_stream_create(int32_t device, int non_blocking, void **stream) {
+  DLX_CHECK_NULL(stream);
+  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_stream_create"));
+  DLX_FORWARD(dlx__cuda_use_device(device, "dlx_cuda_stream_create"));
+  cudaStream_t s = NULL;
+  DLX_CUDA_TRY(cudaStreamCreateWithFlags(&s, non_blocking ? cudaStreamNonBlocking : cudaStreamDefault),
+               "dlx_cuda_stream_create", "cudaStreamCreateWithFlags");
+  *stream = s;
+  return DLX_OK;
+}
+
+dlx_status dlx_cuda_stream_destroy(int32_t device, void *stream) {
+  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_stream_destroy"));
+  /* the special handles are no streams anyone created */
+  DLX_FAIL_IF(stream == NULL || stream == (void *)cudaStreamLegacy || stream == (void *)cudaStreamPerThread,
+              DLX_ERR_INVALID_ARGUMENT, "dlx_cuda_stream_destroy: stream %p is a default stream, which cannot be destroyed",
+              stream);
+  DLX_FORWARD(dlx__cuda_use_device(device, "dlx_cuda_stream_destroy"));
+  /* a thread whose current stream this is falls back to the legacy default stream */
+  for (int d = 0; d < DLX_CUDA_MAX_DEVICES; ++d)
+    if (current_stream[d] == (cudaStream_t)stream) current_stream[d] = NULL;
+  DLX_CUDA_TRY(cudaStreamDestroy((cudaStream_t)stream), "dlx_cuda_stream_destroy", "cudaStreamDestroy");
+  return DLX_OK;
+}
+
+/* ---- events kept with a tensor's storage (backends/cuda_events.h) --------------------------------- */
+
+dlx_status dlx__cuda_event_create(int32_t device, void **event, const char *fn) {
+  DLX_FORWARD(dlx__cuda_use_device(device, fn));
+  cudaEvent_t ev;
+  DLX_CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), fn, "cudaEventCreateWithFlags");
+  *event = ev;
+  return DLX_OK;
+}
+
+dlx_status dlx__cuda_event_record(int32_t device, void *event, void *stream, const char *fn) {
+  DLX_FORWARD(dlx__cuda_use_device(device, fn));
+  DLX_CUDA_TRY(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream), fn, "cudaEventRecord");
+  return DLX_OK;
+}
+
+dlx_status dlx__cuda_event_wait(int32_t device, void *event, void *stream, const char *fn) {
+  DLX_FORWARD(dlx__cuda_use_device(device, fn));
+  DLX_CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)event, 0), fn, "cudaStreamWaitEvent");
+  return DLX_OK;
+}
+
+void dlx__cuda_event_destroy(int32_t device, void *event, int host_wait) {
+  int cur = -1;
+  const bool have_cur = cudaGetDevice(&cur) == cudaSuccess;
+  (void)cudaSetDevice(device);
+  if (host_wait) (void)cudaEventSynchronize((cudaEvent_t)event);
+  (void)cudaEventDestroy((cudaEvent_t)event);
+  if (have_cur) (void)cudaSetDevice(cur);
+  (void)cudaGetLastError();
 }
 
 /* ---- pointers ------------------------------------------------------------------------------------- */

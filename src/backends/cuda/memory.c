@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backends/cuda/cuda_internal.h"
+#include "backends/cuda_events.h"
 #include "core/error_internal.h"
 
 typedef struct block {
@@ -220,6 +221,29 @@ static void free_device(void *p) {
   free_list[b->device] = b;
   stats[b->device].cached += b->size;
   pthread_mutex_unlock(&lock);
+}
+
+void dlx__cuda_guard_block(void *ptr, void *event) {
+  pthread_mutex_lock(&lock);
+  cudaStream_t stream = NULL;
+  int32_t device = -1;
+  for (block *b = live[bucket_of(ptr)]; b != NULL; b = b->next)
+    if (b->ptr == ptr) {
+      stream = b->stream;
+      device = b->device;
+      break;
+    }
+  pthread_mutex_unlock(&lock);
+  if (device < 0) return;
+  int cur = -1;
+  const bool have_cur = cudaGetDevice(&cur) == cudaSuccess;
+  (void)cudaSetDevice(device);
+  if (cudaStreamWaitEvent(stream, (cudaEvent_t)event, 0) != cudaSuccess) {
+    /* the stream cannot be made to wait (the runtime is going away): wait here instead */
+    (void)cudaEventSynchronize((cudaEvent_t)event);
+  }
+  if (have_cur) (void)cudaSetDevice(cur);
+  (void)cudaGetLastError();
 }
 
 dlx_status dlx__cuda_alloc(DLDevice device, uint64_t bytes, bool zero, void **out, const char *fn) {

@@ -1,0 +1,36 @@
+# Type stubs of the dlx package: what __init__.py re-exports from the C extension (typed in _dlx.pyi), and
+# get_include. dlx.cuda (cuda.py) is typed by its own source. Checked by python/tests/test_stubs.py.
+from . import cuda as cuda
+from ._dlx import (
+    DLPACK_VERSION as DLPACK_VERSION,
+    Tensor as Tensor,
+    __version__ as __version__,
+    add as add,
+    asarray as asarray,
+    divide as divide,
+    empty as empty,
+    empty_like as empty_like,
+    equal as equal,
+    fma as fma,
+    from_dlpack as from_dlpack,
+    full as full,
+    get_num_threads as get_num_threads,
+    greater as greater,
+    greater_equal as greater_equal,
+    less as less,
+    less_equal as less_equal,
+    matmul as matmul,
+    multiply as multiply,
+    not_equal as not_equal,
+    set_num_threads as set_num_threads,
+    subtract as subtract,
+    zeros as zeros,
+)
+
+def get_include() -> str: ...
+
+__all__ = [
+    "DLPACK_VERSION", "Tensor", "add", "asarray", "cuda", "divide", "empty", "empty_like", "equal", "fma",
+    "from_dlpack", "full", "get_include", "get_num_threads", "greater", "greater_equal", "less", "less_equal",
+    "matmul", "multiply", "not_equal", "set_num_threads", "subtract", "zeros", "__version__",
+]  # fmt: skip
