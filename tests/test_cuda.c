@@ -325,6 +325,20 @@ static void test_copies(void) {
   } else {
     printf("     (one CUDA device: the device-to-device copy between two devices is not tested)\n");
   }
+  /* memory of another runtime's device (a oneAPI label over a CUDA buffer): refused both ways, with the
+   * way through the host named, before any byte moves */
+  dlx_tensor *g = tensor(GPU0, 1, I64(16), DLX_DTYPE_FLOAT32);
+  if (g) {
+    dlx_view other = *dlx_tensor_view(g);
+    other.device = (DLDevice){kDLOneAPI, 0};
+    /* without dpctl's library the oneAPI side is refused first, as UNSUPPORTED naming the library */
+    for (int dir = 0; dir < 2; ++dir) {
+      const dlx_status st = dir ? dlx_copy(&other, dlx_tensor_view(g)) : dlx_copy(dlx_tensor_view(g), &other);
+      CHECK(st == DLX_ERR_DEVICE_MISMATCH || st == DLX_ERR_UNSUPPORTED);
+      if (st == DLX_ERR_DEVICE_MISMATCH) CHECK(strstr(dlx_last_error(), "host") != NULL);
+    }
+  }
+  dlx_tensor_release(g);
 }
 
 /* ---- a stream held back by the host ----------------------------------------------------------------------- */

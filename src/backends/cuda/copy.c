@@ -76,6 +76,18 @@ static dlx_status gather(const dlx_view *dst, const dlx_view *src, staging *s, d
 }
 
 dlx_status dlx__cuda_copy(const dlx_view *dst, const dlx_view *src) {
+  /* The other side must be CUDA memory or memory the host can address: cudaMemcpy cannot reach another
+   * runtime's device memory (oneAPI device USM, ROCm), and reading such a pointer on the host would crash. */
+  const dlx_view *sides[2] = {dst, src};
+  for (int k = 0; k < 2; ++k) {
+    const DLDevice d = sides[k]->device;
+    if (is_cuda(d) || dlx_device_is_host_accessible(d)) continue;
+    char x[DLX_DEVICE_TEXT_CAP], y[DLX_DEVICE_TEXT_CAP];
+    return dlx_set_error(DLX_ERR_DEVICE_MISMATCH,
+                         "dlx_copy: the CUDA backend cannot move data between %s and %s: copy through host "
+                         "memory (dlx_copy to a cpu tensor, then from it)",
+                         dlx__device_text(x, sizeof x, dst->device), dlx__device_text(y, sizeof y, src->device));
+  }
   if (dlx_view_size(dst) == 0) return DLX_OK;
   /* the device whose stream orders the transfer: dst's when it is a GPU, else src's */
   const DLDevice gpu = is_cuda(dst->device) ? dst->device : src->device;
