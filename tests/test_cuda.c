@@ -325,6 +325,37 @@ static void test_copies(void) {
   } else {
     printf("     (one CUDA device: the device-to-device copy between two devices is not tested)\n");
   }
+  /* rows at a pitch on both sides (sub-matrices [:, 4:36] of 64 x 40 float32: 128-byte rows, pitch 160
+   * bytes): the cudaMemcpy2D path, H2D, D2H and D2D, against the CPU's copy of the same views */
+  {
+    dlx_tensor *hs = tensor(CPU, 2, I64(64, 40), DLX_DTYPE_FLOAT32), *hr = tensor(CPU, 2, I64(64, 40), DLX_DTYPE_FLOAT32);
+    dlx_tensor *hb = tensor(CPU, 2, I64(64, 40), DLX_DTYPE_FLOAT32), *d1 = tensor(GPU0, 2, I64(64, 40), DLX_DTYPE_FLOAT32);
+    dlx_tensor *d2 = tensor(GPU0, 2, I64(64, 40), DLX_DTYPE_FLOAT32);
+    if (hs && hr && hb && d1 && d2) {
+      const dlx_index_item cols[2] = {{DLX_IDX_SLICE, 0, {0, 0, 1, false, false}}, {DLX_IDX_SLICE, 0, {4, 36, 1, true, true}}};
+      dlx_view ss, sr, sb, s1, s2;
+      CHECK_OK(dlx_view_subscript(dlx_tensor_view(hs), 2, cols, &ss));
+      CHECK_OK(dlx_view_subscript(dlx_tensor_view(hr), 2, cols, &sr));
+      CHECK_OK(dlx_view_subscript(dlx_tensor_view(hb), 2, cols, &sb));
+      CHECK_OK(dlx_view_subscript(dlx_tensor_view(d1), 2, cols, &s1));
+      CHECK_OK(dlx_view_subscript(dlx_tensor_view(d2), 2, cols, &s2));
+      fill_random(dlx_tensor_view(hs));
+      fill_random(dlx_tensor_view(hr));
+      memcpy(dlx_tensor_view(hb)->data, dlx_tensor_view(hr)->data, 64 * 40 * 4);
+      CHECK_OK(dlx_copy(dlx_tensor_view(d1), dlx_tensor_view(hr))); /* d1, d2 start as hr's bytes */
+      CHECK_OK(dlx_copy(dlx_tensor_view(d2), dlx_tensor_view(hr)));
+      CHECK_OK(dlx_copy(&sr, &ss));                                 /* the CPU's answer, in hr */
+      CHECK_OK(dlx_copy(&s1, &ss));                                 /* H2D, pitched */
+      CHECK_OK(dlx_copy(&s2, &s1));                                 /* D2D, pitched */
+      CHECK_OK(dlx_copy(&sb, &s2));                                 /* D2H, pitched, into hb */
+      CHECK(memcmp(dlx_tensor_view(hb)->data, dlx_tensor_view(hr)->data, 64 * 40 * 4) == 0); /* columns outside kept */
+    }
+    dlx_tensor_release(hs);
+    dlx_tensor_release(hr);
+    dlx_tensor_release(hb);
+    dlx_tensor_release(d1);
+    dlx_tensor_release(d2);
+  }
   /* memory of another runtime's device (a oneAPI label over a CUDA buffer): refused both ways, with the
    * way through the host named, before any byte moves */
   dlx_tensor *g = tensor(GPU0, 1, I64(16), DLX_DTYPE_FLOAT32);

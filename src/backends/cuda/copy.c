@@ -8,7 +8,8 @@
  *   src --(same kind: compact it, broadcast to dst's shape)--> compact --(cudaMemcpy)--> compact
  *       --(same kind: scatter into dst's strides)--> dst
  * A side that is already compact (C-contiguous, dst's shape) is used in place, so a compact copy is one
- * cudaMemcpyAsync. Copies that touch host memory return once done (the stream is synchronised): the host
+ * cudaMemcpyAsync. Two sides that are rows at a pitch (a sub-matrix, a padded buffer) take one
+ * cudaMemcpy2DAsync instead. cudaMemcpy3D is not used: deeper strided layouts take the gather above. Copies that touch host memory return once done (the stream is synchronised): the host
  * may read or rewrite its buffer as soon as dlx_copy returns. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -75,6 +76,38 @@ static dlx_status gather(const dlx_view *dst, const dlx_view *src, staging *s, d
   return dlx_copy(out, &in);
 }
 
+/* v as rows of contiguous elements at a constant pitch: every dimension after the first compact among
+ * themselves (extent-1 dimensions may carry any stride), the first stepping by a pitch at least a row
+ * (elements). 0-d and 1-d views are one row. Sub-byte dtypes are not (their rows may share bytes). */
+static bool pitched(const dlx_view *v, size_t *rows, size_t *width, size_t *pitch) {
+  if (dlx_dtype_is_subbyte(v->dtype) || v->data == NULL) return false;
+  int64_t expected = 1;
+  for (int32_t d = v->ndim - 1; d >= 1; --d) {
+    if (v->shape[d] != 1 && v->strides[d] != expected) return false;
+    expected *= v->shape[d];
+  }
+  if (v->ndim == 0) {
+    *rows = *width = *pitch = 1;
+    return true;
+  }
+  if (v->shape[0] == 1 || (v->strides[0] == expected && expected == 1 && v->ndim == 1)) {
+    /* one row; or a compact 1-d view: one row of shape[0] elements */
+    *rows = 1;
+    *width = (size_t)(v->shape[0] == 1 ? expected : v->shape[0]);
+    *pitch = *width;
+    return true;
+  }
+  if (v->strides[0] < expected) return false; /* overlapping, reversed or broadcast rows */
+  *rows = (size_t)v->shape[0];
+  *width = (size_t)expected;
+  *pitch = (size_t)v->strides[0];
+  return true;
+}
+
+/* Rows narrower than this go through a kernel and one cudaMemcpy instead: the copy engines move a 2-D
+ * copy row by row, and short rows leave them mostly idle. */
+#define DLX_CUDA_PITCHED_MIN_ROW_BYTES 64
+
 dlx_status dlx__cuda_copy(const dlx_view *dst, const dlx_view *src) {
   /* The other side must be CUDA memory or memory the host can address: cudaMemcpy cannot reach another
    * runtime's device memory (oneAPI device USM, ROCm), and reading such a pointer on the host would crash. */
@@ -94,6 +127,27 @@ dlx_status dlx__cuda_copy(const dlx_view *dst, const dlx_view *src) {
   DLX_FORWARD(dlx__cuda_check_device(gpu.device_id, "dlx_copy"));
   if (is_cuda(src->device)) DLX_FORWARD(dlx__cuda_check_device(src->device.device_id, "dlx_copy"));
   if (is_cuda(dst->device)) DLX_FORWARD(dlx__cuda_check_device(dst->device.device_id, "dlx_copy"));
+  /* Two sides with rows at a pitch (a sub-matrix, a padded buffer), on one device or one device and the
+   * host: one cudaMemcpy2DAsync moves the rows where they belong, with no staging and no kernel. */
+  const bool peer = is_cuda(src->device) && is_cuda(dst->device) && src->device.device_id != dst->device.device_id;
+  dlx_view b;
+  DLX_FORWARD(dlx_view_broadcast_to(src, dst->ndim, dst->shape, &b));
+  size_t rs, ws, ps, rd, wd, pd;
+  const size_t item = dlx_dtype_itemsize(dst->dtype);
+  if (!peer && dlx_dtype_equal(b.dtype, dst->dtype) && !(dlx_view_is_c_contiguous(&b) && dlx_view_is_c_contiguous(dst)) &&
+      pitched(&b, &rs, &ws, &ps) && pitched(dst, &rd, &wd, &pd) && rs == rd && ws == wd && rs > 1 &&
+      ws * item >= DLX_CUDA_PITCHED_MIN_ROW_BYTES) {
+    DLX_FORWARD(dlx__cuda_use_device(gpu.device_id, "dlx_copy"));
+    cudaStream_t stream = dlx__cuda_stream(gpu.device_id);
+    cudaError_t err = cudaMemcpy2DAsync(dst->data, pd * item, b.data, ps * item, ws * item, rs, cudaMemcpyDefault, stream);
+    if (err != cudaSuccess) return dlx__cuda_fail(err, "dlx_copy", "cudaMemcpy2DAsync");
+    /* host memory on either side: done before returning, as below */
+    if (!is_cuda(src->device) || !is_cuda(dst->device)) {
+      err = cudaStreamSynchronize(stream);
+      if (err != cudaSuccess) return dlx__cuda_fail(err, "dlx_copy", "cudaStreamSynchronize");
+    }
+    return DLX_OK;
+  }
   staging s_src = {{kDLCPU, 0}, NULL}, s_dst = {{kDLCPU, 0}, NULL};
   dlx_view from, to;
   dlx_status st = gather(dst, src, &s_src, &from);
