@@ -58,6 +58,10 @@
 #define DLX_CPU_PRAGMA(x) DLX_CPU_PRAGMA_(x)
 #if DLX_CPU_LEVEL == 1
 #define DLX_CPU_TARGET_LIST "avx2,f16c,fma"
+#elif DLX_CPU_LEVEL == 2 && defined(__clang__)
+/* clang takes no vector-width preference in the attribute; its auto-vectoriser keeps to 256 bits unless
+ * told otherwise (-mprefer-vector-width), which is what GCC is asked for below */
+#define DLX_CPU_TARGET_LIST "avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma"
 #elif DLX_CPU_LEVEL == 2
 #define DLX_CPU_TARGET_LIST "avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,prefer-vector-width=256"
 #endif
