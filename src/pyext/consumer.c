@@ -83,12 +83,17 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment) {
  * for the negative bit's sake. */
 
 typedef struct producer_quirks {
-  /* after x exported as m: 0 to import it, -1 with an exception set to refuse (the caller deletes m) */
-  int (*refuse)(PyObject *x, const DLManagedTensorVersioned *m);
+  /* after x exported a tensor of dtype (from a table of another major when other_major): 0 to import
+   * it, -1 with an exception set to refuse (the caller deletes what was exported) */
+  int (*refuse)(PyObject *x, DLDataType dtype, int other_major);
   /* after the export of x failed: turn the pending exception into the one __dlpack__ raises */
   void (*export_failed)(PyObject *x);
   /* before x.__dlpack__() (a type without a table): 0 to call it, -1 with an exception set to refuse */
   int (*before_dlpack)(PyObject *x);
+  /* 1 when the table's non-owning dltensor_from_py_object_no_sync says all its managed export would:
+   * a DLTensor carries no flags, so a producer that may flag READ_ONLY or IS_SUBBYTE_TYPE_PADDED must
+   * not be borrowed from (dlx_py_view then takes the managed export) */
+  int borrow_ok;
 } producer_quirks;
 
 /* The descriptors of torch._C.TensorBase, the C type holding a tensor's flags. Taken from that type
@@ -199,10 +204,10 @@ static int torch_refusal(PyObject *x, int maybe_conj, int check_layout) {
   return 0;
 }
 
-static int torch_refuse(PyObject *x, const DLManagedTensorVersioned *m) {
+static int torch_refuse(PyObject *x, DLDataType dtype, int other_major) {
   /* a tensor of another major may lay its fields out otherwise: then ask about conj too (the import
    * refuses that major anyway) */
-  int maybe_conj = m->version.major != DLX_DLPACK_MAJOR || m->dl_tensor.dtype.code == kDLComplex;
+  int maybe_conj = other_major || dtype.code == kDLComplex;
   return torch_refusal(x, maybe_conj, 0) != 0 ? -1 : 0;
 }
 
@@ -239,7 +244,9 @@ drop:
 
 static int torch_before_dlpack(PyObject *x) { return torch_refusal(x, 1, 0) != 0 ? -1 : 0; }
 
-static const producer_quirks torch_quirks = {torch_refuse, torch_export_failed, torch_before_dlpack};
+/* torch has no read-only tensors and exports no padded sub-byte dtypes: its DLTensor export says all its
+ * managed one does (the flags of both are compared in python/tests/test_exchange_api.py) */
+static const producer_quirks torch_quirks = {torch_refuse, torch_export_failed, torch_before_dlpack, 1};
 
 /* The quirks of the producer of type (NULL: none). -1 when it has quirks dlx cannot apply: then its
  * table is not used, and __dlpack__ makes its own checks. */
@@ -407,8 +414,7 @@ static PyObject *copy_tensor(PyObject *src_obj) {
 /* The exchange API's export does not synchronise (..._no_sync): for CUDA memory the consumer orders its
  * own stream after the producer's current one. dlx's current stream of the device waits for the
  * producer's (an event, never a host wait). 0, or -1 with BufferError. */
-static int order_after_producer(const DLPackExchangeAPI *api, const DLManagedTensorVersioned *m) {
-  const DLDevice d = m->dl_tensor.device;
+static int order_after_producer(const DLPackExchangeAPI *api, DLDevice d) {
   if ((d.device_type != kDLCUDA && d.device_type != kDLCUDAManaged) || dlx_cuda_device_count() == 0 ||
       api->current_work_stream == NULL)
     return 0;
@@ -424,7 +430,130 @@ static int order_after_producer(const DLPackExchangeAPI *api, const DLManagedTen
   return 0;
 }
 
+/* ---- exact numpy.ndarray through the buffer protocol ----------------------------------------------
+ *
+ * NumPy's __dlpack__ costs a method call, a managed tensor, a capsule and its deleter; its buffer
+ * export, for what DLPack can carry, describes the same memory: PyArray_DATA, the shape, the strides in
+ * bytes (DLPack's times the item size) and the WRITEABLE flag as `readonly` (NumPy 2 flags a read-only
+ * array READ_ONLY in its capsule). So an exact ndarray -- a subclass may override __dlpack__ -- is read
+ * through the buffer, and the import is the capsule path's own (dlx_view_from_managed_versioned on a
+ * managed tensor built on the stack). Anything the buffer does not map one to one falls back to
+ * __dlpack__, which then accepts or refuses as it always did: other formats (byte order prefixes,
+ * structured and ml_dtypes' dtypes, long double), strides that are not whole elements, strides the
+ * buffer made up (below), a failed import. python/tests/test_buffer_path.py compares every observable of both paths. */
+
+int dlx_py_buffer_path_enabled = 1;
+long dlx_py_buffer_path_hits;
+
+/* numpy.ndarray, held once seen (a static type: its address is never reused). Recognised by name, as
+ * dlx does not link against NumPy; a heap type (a Python class) of that name is not it. */
+static PyTypeObject *numpy_ndarray;
+
+static int is_exact_ndarray(PyObject *x) {
+  PyTypeObject *tp = Py_TYPE(x);
+  if (tp == numpy_ndarray) return 1;
+  if (numpy_ndarray != NULL || (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) || tp->tp_as_buffer == NULL ||
+      tp->tp_as_buffer->bf_getbuffer == NULL || strcmp(tp->tp_name, "numpy.ndarray") != 0)
+    return 0;
+  Py_INCREF(tp);
+  numpy_ndarray = tp;
+  return 1;
+}
+
+/* The DLPack dtype of a PEP 3118 format as NumPy writes it for its own dtypes: one native-order
+ * character, 'Z' before a complex one. 0, or -1 for anything else (then __dlpack__ decides). */
+static int buffer_dtype(const char *f, Py_ssize_t itemsize, DLDataType *dt) {
+  if (f == NULL) return -1;
+  if (*f == '@') ++f; /* native order and size, what no prefix means too */
+  const int complex = *f == 'Z';
+  if (complex) ++f;
+  if (f[0] == '\0' || f[1] != '\0') return -1;
+  uint8_t code;
+  switch (f[0]) {
+    case '?':
+      code = kDLBool;
+      break;
+    case 'b': case 'h': case 'i': case 'l': case 'q':
+      code = kDLInt;
+      break;
+    case 'B': case 'H': case 'I': case 'L': case 'Q':
+      code = kDLUInt;
+      break;
+    case 'e': case 'f': case 'd': /* IEEE binary16/32/64; 'g' (long double) is left to __dlpack__ */
+      code = complex ? kDLComplex : kDLFloat;
+      break;
+    default:
+      return -1;
+  }
+  if (complex && f[0] == 'e') return -1; /* no complex32 in NumPy */
+  if (complex != (code == kDLComplex)) return -1;
+  const Py_ssize_t bits = itemsize * 8;
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64 && !(complex && bits == 128)) return -1;
+  if (code == kDLBool && bits != 8) return -1;
+  dt->code = code;
+  dt->bits = (uint8_t)bits;
+  dt->lanes = 1;
+  return 0;
+}
+
+/* A Tensor over x's buffer, or NULL with no exception set when x takes the __dlpack__ path instead
+ * (NULL with an exception only when out of memory after the import succeeded). */
+static PyObject *import_ndarray_buffer(PyObject *x, uint32_t alignment) {
+  Py_buffer b;
+  if (PyObject_GetBuffer(x, &b, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear(); /* e.g. datetime64, ml_dtypes' bfloat16: NumPy's buffer has no format for them */
+    return NULL;
+  }
+  int64_t dims[2 * DLX_MAX_NDIM];
+  DLManagedTensorVersioned m; /* what NumPy's __dlpack__ would give, without a deleter */
+  if (b.ndim < 0 || b.ndim > DLX_MAX_NDIM || buffer_dtype(b.format, b.itemsize, &m.dl_tensor.dtype) != 0 ||
+      (b.ndim > 0 && (b.shape == NULL || b.strides == NULL)))
+    goto fallback;
+  int small = 0;
+  for (int i = 0; i < b.ndim; ++i) {
+    /* NumPy's __dlpack__ refuses strides that are not whole elements; __dlpack__ says so */
+    if (b.strides[i] % b.itemsize != 0) goto fallback;
+    dims[i] = b.shape[i];
+    dims[b.ndim + i] = b.strides[i] / b.itemsize;
+    small |= b.shape[i] <= 1;
+  }
+  /* NumPy's buffer of a C- or F-contiguous array has compact strides made up for extents of 1 (and for
+   * every extent of an empty array), where its __dlpack__ passes the array's own strides on. They
+   * differ only there, and such a buffer looks contiguous, so it goes the general way; the buffer of
+   * any other array carries the array's strides as they are. */
+  if (small && (PyBuffer_IsContiguous(&b, 'C') || PyBuffer_IsContiguous(&b, 'F'))) goto fallback;
+  m.version.major = DLX_DLPACK_MAJOR;
+  m.version.minor = DLX_DLPACK_MINOR;
+  m.manager_ctx = NULL;
+  m.deleter = NULL;
+  m.flags = b.readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+  m.dl_tensor.data = b.buf;
+  m.dl_tensor.device = (DLDevice){kDLCPU, 0};
+  m.dl_tensor.ndim = b.ndim;
+  m.dl_tensor.shape = dims;
+  m.dl_tensor.strides = dims + b.ndim;
+  m.dl_tensor.byte_offset = 0;
+  dlx_view v;
+  dlx_import_spec spec = any_spec(0, alignment);
+  if (dlx_view_from_managed_versioned(&v, &m, &spec) != DLX_OK) goto fallback; /* __dlpack__ raises it */
+  /* the storage holds the buffer (and through it the array) until the last view and export are gone */
+  dlx_storage *s = dlx_py_storage_of_buffer(&b);
+  if (s == NULL) {
+    PyBuffer_Release(&b);
+    return NULL;
+  }
+  ++dlx_py_buffer_path_hits;
+  return dlx_py_tensor_wrap(s, &v, alignment);
+fallback:
+  PyBuffer_Release(&b);
+  return NULL;
+}
+
 PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
+  return dlx_from_dlpack_impl_ex(x, alignment, copy, 1);
+}
+
+PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int buffer_ok) {
   PyObject *t = NULL;
   if (Py_IS_TYPE(x, &dlx_TensorType)) {
     TensorObject *src = (TensorObject *)x;
@@ -434,6 +563,11 @@ PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
                           (unsigned long long)(uintptr_t)src->view.data, alignment);
     return dlx_py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
   }
+  /* copy=True copies whatever the import is; the buffer path only stands in for a zero-copy one */
+  if (buffer_ok && copy != 1 && dlx_py_buffer_path_enabled && is_exact_ndarray(x)) {
+    t = import_ndarray_buffer(x, alignment);
+    if (t != NULL || PyErr_Occurred()) return t;
+  }
   const producer_quirks *quirks;
   const DLPackExchangeAPI *api = lookup_exchange(Py_TYPE(x), &quirks);
   if (api != NULL) {
@@ -442,7 +576,8 @@ PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
       if (quirks != NULL) quirks->export_failed(x);
       return NULL;
     }
-    if ((quirks != NULL && quirks->refuse(x, m) != 0) || order_after_producer(api, m) != 0) {
+    if ((quirks != NULL && quirks->refuse(x, m->dl_tensor.dtype, m->version.major != DLX_DLPACK_MAJOR) != 0) ||
+        order_after_producer(api, m->dl_tensor.device) != 0) {
       /* the deleter may run Python code, which must not see the pending error */
       PyObject *et, *ev, *tb;
       PyErr_Fetch(&et, &ev, &tb);
@@ -476,4 +611,33 @@ PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
     return c;
   }
   return t;
+}
+
+/* ---- dlx_py_view without a managed tensor ---------------------------------------------------------- */
+
+long dlx_py_borrowed_views;
+
+/* A C extension's view (dlx/python.h) lives no longer than its handle, so where the producer fills a
+ * DLTensor that borrows from the object (PyTorch's dltensor_from_py_object_no_sync: no allocation, no
+ * deleter), a reference to the object is all the handle needs. The producer's refusals apply as on the
+ * managed path (issue 12: what torch's __dlpack__ refuses, dlx refuses), and CUDA memory is ordered
+ * after the producer's stream the same way. */
+int dlx_py_view_borrowed(PyObject *obj, const dlx_import_spec *spec, dlx_view *view) {
+  const producer_quirks *quirks;
+  const DLPackExchangeAPI *api = lookup_exchange(Py_TYPE(obj), &quirks);
+  if (api == NULL || api->dltensor_from_py_object_no_sync == NULL || quirks == NULL || !quirks->borrow_ok) return 0;
+  DLTensor dl;
+  if (api->dltensor_from_py_object_no_sync(obj, &dl) != 0) {
+    quirks->export_failed(obj);
+    return -1;
+  }
+  /* the table is of dlx's major (lookup_exchange walks the chain to it) */
+  if (quirks->refuse(obj, dl.dtype, 0) != 0 || order_after_producer(api, dl.device) != 0) return -1;
+  dlx_status st = dlx_view_from_dltensor(view, &dl, spec);
+  if (st != DLX_OK) {
+    dlx_py_raise(st, PyExc_BufferError);
+    return -1;
+  }
+  ++dlx_py_borrowed_views;
+  return 1;
 }

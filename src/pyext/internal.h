@@ -51,6 +51,18 @@ extern const DLPackExchangeAPI dlx_exchange_api;
 
 /* from_dlpack core: x any DLPack object, alignment 0 = natural, copy -1 None / 0 / 1. */
 PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy);
+/* The same; buffer_ok 0 keeps an exact numpy.ndarray off the buffer path (from_dlpack's device= names
+ * a device other than the cpu). */
+PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int buffer_ok);
+/* The buffer path of an exact numpy.ndarray: on unless a test turns it off (dlx._testing), and how many
+ * imports took it (both under the GIL). */
+extern int dlx_py_buffer_path_enabled;
+extern long dlx_py_buffer_path_hits;
+/* dlx_py_view's non-owning import: a producer's dltensor_from_py_object_no_sync (PyTorch's), checked
+ * as dlx.from_dlpack checks its managed export. 1 with *view filled (obj's reference keeps the memory),
+ * 0 when obj's type offers no such path (nothing set), -1 with an exception. */
+int dlx_py_view_borrowed(PyObject *obj, const dlx_import_spec *spec, dlx_view *view);
+extern long dlx_py_borrowed_views;
 
 /* Build and validate a view of any DLPack-capable object against spec (the C API of dlx/python.h). */
 int dlx_capi_view_from_object(PyObject *obj, const dlx_import_spec *spec, dlx_view *view, PyObject **handle);

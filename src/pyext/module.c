@@ -44,7 +44,7 @@ static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
   }
   /* device: the import lands there, copied across devices when it is elsewhere (cuda.c); a device dlx
    * cannot name is BufferError here, as any device the data cannot be put on */
-  DLDevice want;
+  DLDevice want = {kDLCPU, 0};
   if (device != Py_None && dlx_py_parse_device(device, &want) != 0) {
     if (PyErr_ExceptionMatches(PyExc_ValueError)) {
       PyObject *et, *ev, *tb;
@@ -56,7 +56,10 @@ static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
     }
     return NULL;
   }
-  PyObject *t = dlx_from_dlpack_impl(args[0], alignment, device != Py_None && copy == 1 ? -1 : copy);
+  /* a NumPy array's buffer path only where the import stays on the cpu: a move to another device costs
+   * a copy, next to which a capsule's cost is nothing */
+  const int buffer_ok = device == Py_None || want.device_type == kDLCPU;
+  PyObject *t = dlx_from_dlpack_impl_ex(args[0], alignment, device != Py_None && copy == 1 ? -1 : copy, buffer_ok);
   if (t == NULL || device == Py_None) return t;
   PyObject *r = dlx_py_to_device(t, want, copy, PyExc_BufferError);
   Py_DECREF(t);
@@ -95,14 +98,21 @@ int dlx_capi_view_from_object(PyObject *obj, const dlx_import_spec *spec, dlx_vi
     PyErr_SetString(PyExc_SystemError, "dlx_py_view: NULL argument");
     return -1;
   }
+  dlx_import_spec s = *spec;
+  s.version = DLX_DLPACK_VERSION_NUM(DLX_DLPACK_MAJOR, DLX_DLPACK_MINOR);
+  const int r = dlx_py_view_borrowed(obj, &s, view);
+  if (r != 0) {
+    if (r < 0) return -1;
+    Py_INCREF(obj); /* the producer's object holds the memory the view borrows */
+    *handle = obj;
+    return 0;
+  }
   PyObject *t = dlx_from_dlpack_impl(obj, spec->alignment, -1);
   if (t == NULL) return -1;
   /* the producer's tensor is valid DLPack; now check it against what the caller requires, with the
    * same code as any C import: export to a DLTensor and import it under spec */
   TensorObject *tt = (TensorObject *)t;
   dlx_dltensor dl;
-  dlx_import_spec s = *spec;
-  s.version = DLX_DLPACK_VERSION_NUM(DLX_DLPACK_MAJOR, DLX_DLPACK_MINOR);
   dlx_status st = dlx_view_to_dltensor(&tt->view, &dl);
   if (st == DLX_OK) st = dlx_view_from_dltensor(view, &dl.tensor, &s);
   if (st != DLX_OK) {

@@ -30,6 +30,15 @@ static void release_object(void *ctx, void *ptr, DLDevice device) {
   PyGILState_Release(g);
 }
 
+static void release_buffer(void *ctx, void *ptr, DLDevice device) {
+  (void)ptr, (void)device;
+  if (!python_alive()) return;
+  PyGILState_STATE g = PyGILState_Ensure();
+  PyBuffer_Release(ctx);
+  PyMem_Free(ctx);
+  PyGILState_Release(g);
+}
+
 static dlx_storage *new_or_raise(dlx_release_fn release, void *ctx, void *ptr, DLDevice device) {
   dlx_storage *s = dlx__storage_new(release, ctx, ptr, device);
   if (s == NULL) PyErr_NoMemory();
@@ -47,6 +56,19 @@ dlx_storage *dlx_py_storage_of_legacy(DLManagedTensor *m) {
 dlx_storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice device) {
   dlx_storage *s = new_or_raise(release_object, owner, data, device);
   if (s != NULL) Py_INCREF(owner);
+  return s;
+}
+
+dlx_storage *dlx_py_storage_of_buffer(const Py_buffer *view) {
+  /* the Py_buffer moves to the heap: shape, strides and format point into the exporter, not into it */
+  Py_buffer *b = PyMem_Malloc(sizeof *b);
+  if (b == NULL) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  *b = *view;
+  dlx_storage *s = new_or_raise(release_buffer, b, b->buf, (DLDevice){kDLCPU, 0});
+  if (s == NULL) PyMem_Free(b);
   return s;
 }
 

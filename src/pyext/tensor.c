@@ -351,10 +351,15 @@ static int export_source(TensorObject *t, int copy, const DLDevice *target, dlx_
 }
 
 DLManagedTensorVersioned *dlx_py_export_versioned(TensorObject *t, int copy, const DLDevice *target) {
+  DLManagedTensorVersioned *m = NULL;
+  if (!copy) {
+    /* the export takes its own reference to the tensor's storage: no retain / release pair around it */
+    dlx_status st = dlx__export_versioned(t->storage, &t->view, 0, "__dlpack__", &m);
+    return st == DLX_OK ? m : (DLManagedTensorVersioned *)dlx_py_raise(st, PyExc_BufferError);
+  }
   dlx_storage *s;
   dlx_view v;
   if (export_source(t, copy, target, &s, &v) != 0) return NULL;
-  DLManagedTensorVersioned *m = NULL;
   dlx_status st = dlx__export_versioned(s, &v, copy ? DLPACK_FLAG_BITMASK_IS_COPIED : 0, "__dlpack__", &m);
   dlx__storage_release(s); /* the export holds its own reference */
   if (st != DLX_OK) return (DLManagedTensorVersioned *)dlx_py_raise(st, PyExc_BufferError);
@@ -409,22 +414,29 @@ static int parse_int_pair(PyObject *o, const char *what, long *a, long *b) {
   return PyErr_Occurred() ? -1 : 0;
 }
 
-static int kw_is(PyObject *name, PyObject *interned) {
-  return name == interned || PyUnicode_Compare(name, interned) == 0;
+/* The slot of keyword k among __dlpack__'s four (0 max_version, 1 copy, 2 dl_device, 3 stream), or -1.
+ * Callers' keyword names are interned by the compiler, so they are the module's interned strings: the
+ * pointers are compared first, and only a name built at run time pays for comparing characters. */
+static int dlpack_kw_slot(PyObject *k) {
+  PyObject *const names[4] = {dlx_str_max_version, dlx_str_copy, dlx_str_dl_device, dlx_str_stream};
+  for (int j = 0; j < 4; ++j)
+    if (k == names[j]) return j;
+  for (int j = 0; j < 4; ++j)
+    if (PyUnicode_Check(k) && PyUnicode_Compare(k, names[j]) == 0) return j;
+  return -1;
 }
 
 static PyObject *t_dlpack(TensorObject *t, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   if (nargs != 0) return PyErr_Format(PyExc_TypeError, "__dlpack__() takes only keyword arguments (%zd positional given)", nargs);
-  PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy_obj = Py_None;
+  PyObject *kw[4] = {Py_None, Py_None, Py_None, Py_None};
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t i = 0; i < nkw; ++i) {
-    PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[i];
-    if (kw_is(k, dlx_str_max_version)) max_version = v;
-    else if (kw_is(k, dlx_str_copy)) copy_obj = v;
-    else if (kw_is(k, dlx_str_dl_device)) dl_device = v;
-    else if (kw_is(k, dlx_str_stream)) stream = v;
-    else return PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'", k);
+    PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+    const int j = dlpack_kw_slot(k);
+    if (j < 0) return PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'", k);
+    kw[j] = args[i];
   }
+  PyObject *max_version = kw[0], *copy_obj = kw[1], *dl_device = kw[2], *stream = kw[3];
   int versioned = 0;
   if (max_version != Py_None) {
     long major, minor;

@@ -222,6 +222,56 @@ static PyObject *exchange_import_ns(PyObject *self, PyObject *args) {
   return PyFloat_FromDouble(n > 0 ? ns / (double)n : 0.0);
 }
 
+/* ---- the fast paths, for tests that compare them with the general ones ------------------------------ */
+
+/* set_buffer_path(on) -> the previous setting: dlx.from_dlpack of an exact numpy.ndarray through its
+ * buffer (on) or through __dlpack__ like any other producer (off). */
+static PyObject *set_buffer_path(PyObject *self, PyObject *arg) {
+  (void)self;
+  const int on = PyObject_IsTrue(arg);
+  if (on < 0) return NULL;
+  const int was = dlx_py_buffer_path_enabled;
+  dlx_py_buffer_path_enabled = on;
+  return PyBool_FromLong(was);
+}
+
+/* (imports through an ndarray's buffer, dlx_py_view calls through a producer's borrowed DLTensor) so far */
+static PyObject *fast_path_counts(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return Py_BuildValue("(ll)", dlx_py_buffer_path_hits, dlx_py_borrowed_views);
+}
+
+/* capi_view(obj, ndim=-1) -> dict: what dlx_py_view (the C API of dlx/python.h) gives a C extension for
+ * obj under an any-dtype, any-layout spec: data, shape, strides, dtype, flags, device and the handle's
+ * type; the handle is released before returning. */
+static PyObject *capi_view(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *obj;
+  int ndim = DLX_NDIM_ANY;
+  if (!PyArg_ParseTuple(args, "O|i", &obj, &ndim)) return NULL;
+  dlx_import_spec spec = {DLX_DTYPE_ANY, ndim, DLX_MEMSPACE_ANY, DLX_LAYOUT_ANY, 0, 0};
+  dlx_view v;
+  PyObject *handle = NULL;
+  if (dlx_capi_view_from_object(obj, &spec, &v, &handle) != 0) return NULL;
+  PyObject *shape = PyTuple_New(v.ndim), *strides = PyTuple_New(v.ndim), *r = NULL;
+  for (int32_t i = 0; shape && strides && i < v.ndim; ++i) {
+    PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(v.shape[i]));
+    PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(v.strides[i]));
+  }
+  char dt[DLX_DTYPE_NAME_MAX];
+  if (shape && strides && !PyErr_Occurred() && dlx_dtype_format(v.dtype, dt, sizeof dt) == DLX_OK)
+    r = Py_BuildValue("{s:K,s:O,s:O,s:s,s:I,s:(ii),s:s}", "data", (unsigned long long)(uintptr_t)v.data, "shape",
+                      shape, "strides", strides, "dtype", dt, "flags", (unsigned)v.flags, "device",
+                      (int)v.device.device_type, (int)v.device.device_id, "handle", Py_TYPE(handle)->tp_name);
+  else if (!PyErr_Occurred())
+    PyErr_SetString(PyExc_ValueError, dlx_last_error());
+  Py_XDECREF(shape);
+  Py_XDECREF(strides);
+  Py_DECREF(handle);
+  return r;
+}
+
 /* ---- deleters after finalization ------------------------------------------------------------------ */
 
 /* Managed tensors whose deleters run on a C thread after Py_FinalizeEx has returned (DLPack edge case 8:
@@ -287,6 +337,12 @@ static PyMethodDef testing_methods[] = {
     {"delete_after_finalize", delete_after_finalize, METH_O,
      "delete_after_finalize(address): run this DLManagedTensorVersioned's deleter on a C thread after "
      "the interpreter has finalized (the caller owns the tensor and gives it up)"},
+    {"set_buffer_path", set_buffer_path, METH_O,
+     "set_buffer_path(on) -> previous: dlx.from_dlpack of an exact numpy.ndarray through its buffer or __dlpack__"},
+    {"fast_path_counts", fast_path_counts, METH_NOARGS,
+     "fast_path_counts() -> (ndarray imports through the buffer, dlx_py_view calls on a borrowed DLTensor)"},
+    {"capi_view", capi_view, METH_VARARGS,
+     "capi_view(obj, ndim=-1) -> dict of the view dlx_py_view gives a C extension (handle released)"},
     {"exchange_allocate", exchange_allocate, METH_VARARGS,
      "exchange_allocate(shape, dtype, device_type=1): the C exchange API's allocator, called from C"},
     {NULL, NULL, 0, NULL},

@@ -1,0 +1,351 @@
+"""The exchange fast paths (issue 14, part 4) give what the general paths give.
+
+- dlx.from_dlpack of an exact numpy.ndarray reads the array's buffer instead of calling __dlpack__: every
+  observable of the result (data, shape, strides, dtype, read-only flag, alignment, values, what NumPy
+  makes of it again) and every refusal must be the capsule path's. dlx._testing.set_buffer_path turns
+  the fast path off, so the same array goes both ways; fast_path_counts shows which way it went.
+- dlx_py_view (dlx/python.h) borrows PyTorch's DLTensor (dltensor_from_py_object_no_sync) instead of
+  taking a managed tensor; dlx._testing.capi_view calls it as a C extension would.
+"""
+
+import gc
+import sys
+
+import numpy as np
+import pytest
+
+import dlx
+
+T = dlx._testing
+
+
+def _hits():
+    return T.fast_path_counts()[0]
+
+
+def _borrowed():
+    return T.fast_path_counts()[1]
+
+
+class _Sub(np.ndarray):
+    """A subclass may override __dlpack__: it always takes the general path."""
+
+
+def _observe(t):
+    """Every observable of a Tensor that the import decides."""
+    obs = dict(data_ptr=t.data_ptr, shape=t.shape, stride=t.stride, dtype=t.dtype, device=t.device,
+               readonly=t.readonly, alignment=t.alignment, layout=t.layout, is_contiguous=t.is_contiguous,
+               itemsize=t.itemsize, nbytes=t.nbytes, size=t.size, ndim=t.ndim, layout_key=t.layout_key)
+    try:
+        back = np.from_dlpack(t)
+    except Exception as e:  # noqa: BLE001 - the same refusal is what is compared
+        obs["numpy"] = (type(e), str(e))
+    else:
+        obs["numpy"] = (back.dtype.str, back.shape, back.strides, back.flags.writeable,
+                        back.__array_interface__["data"][0], back.tobytes())
+    return obs
+
+
+def _both_ways(a, **kw):
+    """(outcome through the buffer, outcome through __dlpack__, whether the buffer path was taken)."""
+    def run():
+        try:
+            return "ok", _observe(dlx.from_dlpack(a, **kw))
+        except Exception as e:  # noqa: BLE001
+            return "raised", (type(e), str(e))
+
+    h0 = _hits()
+    fast = run()
+    took = _hits() > h0
+    was = T.set_buffer_path(False)
+    try:
+        h1 = _hits()
+        slow = run()
+        assert _hits() == h1, "the buffer path was taken while turned off"
+    finally:
+        T.set_buffer_path(was)
+    return fast, slow, took
+
+
+def _arrays():
+    """(id, array, whether its dtype is one the buffer path maps)."""
+    out = []
+    std = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.intc, np.longlong, np.int_, np.uint8, np.uint16,
+           np.uint32, np.uint64, np.ulonglong, np.float16, np.float32, np.float64, np.complex64, np.complex128]
+    rng = np.random.default_rng(14)
+    for dt in std:
+        base = (rng.standard_normal((6, 10)) * 50).astype(dt)
+        name = np.dtype(dt).name
+        out += [
+            (f"{name}-c", base, True),
+            (f"{name}-f", np.asfortranarray(base), True),
+            (f"{name}-T", base.T, True),
+            (f"{name}-neg", base[::-1, ::-2], True),
+            (f"{name}-step", base[1::2, 2::3], True),
+            (f"{name}-0d", np.array(base[1, 2]), True),
+            (f"{name}-empty", base[:0], True),
+            (f"{name}-empty2", base[:, 5:5], True),
+            (f"{name}-col", base[:, 3:4], True),
+        ]
+    ro = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    ro.flags.writeable = False
+    out += [
+        ("readonly", ro, True),
+        ("readonly-view", ro[:, ::-1, 1:], True),
+        ("broadcast", np.broadcast_to(np.arange(4.0), (3, 4)), True),  # zero strides, read-only
+        ("rank5", np.zeros((2, 1, 3, 1, 2), np.int16), True),
+        ("size1-dims", np.zeros((1, 1, 1), np.float64), True),
+        ("scalar-bool", np.array(True), True),
+    ]
+    # extents of 1 and empty arrays with strides NumPy's buffer does not show as they are
+    b = np.arange(60.0).reshape(6, 10)
+    out += [
+        ("row-of-strided", b[::5][:1], True),
+        ("row", b[2:3], True),
+        ("row-step", b[2:3, ::2], True),
+        ("newaxis", b[:, None, :], True),
+        ("T-col", b.T[:, :1], True),
+        ("1-of-strided", b[0, ::7][:1], True),
+        ("empty-neg", b[::-1][:0], True),
+        ("empty-steps", b[::2, ::3][:0], True),
+        ("empty-zero-strides", np.zeros((0, 3))[:, ::-1], True),
+        ("empty-col", b[::-1, ::-2][:0, :1], True),
+        ("page-b", np.lib.stride_tricks.as_strided(np.zeros(256, np.float32), (1, 4, 1, 32, 1),
+                                                   (4, 4, 4, 16, 4)), True),
+        ("col-of-neg", b[::-1, 3:4], True),
+    ]
+    # unaligned data: both paths must refuse it the same way (natural alignment)
+    raw = np.zeros(64, np.uint8)
+    out.append(("unaligned", raw[1:33].view(np.int32), True))
+    # strides that are no whole number of elements: NumPy's __dlpack__ decides
+    out.append(("odd-strides", np.lib.stride_tricks.as_strided(raw[:30].view(np.int16), (4,), (3,)), False))
+    out.append(("odd-strides-size1", np.lib.stride_tricks.as_strided(raw[:8].view(np.int16), (1, 2), (3, 2)),
+                False))
+    # formats the buffer path leaves to __dlpack__
+    out += [
+        ("big-endian", np.arange(6, dtype=">f4"), False),
+        ("longdouble", np.zeros(3, np.longdouble), False),
+        ("clongdouble", np.zeros(3, np.clongdouble), False),
+        ("structured", np.zeros(3, [("x", "f4"), ("y", "i4")]), False),
+        ("datetime", np.zeros(3, "M8[s]"), False),
+        ("bytes", np.zeros(3, "S4"), False),
+        ("unicode", np.zeros(3, "U2"), False),
+        ("object", np.array([1, None], dtype=object), False),
+        ("void", np.zeros(3, "V4"), False),
+    ]
+    try:
+        import ml_dtypes
+    except ImportError:
+        pass
+    else:
+        for d in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2, ml_dtypes.int4):
+            out.append((np.dtype(d).name, np.arange(6, dtype=np.float32).astype(d).reshape(2, 3), False))
+    return out
+
+
+_ARRAYS = _arrays()
+
+
+def _expect_fast(a):
+    """Whether the buffer path takes an array of a standard dtype. NumPy's buffer of a C- or F-contiguous
+    array has made-up strides for extents of 1 and for empty arrays (where __dlpack__ passes the array's
+    own on): those go through __dlpack__, as do strides that are not whole elements."""
+    if any(s % a.itemsize for s in a.strides):
+        return False
+    contiguous = a.flags.c_contiguous or a.flags.f_contiguous
+    return not (contiguous and any(n <= 1 for n in a.shape))
+
+
+@pytest.mark.parametrize("name,a,standard", _ARRAYS, ids=[x[0] for x in _ARRAYS])
+def test_buffer_path_matches_capsule_path(name, a, standard):
+    got_fast, got_slow, took = _both_ways(a)
+    assert got_fast == got_slow
+    if standard and got_slow[0] == "ok":
+        assert took == _expect_fast(a), f"{name}: buffer path taken {took}"
+    if not standard:
+        assert not took, f"{name}: the buffer path took what it must leave to __dlpack__"
+
+
+def test_most_standard_arrays_take_the_buffer_path():
+    taken = [name for name, a, standard in _ARRAYS if standard and _expect_fast(a)]
+    assert len(taken) > 100
+
+
+@pytest.mark.parametrize("name,a,standard", _ARRAYS[:12], ids=[x[0] for x in _ARRAYS[:12]])
+def test_buffer_path_matches_with_assumed_align(name, a, standard):
+    for align in (1, 4, 64, 4096):
+        got_fast, got_slow, _ = _both_ways(a, assumed_align=align)
+        assert got_fast == got_slow, align
+
+
+def test_subclass_takes_the_general_path():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    s = a.view(_Sub)
+    expect = _observe(dlx.from_dlpack(a))
+    h = _hits()
+    t = dlx.from_dlpack(s)
+    assert _hits() == h
+    assert _observe(t) == expect
+    with pytest.warns(PendingDeprecationWarning):
+        m = np.asmatrix(a)
+    dlx.from_dlpack(m)
+    assert _hits() == h
+
+
+def test_copy_and_device_keywords():
+    a = np.arange(12, dtype=np.float64).reshape(3, 4)
+    h = _hits()
+    for kw in ({}, {"copy": False}, {"copy": None}, {"device": "cpu"}, {"device": "cpu", "copy": False}):
+        t = dlx.from_dlpack(a, **kw)
+        assert t.data_ptr == a.ctypes.data, kw
+    assert _hits() == h + 5
+    c = dlx.from_dlpack(a, copy=True)
+    assert _hits() == h + 5  # a copy is not the fast path's business
+    assert c.data_ptr != a.ctypes.data
+    np.testing.assert_array_equal(np.from_dlpack(c), a)
+    c2 = dlx.from_dlpack(a, device="cpu", copy=True)
+    assert c2.data_ptr != a.ctypes.data
+
+
+def test_writes_go_through_and_readonly_is_kept():
+    a = np.zeros((2, 3), np.int32)
+    t = dlx.from_dlpack(a)
+    assert not t.readonly
+    v = np.from_dlpack(t)
+    v[1, 2] = 7
+    assert a[1, 2] == 7
+    a.flags.writeable = False
+    r = dlx.from_dlpack(a)
+    assert r.readonly
+    assert not np.from_dlpack(r).flags.writeable
+    with pytest.raises(BufferError):
+        r.__dlpack__()  # a legacy capsule cannot say read-only
+
+
+def test_the_buffer_holds_the_array_and_is_released_once():
+    a = np.arange(100, dtype=np.float64)
+    r0 = sys.getrefcount(a)
+    ts = [dlx.from_dlpack(a) for _ in range(5)]
+    assert sys.getrefcount(a) == r0 + 5  # one buffer (holding the array) per import
+    views = [t[10:20] for t in ts]
+    exports = [np.from_dlpack(t) for t in ts]
+    del ts
+    gc.collect()
+    assert sys.getrefcount(a) == r0 + 5  # views and exports share their tensor's storage
+    del views
+    gc.collect()
+    assert sys.getrefcount(a) == r0 + 5
+    del exports
+    gc.collect()
+    assert sys.getrefcount(a) == r0  # each buffer released, exactly once
+
+
+def test_the_array_lives_as_long_as_the_tensor():
+    import tracemalloc
+
+    n = 4 << 20  # 32 MiB of float64, traced by NumPy's allocator hooks
+    tracemalloc.start()
+    try:
+        a = np.full(n, 3.0)
+        ptr = a.ctypes.data
+        t = dlx.from_dlpack(a)
+        del a
+        gc.collect()
+        junk = [np.full(1024, 9.0) for _ in range(100)]  # reuse freed memory if it was freed
+        held, _ = tracemalloc.get_traced_memory()
+        assert held >= n * 8
+        assert t.data_ptr == ptr
+        back = np.from_dlpack(t)
+        assert back[0] == 3.0 and back[-1] == 3.0 and (back == 3.0).all()
+        del back, junk
+        del t
+        gc.collect()
+        after, _ = tracemalloc.get_traced_memory()
+        assert held - after >= n * 8  # the array died with its last user
+    finally:
+        tracemalloc.stop()
+
+
+def test_dlx_tensor_ops_take_numpy_operands_through_the_buffer():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    h = _hits()
+    r = dlx.add(dlx.from_dlpack(a), a)
+    assert _hits() > h
+    np.testing.assert_array_equal(np.from_dlpack(r), a + a)
+
+
+# ---- dlx_py_view through PyTorch's borrowed DLTensor -----------------------------------------------------
+
+
+def _torch():
+    return pytest.importorskip("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
+
+
+def _view_of_managed(t):
+    """What the managed path (dlx.from_dlpack) gives, in capi_view's terms."""
+    return dict(data=t.data_ptr, shape=t.shape, strides=t.stride, dtype=t.dtype,
+                flags=int(t.readonly), device=t.device)
+
+
+def _torch_tensors(torch):
+    base = torch.arange(60, dtype=torch.float32).reshape(6, 10)
+    out = [
+        ("contiguous", base),
+        ("transposed", base.t()),
+        ("sliced", base[1::2, 3::4]),
+        ("0d", torch.tensor(2.5)),
+        ("empty", base[:0]),
+        ("expand", torch.arange(3.0).expand(4, 3)),
+        ("col", base[:, 2:3]),
+    ]
+    for dt in (torch.float16, torch.bfloat16, torch.float64, torch.bool, torch.int8, torch.uint8, torch.int64,
+               torch.complex64, torch.complex128):
+        out.append((str(dt), base.to(dt)))
+    if hasattr(torch, "float8_e4m3fn"):
+        out.append(("float8_e4m3fn", base.to(torch.float8_e4m3fn)))
+    return out
+
+
+def test_capi_view_borrows_from_torch():
+    torch = _torch()
+    if not hasattr(torch.Tensor, "__dlpack_c_exchange_api__") and not hasattr(torch.Tensor,
+                                                                              "__c_dlpack_exchange_api__"):
+        pytest.skip("this torch has no C exchange API")
+    for name, x in _torch_tensors(torch):
+        b = _borrowed()
+        got = T.capi_view(x)
+        assert _borrowed() == b + 1, name
+        assert got.pop("handle") == type(x).__name__, name  # the handle is the tensor itself
+        assert got == _view_of_managed(dlx.from_dlpack(x)), name
+
+
+def test_capi_view_refuses_what_torch_refuses():
+    """Issue 12's rules hold on the borrowed path: the messages are dlx.from_dlpack's."""
+    torch = _torch()
+    base = torch.ones(2, 2)
+    cases = [
+        torch._neg_view(base),
+        torch.ones(2, 2, requires_grad=True),
+        torch.conj(torch.ones(2, 2, dtype=torch.complex64)),
+        torch.conj(torch.ones(2, 2, dtype=torch.complex64)).imag,
+        torch.eye(2).to_sparse(),
+    ]
+    for x in cases:
+        with pytest.raises(BufferError) as managed:
+            dlx.from_dlpack(x)
+        with pytest.raises(BufferError) as borrowed:
+            T.capi_view(x)
+        assert str(borrowed.value) == str(managed.value)
+        assert "\n" not in str(borrowed.value)
+
+
+def test_capi_view_spec_failure_and_numpy():
+    torch = _torch()
+    with pytest.raises(BufferError):
+        T.capi_view(torch.ones(2, 3), 1)  # rank 2 where 1 is required
+    a = np.ones((2, 3), np.float32)
+    a.flags.writeable = False
+    b = _borrowed()
+    got = T.capi_view(a)
+    assert _borrowed() == b  # NumPy has no table: the buffer path and a dlx.Tensor handle
+    assert got["flags"] & 1 and got["handle"] == "dlx.Tensor"
