@@ -105,10 +105,19 @@ build_and_test() { # <build-dir> <cmake args...>
   shift
   cmake -S . -B "$dir" "$@"
   cmake --build "$dir" -j "$JOBS"
+  # ctest's oneapi tests run against .venv's dpctl on two OpenCL CPU platforms (exported for this step only)
+  # shellcheck source=scripts/oneapi_env.sh
+  . scripts/oneapi_env.sh
+  dlx_oneapi_env .venv
   (cd "$dir" && ctest -j "$JOBS" --timeout 600)
 }
 
 step "dependencies" deps
+if [ -f pyproject.toml ]; then
+  # dpctl and Intel's OpenCL CPU runtime into .venv before the ctest runs (scripts/venv.sh); one that cannot
+  # be installed leaves the oneapi tests skipping, with the reason in .venv/dlx-peers-missing.txt
+  step "oneAPI runtime for the oneapi tests (dpctl into .venv)" bash -c '. scripts/venv.sh && dlx_venv_oneapi'
+fi
 step "gcc build (-Werror) + ctest" build_and_test build-test -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Release \
   -DDLX_WERROR=ON
 asan_build_and_test() {

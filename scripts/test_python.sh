@@ -10,6 +10,10 @@ cd "$(dirname "$0")/.."
 . scripts/venv.sh
 dlx_venv_setup
 dlx_venv_test_peers
+# the oneAPI tests' SYCL devices and dpctl library (OCL_ICD_VENDORS, DLX_DPCTL_LIBRARY)
+# shellcheck source=scripts/oneapi_env.sh
+. scripts/oneapi_env.sh
+dlx_oneapi_env .venv
 
 if [ -d examples/python_ext ]; then
   echo "== building the example extension (examples/python_ext)"

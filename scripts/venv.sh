@@ -2,17 +2,25 @@
 # runtime peers (NumPy 2.x, ml_dtypes, JAX on CPU) and the test tools, and install dlx into it.
 # Needs only python3 >= 3.9 with venv and a C compiler; everything else comes from PyPI.
 #   dlx_venv_setup       the peers `python -m dlx` shows and dlx itself (demo.sh, test_python.sh)
+#   dlx_venv_oneapi      only dpctl and Intel's OpenCL CPU runtime, into .venv (made if missing): test.sh
+#                        runs it before its ctest runs, whose oneapi tests use them (scripts/oneapi_env.sh)
 #   dlx_venv_test_peers  the heavier real peers of the test suite: PyTorch (the PyPI wheel, used on the
-#                        CPU), mpi4py (needs Open MPI: test.sh installs libopenmpi-dev), mypy (stubtest)
+#                        CPU), mpi4py (needs Open MPI: test.sh installs libopenmpi-dev), mypy (stubtest),
+#                        dpctl with Intel's OpenCL CPU runtime (oneAPI tests; scripts/oneapi_env.sh sets
+#                        up its devices)
 # A peer that cannot be installed is written with pip's reason to .venv/dlx-peers-missing.txt;
 # python/tests/conftest.py reports it, and the tests that need it skip with that reason.
-dlx_venv_setup() {
+dlx_venv_create() {
   local py="${PYTHON:-python3}"
   if [ ! -x .venv/bin/python ]; then
     echo "== creating .venv"
     "$py" -m venv .venv
   fi
   VPY=.venv/bin/python
+}
+
+dlx_venv_setup() {
+  dlx_venv_create
   echo "== installing the peers and test tools into .venv"
   "$VPY" -m pip install -q --upgrade pip
   "$VPY" -m pip install -q pytest hypothesis "numpy>=2" ml_dtypes "jax[cpu]"
@@ -36,9 +44,20 @@ dlx_venv_peer() {
   rm -f "$log"
 }
 
+# dpctl pins the SYCL runtime it was built against; intel-opencl-rt is the OpenCL CPU device SYCL runs on
+dlx_venv_oneapi_peer() {
+  dlx_venv_peer dpctl "dpctl==0.21.1" "intel-opencl-rt==2025.3.3"
+}
+
+dlx_venv_oneapi() {
+  dlx_venv_create
+  dlx_venv_oneapi_peer
+}
+
 dlx_venv_test_peers() {
   rm -f .venv/dlx-peers-missing.txt
   dlx_venv_peer torch torch
   dlx_venv_peer mpi4py mpi4py
   dlx_venv_peer mypy mypy
+  dlx_venv_oneapi_peer
 }

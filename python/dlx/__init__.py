@@ -33,6 +33,7 @@ from ._dlx import (  # noqa: F401
 
 
 from . import cuda  # noqa: E402,F401 - dlx.cuda: devices, streams, the caching allocator
+from . import oneapi  # noqa: E402,F401 - dlx.oneapi: SYCL USM through dpctl (dpctl is not imported)
 
 try:  # test builds only (DLX_PY_TESTING=1 at build time): hooks for the test suite
     from ._dlx import _testing  # noqa: F401
@@ -48,5 +49,5 @@ def get_include() -> str:
 __all__ = [
     "DLPACK_VERSION", "Tensor", "add", "asarray", "cuda", "divide", "empty", "empty_like", "equal", "fma", "from_dlpack", "full",
     "get_include", "get_num_threads", "greater", "greater_equal", "less", "less_equal", "matmul", "multiply",
-    "not_equal", "set_num_threads", "subtract", "zeros", "__version__",
+    "not_equal", "oneapi", "set_num_threads", "subtract", "zeros", "__version__",
 ]

@@ -1,6 +1,8 @@
 # Type stubs of the dlx package: what __init__.py re-exports from the C extension (typed in _dlx.pyi), and
-# get_include. dlx.cuda (cuda.py) is typed by its own source. Checked by python/tests/test_stubs.py.
+# get_include. dlx.cuda (cuda.py) and dlx.oneapi (oneapi.py) are typed by their own source. Checked by
+# python/tests/test_stubs.py.
 from . import cuda as cuda
+from . import oneapi as oneapi
 from ._dlx import (
     DLPACK_VERSION as DLPACK_VERSION,
     Tensor as Tensor,
@@ -32,5 +34,5 @@ def get_include() -> str: ...
 __all__ = [
     "DLPACK_VERSION", "Tensor", "add", "asarray", "cuda", "divide", "empty", "empty_like", "equal", "fma",
     "from_dlpack", "full", "get_include", "get_num_threads", "greater", "greater_equal", "less", "less_equal",
-    "matmul", "multiply", "not_equal", "set_num_threads", "subtract", "zeros", "__version__",
+    "matmul", "multiply", "not_equal", "oneapi", "set_num_threads", "subtract", "zeros", "__version__",
 ]  # fmt: skip

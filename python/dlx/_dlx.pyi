@@ -27,8 +27,8 @@ _DTypeName: TypeAlias = Literal[
 _DTypeLike: TypeAlias = Union[
     _DTypeName, type[bool], type[int], type[float], type[complex], np.dtype[Any], type[np.generic]
 ]
-# A device argument: "cpu", "cuda", "cuda:N", "cuda_host", "cuda_managed", ("cuda", N), or a DLPack
-# (device_type, device_id) pair.
+# A device argument: "cpu", "cuda", "cuda:N", "cuda_host", "cuda_managed", "oneapi", "oneapi:N", ("cuda", N),
+# or a DLPack (device_type, device_id) pair.
 _DeviceLike: TypeAlias = Union[str, tuple[int, int], tuple[str, int]]
 
 class _SupportsDLPack(Protocol):
@@ -51,6 +51,7 @@ _Sizes: TypeAlias = Union[SupportsIndex, Sequence[SupportsIndex]]
 DLPACK_VERSION: tuple[int, int]
 __version__: str
 _cuda: Any  # CUDA front end: the C half of dlx.cuda (cuda.py)
+_oneapi: Any  # oneAPI front end: the C half of dlx.oneapi (oneapi.py)
 
 @final
 class Tensor:

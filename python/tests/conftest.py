@@ -18,7 +18,7 @@ os.environ.setdefault("JAX_ENABLE_X64", "1")
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-_FRAMEWORKS = ["dlx", "numpy", "ml_dtypes", "jax", "jaxlib", "torch", "hypothesis", "mpi4py", "mypy"]
+_FRAMEWORKS = ["dlx", "numpy", "ml_dtypes", "jax", "jaxlib", "torch", "hypothesis", "mpi4py", "mypy", "dpctl"]
 
 
 def pytest_configure(config):

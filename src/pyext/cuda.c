@@ -17,6 +17,7 @@
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
 #include "dlx/ops.h"
+#include "pyext/oneapi.h"
 
 /* CUDA's own handles for the default streams (cudaStreamLegacy, cudaStreamPerThread), which are also
  * DLPack's stream values 1 and 2. */
@@ -30,11 +31,11 @@ static int32_t cuda_id_of(DLDevice d) { return d.device_type == kDLCUDAManaged ?
 
 /* ---- device= arguments ------------------------------------------------------------------------------ */
 
-#define DEVICE_FORMS                                                                                    \
-  "'cpu', 'cuda', 'cuda:N', 'cuda_host', 'cuda_managed', a (name, id) tuple such as ('cuda', 0), or a "  \
-  "DLPack (device_type, device_id) tuple such as (2, 0)"
+#define DEVICE_FORMS                                                                                     \
+  "'cpu', 'cuda', 'cuda:N', 'cuda_host', 'cuda_managed', 'oneapi', 'oneapi:N', a (name, id) tuple such as " \
+  "('cuda', 0), or a DLPack (device_type, device_id) tuple such as (2, 0)"
 
-/* A device name ("cpu", "cuda", "cuda_host", "cuda_managed", with an optional ":N") into *out; id is the
+/* A device name ("cpu", "cuda", "cuda_host", "cuda_managed", "oneapi", with an optional ":N") into *out; id is the
  * id to use when the name has none (-1: none allowed). 0, or -1 with ValueError. */
 static int parse_device_name(PyObject *name, long id, DLDevice *out) {
   Py_ssize_t len;
@@ -44,7 +45,8 @@ static int parse_device_name(PyObject *name, long id, DLDevice *out) {
     const char *name;
     int32_t type;
   } names[] = {{"cpu", kDLCPU},           {"cuda", kDLCUDA},
-               {"cuda_host", kDLCUDAHost}, {"cuda_managed", kDLCUDAManaged}};
+               {"cuda_host", kDLCUDAHost}, {"cuda_managed", kDLCUDAManaged},
+               {"oneapi", kDLOneAPI}};
   const char *colon = memchr(s, ':', (size_t)len);
   const size_t head = colon ? (size_t)(colon - s) : (size_t)len;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
@@ -546,5 +548,5 @@ int dlx_py_cuda_init(PyObject *module) {
     Py_DECREF(sub);
     return -1;
   }
-  return 0;
+  return dlx_py_oneapi_init(module); /* dlx._dlx._oneapi, what dlx.oneapi wraps (oneapi.c) */
 }

@@ -1,0 +1,281 @@
+"""oneAPI (SYCL USM, DLPack device type 14) through dpctl: dlx.oneapi, device="oneapi:N", zero-copy
+exchange with dpctl.tensor both ways, copies through the SYCL queue, and the refusals.
+
+Runs against real dpctl with Intel's OpenCL CPU runtime (scripts/venv.sh installs both into .venv;
+scripts/oneapi_env.sh, sourced by scripts/test_python.sh, sets OCL_ICD_VENDORS so that two platforms give
+devices oneapi:0 and oneapi:1, and DLX_DPCTL_LIBRARY). Skips with the reason when dpctl cannot be imported
+or finds no device.
+"""
+import gc
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import dlx
+from dlpack_ctypes import Producer
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)  # dpctl.tensor moves to dpnp.tensor after 0.21
+    try:
+        import dpctl
+        import dpctl.tensor as dpt
+    except Exception as e:  # noqa: BLE001 - any import failure means "not available"
+        pytest.skip(f"dpctl cannot be imported ({type(e).__name__}: {e}): the oneAPI tests need dpctl "
+                    "(scripts/venv.sh installs it)", allow_module_level=True)
+
+DEVICES = dpctl.get_devices()
+if not DEVICES:
+    pytest.skip("dpctl finds no SYCL device (Intel's OpenCL CPU runtime needs OCL_ICD_VENDORS: source "
+                "scripts/oneapi_env.sh, see the README)", allow_module_level=True)
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+KDL_ONEAPI = 14
+
+
+def device_ids():
+    return [pytest.param(i, marks=pytest.mark.skipif(i >= len(DEVICES), reason=f"dpctl finds {len(DEVICES)} "
+                         "SYCL device(s); two .icd files in OCL_ICD_VENDORS give two (scripts/oneapi_env.sh)"))
+            for i in (0, 1)]
+
+
+def ptr(x):
+    """The data pointer of a dpctl.tensor array."""
+    return x.usm_data._pointer + x._element_offset * x.itemsize
+
+
+def ready(x):
+    """x once dpctl's queued work on it is done. dpctl.tensor runs its kernels (arange, x[i] = v)
+    asynchronously on the array's queue, and its __dlpack__(stream=None) orders nothing before the
+    consumer, while dlx reads and writes USM directly or through its own queue: the tests wait."""
+    x.sycl_queue.wait()
+    return x
+
+
+def test_library_and_devices():
+    assert dlx.oneapi.default_library() is not None
+    dlx.oneapi.load()  # the same file again: a no-op
+    assert dlx.oneapi.device_count() == len(DEVICES)
+    assert dlx.oneapi.is_available()
+
+
+@pytest.mark.parametrize("dev", ["oneapi", "oneapi:0", ("oneapi", 0), (KDL_ONEAPI, 0)])
+def test_device_forms(dev):
+    t = dlx.empty((2, 3), "float32", device=dev)
+    assert t.device == (KDL_ONEAPI, 0)
+    assert dlx.oneapi.usm_kind(t) == "device"
+
+
+@pytest.mark.parametrize("i", device_ids())
+def test_from_dpctl_zero_copy(i):
+    x = ready(dpt.reshape(dpt.arange(12, dtype="float32", device=DEVICES[i]), (3, 4)))
+    y = dlx.from_dlpack(x)
+    assert y.device == (KDL_ONEAPI, i)
+    assert y.data_ptr == ptr(x)
+    assert y.shape == (3, 4) and y.dtype == "float32"
+    assert dlx.oneapi.usm_kind(y) == "device"
+    # written by dpctl, seen by dlx (through a copy to the host)
+    x[1, 2] = 42.0
+    ready(x)
+    assert y.to("cpu").tolist()[1][2] == 42.0
+    # and back to dpctl: the same memory on the same device
+    z = dpt.from_dlpack(y)
+    assert ptr(z) == ptr(x)
+    assert z.sycl_device == DEVICES[i]
+    assert z.__dlpack_device__() == (KDL_ONEAPI, i)
+
+
+@pytest.mark.parametrize("i", device_ids())
+@pytest.mark.parametrize("kind", ["device", "shared", "host"])
+def test_from_dlx_zero_copy(i, kind):
+    previous = dlx.oneapi.set_alloc_kind(kind)
+    try:
+        t = dlx.zeros((5,), "int32", device=f"oneapi:{i}")
+    finally:
+        dlx.oneapi.set_alloc_kind(previous)
+    assert t.device == (KDL_ONEAPI, i)
+    assert dlx.oneapi.usm_kind(t) == kind
+    z = dpt.from_dlpack(t)
+    assert ptr(z) == t.data_ptr
+    assert z.sycl_device == DEVICES[i]
+    assert z.usm_type == kind
+    z[2] = 7  # written by dpctl into dlx's memory
+    ready(z)
+    assert t.to("cpu").tolist() == [0, 0, 7, 0, 0]
+    if kind != "device":  # host-accessible: dlx writes too, and dpctl sees it
+        t[4] = 9
+        assert dpt.asnumpy(z).tolist() == [0, 0, 7, 0, 9]
+
+
+def test_shared_usm_written_by_dlx():
+    x = ready(dpt.arange(4, dtype="float32", device=DEVICES[0], usm_type="shared"))
+    y = dlx.from_dlpack(x)
+    assert dlx.oneapi.usm_kind(y) == "shared"
+    y[1] = 9.0
+    assert dpt.asnumpy(x).tolist() == [0.0, 9.0, 2.0, 3.0]
+    # host-accessible memory computes on the CPU; op outputs are allocated on the input's device, device
+    # USM by default, which the host cannot write: with shared USM chosen for them the op runs
+    with pytest.raises(ValueError, match="device USM on oneapi:0"):
+        dlx.add(y, 1)
+    previous = dlx.oneapi.set_alloc_kind("shared")
+    try:
+        r = dlx.add(y, 1)
+    finally:
+        dlx.oneapi.set_alloc_kind(previous)
+    assert r.device == (KDL_ONEAPI, 0) and dlx.oneapi.usm_kind(r) == "shared"
+    assert r.to("cpu").tolist() == [1.0, 10.0, 3.0, 4.0]
+
+
+@pytest.mark.parametrize("i", device_ids())
+def test_copies_device_usm(i):
+    x = ready(dpt.arange(6, dtype="float64", device=DEVICES[i]))
+    want = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    # to the host: from_dlpack(device="cpu"), Tensor.to, __dlpack__(dl_device=)
+    c = dlx.from_dlpack(x, device="cpu")
+    assert c.device == (1, 0) and c.tolist() == want
+    y = dlx.from_dlpack(x)
+    assert y.to("cpu").tolist() == want
+    assert np.from_dlpack(y, device="cpu").tolist() == want
+    # a copy on the same device
+    k = dlx.from_dlpack(x, copy=True)
+    assert k.device == (KDL_ONEAPI, i) and k.data_ptr != ptr(x)
+    assert k.to("cpu").tolist() == want
+    # from the host, and between the two devices
+    h = dlx.from_dlpack(np.arange(6, dtype=np.float64), device=f"oneapi:{i}")
+    assert h.device == (KDL_ONEAPI, i) and dlx.oneapi.usm_kind(h) == "device"
+    assert dpt.asnumpy(dpt.from_dlpack(h)).tolist() == want
+    other = (i + 1) % len(DEVICES)
+    m = y.to(f"oneapi:{other}")
+    assert m.device == (KDL_ONEAPI, other)
+    assert m.to("cpu").tolist() == want
+    # a strided view copies too
+    assert y[::2].to("cpu").tolist() == want[::2]
+
+
+def test_copy_false_refused():
+    x = ready(dpt.arange(4, dtype="float32", device=DEVICES[0]))
+    with pytest.raises(BufferError, match=r"\(14, 0\) to \(1, 0\) needs a copy, but copy=False"):
+        dlx.from_dlpack(x, device="cpu", copy=False)
+    with pytest.raises(BufferError, match="copy=False"):
+        dlx.from_dlpack(x).__dlpack__(dl_device=(1, 0), copy=False)
+
+
+def test_ops_refuse_device_usm():
+    y = dlx.from_dlpack(dpt.arange(4, dtype="float32", device=DEVICES[0]))
+    with pytest.raises(ValueError, match="device USM on oneapi:0"):
+        dlx.add(y, 1)
+
+
+def test_host_memory_labelled_oneapi_refused():
+    p = Producer()
+    a = np.arange(4, dtype=np.float32)
+    cap = p.capsule(a, device=(KDL_ONEAPI, 0))
+    with pytest.raises(BufferError, match="not bound to the default context of device oneapi:0"):
+        dlx.from_dlpack(cap)
+    del cap
+    assert p.live == 0  # the deleter ran on the refused import
+
+
+@pytest.mark.skipif(len(DEVICES) < 2, reason="needs two SYCL devices (scripts/oneapi_env.sh gives two)")
+def test_wrong_device_id_refused():
+    x = ready(dpt.arange(4, dtype="float32", device=DEVICES[1]))
+    p = Producer()
+    cap = p.capsule(np.empty(4, np.float32), data=ptr(x), device=(KDL_ONEAPI, 0))
+    with pytest.raises(BufferError, match="not bound to the default context of device oneapi:0"):
+        dlx.from_dlpack(cap)
+    del cap
+    assert p.live == 0
+    # labelled right, the same pointer is accepted, zero-copy
+    y = dlx.from_dlpack(p.capsule(np.empty(4, np.float32), data=ptr(x), device=(KDL_ONEAPI, 1)))
+    assert y.data_ptr == ptr(x) and y.to("cpu").tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_device_out_of_range():
+    n = len(DEVICES)
+    with pytest.raises(ValueError, match=f"oneapi:{n + 5} does not exist"):
+        dlx.empty((2,), "float32", device=f"oneapi:{n + 5}")
+    p = Producer()
+    x = ready(dpt.arange(4, dtype="float32", device=DEVICES[0]))
+    cap = p.capsule(np.empty(4, np.float32), data=ptr(x), device=(KDL_ONEAPI, n + 5))
+    with pytest.raises(BufferError, match=f"device oneapi:{n + 5} does not exist"):
+        dlx.from_dlpack(cap)
+    del cap
+
+
+def _sub_devices(root):
+    for partition in (2, 1):  # two compute units each, else one (a 2-core machine has two units in all)
+        try:
+            subs = root.create_sub_devices(partition=partition)
+        except Exception:  # noqa: BLE001 - dpctl.SyclSubDeviceCreationError: cannot be partitioned so
+            continue
+        if subs:
+            return subs
+    return None
+
+
+def test_sub_device_allocations():
+    root = DEVICES[-1]
+    subs = _sub_devices(root)
+    if subs is None:
+        pytest.skip(f"{root.name} cannot be partitioned (create_sub_devices(partition=2 or 1) gives none)")
+    # dpctl's queue on a sub-device has the sub-device's own context: not the default platform context,
+    # so neither dpctl nor dlx exchanges its allocations
+    x = ready(dpt.arange(4, dtype="int32", sycl_queue=dpctl.SyclQueue(subs[0])))
+    rid = len(DEVICES) - 1
+    p = Producer()
+    cap = p.capsule(np.empty(4, np.int32), data=ptr(x), device=(KDL_ONEAPI, rid))
+    with pytest.raises(BufferError, match=f"not bound to the default context of device oneapi:{rid}"):
+        dlx.from_dlpack(cap)
+    del cap
+    try:
+        q = dpctl.SyclQueue(root.sycl_platform.default_context, subs[0])
+    except Exception:  # noqa: BLE001
+        pytest.skip("this runtime binds no sub-device queue to the default platform context, so a sub-device "
+                    "allocation exported as its root's id cannot be made (the refusal above ran)")
+    s = ready(dpt.arange(4, dtype="int32", sycl_queue=q))
+    assert dlx.from_dlpack(s).device == (KDL_ONEAPI, rid)
+
+
+def test_deleter_runs_once():
+    x = ready(dpt.arange(8, dtype="float32", device=DEVICES[0]))
+    mem = x.usm_data  # what dpctl's capsule keeps alive
+    gc.collect()
+    base = sys.getrefcount(mem)
+    y = dlx.from_dlpack(x)
+    assert sys.getrefcount(mem) == base + 1
+    v = y[2:6]
+    del y
+    gc.collect()
+    assert sys.getrefcount(mem) == base + 1  # the view still holds it
+    del v
+    gc.collect()
+    assert sys.getrefcount(mem) == base  # released exactly once
+    # a foreign producer's deleter
+    p = Producer()
+    t = dlx.from_dlpack(p.capsule(np.empty(8, np.float32), data=ptr(x), device=(KDL_ONEAPI, 0)))
+    assert p.calls == 0
+    del t
+    gc.collect()
+    assert p.calls == 1 and p.live == 0
+
+
+def test_usm_kind_and_arguments():
+    assert dlx.oneapi.usm_kind(dlx.zeros((2,), "float32")) is None
+    with pytest.raises(TypeError, match="dlx.Tensor"):
+        dlx.oneapi.usm_kind(np.zeros(2))
+    with pytest.raises(ValueError, match="'everywhere'"):
+        dlx.oneapi.set_alloc_kind("everywhere")
+    with pytest.raises(TypeError, match="int"):
+        dlx.oneapi.set_alloc_kind(1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="int"):
+        dlx.oneapi.load(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="cannot replace it|could not be loaded"):
+        dlx.oneapi.load("/nonexistent/libDPCTLSyclInterface.so")
+
+
+def test_device_string_errors():
+    with pytest.raises(ValueError, match="'oneapi:x'"):
+        dlx.empty((2,), "float32", device="oneapi:x")
+    with pytest.raises(ValueError, match="'oneapi:N'"):
+        dlx.empty((2,), "float32", device="sycl")
