@@ -1,9 +1,10 @@
 """The exchange fast paths (issue 14, part 4) give what the general paths give.
 
-- dlx.from_dlpack of an exact numpy.ndarray reads the array's buffer instead of calling __dlpack__: every
-  observable of the result (data, shape, strides, dtype, read-only flag, alignment, values, what NumPy
-  makes of it again) and every refusal must be the capsule path's. dlx._testing.set_buffer_path turns
-  the fast path off, so the same array goes both ways; fast_path_counts shows which way it went.
+- dlx.from_dlpack of an exact numpy.ndarray reads the array (its fields where NumPy's ABI is known, else
+  its buffer) instead of calling __dlpack__: every observable of the result (data, shape, strides, dtype,
+  read-only flag, alignment, values, what NumPy makes of it again) and every refusal must be the capsule
+  path's. dlx._testing.set_ndarray_path picks the way (0 __dlpack__, 1 buffer, 2 fields), so the same
+  array goes every way; fast_path_counts shows whether __dlpack__ was skipped.
 - dlx_py_view (dlx/python.h) borrows PyTorch's DLTensor (dltensor_from_py_object_no_sync) instead of
   taking a managed tensor; dlx._testing.capi_view calls it as a C extension would.
 """
@@ -46,29 +47,33 @@ def _observe(t):
     return obs
 
 
-def _both_ways(a, **kw):
-    """(outcome through the buffer, outcome through __dlpack__, whether the buffer path was taken)."""
-    def run():
-        try:
-            return "ok", _observe(dlx.from_dlpack(a, **kw))
-        except Exception as e:  # noqa: BLE001
-            return "raised", (type(e), str(e))
+OFF, BUFFER, FIELDS = 0, 1, 2
 
-    h0 = _hits()
-    fast = run()
-    took = _hits() > h0
-    was = T.set_buffer_path(False)
+
+def _run_with(mode, a, kw):
+    """(outcome, whether __dlpack__ was skipped) of dlx.from_dlpack(a, **kw) read the given way."""
+    was = T.set_ndarray_path(mode)
     try:
-        h1 = _hits()
-        slow = run()
-        assert _hits() == h1, "the buffer path was taken while turned off"
+        h = _hits()
+        try:
+            out = "ok", _observe(dlx.from_dlpack(a, **kw))
+        except Exception as e:  # noqa: BLE001
+            out = "raised", (type(e), str(e))
+        return out, _hits() > h
     finally:
-        T.set_buffer_path(was)
+        T.set_ndarray_path(was)
+
+
+def _both_ways(a, mode=FIELDS, **kw):
+    """(outcome read the given way, outcome through __dlpack__, whether the first skipped __dlpack__)."""
+    fast, took = _run_with(mode, a, kw)
+    slow, took_slow = _run_with(OFF, a, kw)
+    assert not took_slow, "__dlpack__ was skipped while the ndarray path was off"
     return fast, slow, took
 
 
 def _arrays():
-    """(id, array, whether its dtype is one the buffer path maps)."""
+    """(id, array, whether its dtype is one the ndarray path maps)."""
     out = []
     std = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.intc, np.longlong, np.int_, np.uint8, np.uint16,
            np.uint32, np.uint64, np.ulonglong, np.float16, np.float32, np.float64, np.complex64, np.complex128]
@@ -121,7 +126,7 @@ def _arrays():
     out.append(("odd-strides", np.lib.stride_tricks.as_strided(raw[:30].view(np.int16), (4,), (3,)), False))
     out.append(("odd-strides-size1", np.lib.stride_tricks.as_strided(raw[:8].view(np.int16), (1, 2), (3, 2)),
                 False))
-    # formats the buffer path leaves to __dlpack__
+    # dtypes the ndarray path leaves to __dlpack__
     out += [
         ("big-endian", np.arange(6, dtype=">f4"), False),
         ("longdouble", np.zeros(3, np.longdouble), False),
@@ -146,35 +151,48 @@ def _arrays():
 _ARRAYS = _arrays()
 
 
-def _expect_fast(a):
-    """Whether the buffer path takes an array of a standard dtype. NumPy's buffer of a C- or F-contiguous
-    array has made-up strides for extents of 1 and for empty arrays (where __dlpack__ passes the array's
-    own on): those go through __dlpack__, as do strides that are not whole elements."""
+def _expect_fast(a, mode):
+    """Whether a way takes an array of a standard dtype. Strides that are not whole elements go through
+    __dlpack__. So, read through the buffer, do C- or F-contiguous arrays with an extent of 1 or none:
+    NumPy's buffer makes up their strides there (__dlpack__ passes the array's own on)."""
     if any(s % a.itemsize for s in a.strides):
         return False
+    if mode == FIELDS:
+        return True
     contiguous = a.flags.c_contiguous or a.flags.f_contiguous
     return not (contiguous and any(n <= 1 for n in a.shape))
 
 
+@pytest.mark.parametrize("mode", [FIELDS, BUFFER], ids=["fields", "buffer"])
 @pytest.mark.parametrize("name,a,standard", _ARRAYS, ids=[x[0] for x in _ARRAYS])
-def test_buffer_path_matches_capsule_path(name, a, standard):
-    got_fast, got_slow, took = _both_ways(a)
+def test_ndarray_path_matches_capsule_path(name, a, standard, mode):
+    got_fast, got_slow, took = _both_ways(a, mode)
     assert got_fast == got_slow
     if standard and got_slow[0] == "ok":
-        assert took == _expect_fast(a), f"{name}: buffer path taken {took}"
+        assert took == _expect_fast(a, mode), f"{name}: __dlpack__ skipped: {took}"
     if not standard:
-        assert not took, f"{name}: the buffer path took what it must leave to __dlpack__"
+        assert not took, f"{name}: the ndarray path took what it must leave to __dlpack__"
 
 
-def test_most_standard_arrays_take_the_buffer_path():
-    taken = [name for name, a, standard in _ARRAYS if standard and _expect_fast(a)]
-    assert len(taken) > 100
+def test_most_standard_arrays_skip_dlpack():
+    for mode, least in ((FIELDS, 150), (BUFFER, 100)):
+        taken = [name for name, a, standard in _ARRAYS if standard and _expect_fast(a, mode)]
+        assert len(taken) > least, mode
 
 
+def test_the_default_reads_the_fields():
+    """NumPy 1.x and 2.x have an ABI dlx knows: an array with an extent of 1 skips __dlpack__ by default."""
+    a = np.zeros((1, 4), np.float32)
+    h = _hits()
+    dlx.from_dlpack(a)
+    assert _hits() == h + 1
+
+
+@pytest.mark.parametrize("mode", [FIELDS, BUFFER], ids=["fields", "buffer"])
 @pytest.mark.parametrize("name,a,standard", _ARRAYS[:12], ids=[x[0] for x in _ARRAYS[:12]])
-def test_buffer_path_matches_with_assumed_align(name, a, standard):
+def test_ndarray_path_matches_with_assumed_align(name, a, standard, mode):
     for align in (1, 4, 64, 4096):
-        got_fast, got_slow, _ = _both_ways(a, assumed_align=align)
+        got_fast, got_slow, _ = _both_ways(a, mode, assumed_align=align)
         assert got_fast == got_slow, align
 
 
@@ -207,7 +225,7 @@ def test_copy_and_device_keywords():
     assert c2.data_ptr != a.ctypes.data
 
 
-def test_writes_go_through_and_readonly_is_kept():
+def test_writes_go_through_and_readonly_is_kept(ndarray_path):
     a = np.zeros((2, 3), np.int32)
     t = dlx.from_dlpack(a)
     assert not t.readonly
@@ -222,11 +240,18 @@ def test_writes_go_through_and_readonly_is_kept():
         r.__dlpack__()  # a legacy capsule cannot say read-only
 
 
-def test_the_buffer_holds_the_array_and_is_released_once():
+@pytest.fixture(params=[FIELDS, BUFFER], ids=["fields", "buffer"])
+def ndarray_path(request):
+    was = T.set_ndarray_path(request.param)
+    yield request.param
+    T.set_ndarray_path(was)
+
+
+def test_the_array_is_held_and_released_once(ndarray_path):
     a = np.arange(100, dtype=np.float64)
     r0 = sys.getrefcount(a)
     ts = [dlx.from_dlpack(a) for _ in range(5)]
-    assert sys.getrefcount(a) == r0 + 5  # one buffer (holding the array) per import
+    assert sys.getrefcount(a) == r0 + 5  # one reference (or buffer holding one) per import
     views = [t[10:20] for t in ts]
     exports = [np.from_dlpack(t) for t in ts]
     del ts
@@ -237,10 +262,10 @@ def test_the_buffer_holds_the_array_and_is_released_once():
     assert sys.getrefcount(a) == r0 + 5
     del exports
     gc.collect()
-    assert sys.getrefcount(a) == r0  # each buffer released, exactly once
+    assert sys.getrefcount(a) == r0  # each released, exactly once
 
 
-def test_the_array_lives_as_long_as_the_tensor():
+def test_the_array_lives_as_long_as_the_tensor(ndarray_path):
     import tracemalloc
 
     n = 4 << 20  # 32 MiB of float64, traced by NumPy's allocator hooks
@@ -347,5 +372,5 @@ def test_capi_view_spec_failure_and_numpy():
     a.flags.writeable = False
     b = _borrowed()
     got = T.capi_view(a)
-    assert _borrowed() == b  # NumPy has no table: the buffer path and a dlx.Tensor handle
+    assert _borrowed() == b  # NumPy has no table: the ndarray path and a dlx.Tensor handle
     assert got["flags"] & 1 and got["handle"] == "dlx.Tensor"

@@ -430,24 +430,77 @@ static int order_after_producer(const DLPackExchangeAPI *api, DLDevice d) {
   return 0;
 }
 
-/* ---- exact numpy.ndarray through the buffer protocol ----------------------------------------------
+/* ---- exact numpy.ndarray without __dlpack__ -------------------------------------------------------
  *
- * NumPy's __dlpack__ costs a method call, a managed tensor, a capsule and its deleter; its buffer
- * export, for what DLPack can carry, describes the same memory: PyArray_DATA, the shape, the strides in
- * bytes (DLPack's times the item size) and the WRITEABLE flag as `readonly` (NumPy 2 flags a read-only
- * array READ_ONLY in its capsule). So an exact ndarray -- a subclass may override __dlpack__ -- is read
- * through the buffer, and the import is the capsule path's own (dlx_view_from_managed_versioned on a
- * managed tensor built on the stack). Anything the buffer does not map one to one falls back to
- * __dlpack__, which then accepts or refuses as it always did: other formats (byte order prefixes,
- * structured and ml_dtypes' dtypes, long double), strides that are not whole elements, strides the
- * buffer made up (below), a failed import. python/tests/test_buffer_path.py compares every observable of both paths. */
+ * NumPy's __dlpack__ costs a method call, a managed tensor, a capsule and its deleter, where the array
+ * itself holds all the tensor is: data, shape, strides in bytes (DLPack's times the item size), the
+ * dtype, and WRITEABLE (NumPy 2 flags a read-only array READ_ONLY in its capsule). An exact ndarray --
+ * a subclass may override __dlpack__ -- is read directly, and imported by the capsule path's own code
+ * (dlx_view_from_managed_versioned on a managed tensor built on the stack) under a reference to the
+ * array, which is what NumPy's capsule holds too. Two ways to read it:
+ *  - the fields of the array object (PyArrayObject_fields, the layout every compiled NumPy extension
+ *    reads through PyArray_DATA & co), where NumPy's C API reports an ABI dlx knows (1.x and 2.x);
+ *  - else its buffer (PEP 3118). NumPy computes a buffer's description on each request, which costs
+ *    about as much as the rest of the import, and makes up compact strides for the extents of 1 of a
+ *    contiguous array (and for every extent of an empty one), where __dlpack__ passes the array's own:
+ *    such buffers, which look contiguous, go through __dlpack__.
+ * Anything not mapped one to one falls back to __dlpack__, which accepts or refuses as it always did:
+ * dtypes other than NumPy's own bool / integer / IEEE float / complex (ml_dtypes', structured, long
+ * double, ...), non-native byte order, strides that are not whole elements, a failed import.
+ * python/tests/test_buffer_path.py compares every observable of each way with the capsule path's. */
 
-int dlx_py_buffer_path_enabled = 1;
+int dlx_py_ndarray_path = DLX_NDARRAY_AUTO;
 long dlx_py_buffer_path_hits;
 
-/* numpy.ndarray, held once seen (a static type: its address is never reused). Recognised by name, as
- * dlx does not link against NumPy; a heap type (a Python class) of that name is not it. */
+/* NumPy's array and dtype objects as far as dlx reads them: the leading fields, at the same offsets in
+ * NumPy 1.x and 2.x (2.0 kept type_num where it was for that reason) */
+typedef struct np_descr {
+  PyObject_HEAD
+  PyTypeObject *typeobj;
+  char kind, type, byteorder, former_flags;
+  int type_num;
+} np_descr;
+typedef struct np_array {
+  PyObject_HEAD
+  char *data;
+  int nd;
+  Py_ssize_t *dimensions;
+  Py_ssize_t *strides;
+  PyObject *base;
+  np_descr *descr;
+  int flags;
+} np_array;
+#define NP_ARRAY_WRITEABLE 0x0400
+#if PY_BIG_ENDIAN
+#define NP_OTHER_ORDER '<'
+#else
+#define NP_OTHER_ORDER '>'
+#endif
+
+/* numpy.ndarray, held once seen (a static type: its address is never reused), and whether its fields
+ * may be read. Recognised by name, as dlx does not link against NumPy; a heap type (a Python class) of
+ * that name is not it. */
 static PyTypeObject *numpy_ndarray;
+static int numpy_fields_ok;
+
+/* 1 when NumPy's C API (the _ARRAY_API capsule every NumPy extension imports) says its ABI is one whose
+ * array layout dlx knows and its ndarray type is tp. Anything unexpected: 0, and the buffer is read. */
+static int numpy_abi_known(PyTypeObject *tp) {
+  static const char *const modules[] = {"numpy._core._multiarray_umath", "numpy.core.multiarray"};
+  for (int k = 0; k < 2; ++k) {
+    PyObject *m = PyImport_ImportModule(modules[k]);
+    PyObject *cap = m ? PyObject_GetAttrString(m, "_ARRAY_API") : NULL;
+    Py_XDECREF(m);
+    void **api = cap && PyCapsule_CheckExact(cap) ? PyCapsule_GetPointer(cap, NULL) : NULL;
+    Py_XDECREF(cap); /* the module keeps the table */
+    PyErr_Clear();
+    if (api == NULL) continue;
+    /* PyArray_GetNDArrayCVersion (slot 0): NPY_ABI_VERSION, 0x01000009 for 1.x, 0x02000000 for 2.x */
+    const unsigned abi = ((unsigned (*)(void))api[0])();
+    return (abi == 0x01000009u || abi == 0x02000000u) && (PyTypeObject *)api[2] == tp; /* PyArray_Type */
+  }
+  return 0;
+}
 
 static int is_exact_ndarray(PyObject *x) {
   PyTypeObject *tp = Py_TYPE(x);
@@ -455,9 +508,43 @@ static int is_exact_ndarray(PyObject *x) {
   if (numpy_ndarray != NULL || (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) || tp->tp_as_buffer == NULL ||
       tp->tp_as_buffer->bf_getbuffer == NULL || strcmp(tp->tp_name, "numpy.ndarray") != 0)
     return 0;
+  numpy_fields_ok = numpy_abi_known(tp);
   Py_INCREF(tp);
   numpy_ndarray = tp;
   return 1;
+}
+
+/* The DLPack dtype of a NumPy type number (NPY_BOOL ... NPY_HALF, numbered alike in 1.x and 2.x) and its
+ * item size; -1 for any other (then __dlpack__ decides). */
+static int numpy_dtype(int type_num, DLDataType *dt, Py_ssize_t *itemsize) {
+  static const struct {
+    uint8_t code, size;
+  } types[24] = {
+      [0] = {kDLBool, 1},
+      [1] = {kDLInt, 1},
+      [2] = {kDLUInt, 1},
+      [3] = {kDLInt, sizeof(short)},
+      [4] = {kDLUInt, sizeof(short)},
+      [5] = {kDLInt, sizeof(int)},
+      [6] = {kDLUInt, sizeof(int)},
+      [7] = {kDLInt, sizeof(long)},
+      [8] = {kDLUInt, sizeof(long)},
+      [9] = {kDLInt, sizeof(long long)},
+      [10] = {kDLUInt, sizeof(long long)},
+      [11] = {kDLFloat, 4},
+      [12] = {kDLFloat, 8},
+      /* 13 long double, 16 complex long double: not IEEE interchange formats; 17.. object, strings, void,
+       * datetimes */
+      [14] = {kDLComplex, 8},
+      [15] = {kDLComplex, 16},
+      [23] = {kDLFloat, 2},
+  };
+  if (type_num < 0 || type_num >= 24 || types[type_num].size == 0) return -1;
+  dt->code = types[type_num].code;
+  dt->bits = (uint8_t)(types[type_num].size * 8);
+  dt->lanes = 1;
+  *itemsize = types[type_num].size;
+  return 0;
 }
 
 /* The DLPack dtype of a PEP 3118 format as NumPy writes it for its own dtypes: one native-order
@@ -496,46 +583,72 @@ static int buffer_dtype(const char *f, Py_ssize_t itemsize, DLDataType *dt) {
   return 0;
 }
 
-/* A Tensor over x's buffer, or NULL with no exception set when x takes the __dlpack__ path instead
- * (NULL with an exception only when out of memory after the import succeeded). */
+/* The view of what NumPy's __dlpack__ would export for an array of these properties: 0, or -1 to fall
+ * back (strides that are not whole elements, which __dlpack__ refuses; a failed import, which it
+ * raises). dims holds 2 * DLX_MAX_NDIM entries. */
+static int ndarray_view(dlx_view *v, void *data, int nd, const Py_ssize_t *shape, const Py_ssize_t *strides,
+                        Py_ssize_t itemsize, DLDataType dt, int readonly, uint32_t alignment, int64_t *dims) {
+  if (nd < 0 || nd > DLX_MAX_NDIM || (nd > 0 && (shape == NULL || strides == NULL))) return -1;
+  for (int i = 0; i < nd; ++i) {
+    if (strides[i] % itemsize != 0) return -1;
+    dims[i] = shape[i];
+    dims[nd + i] = strides[i] / itemsize;
+  }
+  DLManagedTensorVersioned m; /* no deleter: it only carries the description to the import */
+  m.version.major = DLX_DLPACK_MAJOR;
+  m.version.minor = DLX_DLPACK_MINOR;
+  m.manager_ctx = NULL;
+  m.deleter = NULL;
+  m.flags = readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+  m.dl_tensor.data = data;
+  m.dl_tensor.device = (DLDevice){kDLCPU, 0};
+  m.dl_tensor.ndim = nd;
+  m.dl_tensor.dtype = dt;
+  m.dl_tensor.shape = dims;
+  m.dl_tensor.strides = dims + nd;
+  m.dl_tensor.byte_offset = 0;
+  dlx_import_spec spec = any_spec(0, alignment);
+  return dlx_view_from_managed_versioned(v, &m, &spec) == DLX_OK ? 0 : -1;
+}
+
+/* A Tensor of x read through its fields, or NULL with no exception set when x takes __dlpack__ instead
+ * (NULL with an exception only when out of memory). */
+static PyObject *import_ndarray_fields(PyObject *x, uint32_t alignment) {
+  const np_array *a = (const np_array *)x;
+  DLDataType dt;
+  Py_ssize_t itemsize;
+  if (a->descr == NULL || a->descr->byteorder == NP_OTHER_ORDER || numpy_dtype(a->descr->type_num, &dt, &itemsize) != 0)
+    return NULL;
+  int64_t dims[2 * DLX_MAX_NDIM];
+  dlx_view v;
+  if (ndarray_view(&v, a->data, a->nd, a->dimensions, a->strides, itemsize, dt, !(a->flags & NP_ARRAY_WRITEABLE),
+                   alignment, dims) != 0)
+    return NULL;
+  dlx_storage *s = dlx_py_storage_of_object(x, v.data, v.device); /* NumPy's capsule holds x too */
+  if (s == NULL) return NULL;
+  ++dlx_py_buffer_path_hits;
+  return dlx_py_tensor_wrap(s, &v, alignment);
+}
+
+/* The same through x's buffer. */
 static PyObject *import_ndarray_buffer(PyObject *x, uint32_t alignment) {
   Py_buffer b;
   if (PyObject_GetBuffer(x, &b, PyBUF_RECORDS_RO) != 0) {
     PyErr_Clear(); /* e.g. datetime64, ml_dtypes' bfloat16: NumPy's buffer has no format for them */
     return NULL;
   }
+  DLDataType dt;
   int64_t dims[2 * DLX_MAX_NDIM];
-  DLManagedTensorVersioned m; /* what NumPy's __dlpack__ would give, without a deleter */
-  if (b.ndim < 0 || b.ndim > DLX_MAX_NDIM || buffer_dtype(b.format, b.itemsize, &m.dl_tensor.dtype) != 0 ||
-      (b.ndim > 0 && (b.shape == NULL || b.strides == NULL)))
+  dlx_view v;
+  if (b.obj == NULL || b.ndim < 0 || b.ndim > DLX_MAX_NDIM || (b.ndim > 0 && (b.shape == NULL || b.strides == NULL)) ||
+      buffer_dtype(b.format, b.itemsize, &dt) != 0)
     goto fallback;
   int small = 0;
-  for (int i = 0; i < b.ndim; ++i) {
-    /* NumPy's __dlpack__ refuses strides that are not whole elements; __dlpack__ says so */
-    if (b.strides[i] % b.itemsize != 0) goto fallback;
-    dims[i] = b.shape[i];
-    dims[b.ndim + i] = b.strides[i] / b.itemsize;
-    small |= b.shape[i] <= 1;
-  }
-  /* NumPy's buffer of a C- or F-contiguous array has compact strides made up for extents of 1 (and for
-   * every extent of an empty array), where its __dlpack__ passes the array's own strides on. They
-   * differ only there, and such a buffer looks contiguous, so it goes the general way; the buffer of
-   * any other array carries the array's strides as they are. */
+  for (int i = 0; i < b.ndim; ++i) small |= b.shape[i] <= 1;
+  /* made-up strides (above) look contiguous; the buffer of any other array has the array's own */
   if (small && (PyBuffer_IsContiguous(&b, 'C') || PyBuffer_IsContiguous(&b, 'F'))) goto fallback;
-  m.version.major = DLX_DLPACK_MAJOR;
-  m.version.minor = DLX_DLPACK_MINOR;
-  m.manager_ctx = NULL;
-  m.deleter = NULL;
-  m.flags = b.readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
-  m.dl_tensor.data = b.buf;
-  m.dl_tensor.device = (DLDevice){kDLCPU, 0};
-  m.dl_tensor.ndim = b.ndim;
-  m.dl_tensor.shape = dims;
-  m.dl_tensor.strides = dims + b.ndim;
-  m.dl_tensor.byte_offset = 0;
-  dlx_view v;
-  dlx_import_spec spec = any_spec(0, alignment);
-  if (dlx_view_from_managed_versioned(&v, &m, &spec) != DLX_OK) goto fallback; /* __dlpack__ raises it */
+  if (ndarray_view(&v, b.buf, b.ndim, b.shape, b.strides, b.itemsize, dt, b.readonly, alignment, dims) != 0)
+    goto fallback;
   /* the storage holds the buffer (and through it the array) until the last view and export are gone */
   dlx_storage *s = dlx_py_storage_of_buffer(&b);
   if (s == NULL) {
@@ -563,9 +676,10 @@ PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int
                           (unsigned long long)(uintptr_t)src->view.data, alignment);
     return dlx_py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
   }
-  /* copy=True copies whatever the import is; the buffer path only stands in for a zero-copy one */
-  if (buffer_ok && copy != 1 && dlx_py_buffer_path_enabled && is_exact_ndarray(x)) {
-    t = import_ndarray_buffer(x, alignment);
+  /* copy=True copies whatever the import is; the ndarray path only stands in for a zero-copy one */
+  if (buffer_ok && copy != 1 && dlx_py_ndarray_path != DLX_NDARRAY_OFF && is_exact_ndarray(x)) {
+    t = numpy_fields_ok && dlx_py_ndarray_path == DLX_NDARRAY_AUTO ? import_ndarray_fields(x, alignment)
+                                                                   : import_ndarray_buffer(x, alignment);
     if (t != NULL || PyErr_Occurred()) return t;
   }
   const producer_quirks *quirks;

@@ -60,6 +60,11 @@ dlx_storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice devi
 }
 
 dlx_storage *dlx_py_storage_of_buffer(const Py_buffer *view) {
+  /* An exporter without bf_releasebuffer (NumPy 2) is released by dropping the buffer's reference to it
+   * and nothing else: the storage takes that reference over, with no Py_buffer to keep. */
+  PyBufferProcs *procs = Py_TYPE(view->obj)->tp_as_buffer;
+  if (procs != NULL && procs->bf_releasebuffer == NULL)
+    return new_or_raise(release_object, view->obj, view->buf, (DLDevice){kDLCPU, 0});
   /* the Py_buffer moves to the heap: shape, strides and format point into the exporter, not into it */
   Py_buffer *b = PyMem_Malloc(sizeof *b);
   if (b == NULL) {

@@ -224,18 +224,20 @@ static PyObject *exchange_import_ns(PyObject *self, PyObject *args) {
 
 /* ---- the fast paths, for tests that compare them with the general ones ------------------------------ */
 
-/* set_buffer_path(on) -> the previous setting: dlx.from_dlpack of an exact numpy.ndarray through its
- * buffer (on) or through __dlpack__ like any other producer (off). */
-static PyObject *set_buffer_path(PyObject *self, PyObject *arg) {
+/* set_ndarray_path(mode) -> the previous mode: how dlx.from_dlpack reads an exact numpy.ndarray, 0
+ * through __dlpack__ like any other producer, 1 through its buffer, 2 (the default) through its fields
+ * where NumPy's ABI is known, else its buffer. */
+static PyObject *set_ndarray_path(PyObject *self, PyObject *arg) {
   (void)self;
-  const int on = PyObject_IsTrue(arg);
-  if (on < 0) return NULL;
-  const int was = dlx_py_buffer_path_enabled;
-  dlx_py_buffer_path_enabled = on;
-  return PyBool_FromLong(was);
+  const long mode = PyLong_AsLong(arg);
+  if (mode == -1 && PyErr_Occurred()) return NULL;
+  if (mode < DLX_NDARRAY_OFF || mode > DLX_NDARRAY_AUTO) return PyErr_Format(PyExc_ValueError, "mode %ld", mode);
+  const int was = dlx_py_ndarray_path;
+  dlx_py_ndarray_path = (int)mode;
+  return PyLong_FromLong(was);
 }
 
-/* (imports through an ndarray's buffer, dlx_py_view calls through a producer's borrowed DLTensor) so far */
+/* (ndarray imports without __dlpack__, dlx_py_view calls through a producer's borrowed DLTensor) so far */
 static PyObject *fast_path_counts(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
@@ -337,10 +339,11 @@ static PyMethodDef testing_methods[] = {
     {"delete_after_finalize", delete_after_finalize, METH_O,
      "delete_after_finalize(address): run this DLManagedTensorVersioned's deleter on a C thread after "
      "the interpreter has finalized (the caller owns the tensor and gives it up)"},
-    {"set_buffer_path", set_buffer_path, METH_O,
-     "set_buffer_path(on) -> previous: dlx.from_dlpack of an exact numpy.ndarray through its buffer or __dlpack__"},
+    {"set_ndarray_path", set_ndarray_path, METH_O,
+     "set_ndarray_path(mode) -> previous: dlx.from_dlpack of an exact numpy.ndarray through __dlpack__ (0), its "
+     "buffer (1), or its fields where NumPy's ABI is known (2, the default)"},
     {"fast_path_counts", fast_path_counts, METH_NOARGS,
-     "fast_path_counts() -> (ndarray imports through the buffer, dlx_py_view calls on a borrowed DLTensor)"},
+     "fast_path_counts() -> (ndarray imports without __dlpack__, dlx_py_view calls on a borrowed DLTensor)"},
     {"capi_view", capi_view, METH_VARARGS,
      "capi_view(obj, ndim=-1) -> dict of the view dlx_py_view gives a C extension (handle released)"},
     {"exchange_allocate", exchange_allocate, METH_VARARGS,
