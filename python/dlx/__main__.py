@@ -4,7 +4,8 @@ For every producer -> consumer pair (dlx, NumPy, JAX, PyTorch; bfloat16 and fp8 
 ml_dtypes) and every dtype: does the exchange work, is it zero-copy (the consumer's data pointer is the
 producer's), and what one call costs in ns (a short loop, best of 3). Where dlx has a CUDA device, a
 second matrix of device tensors on cuda:0: dlx, torch.cuda, CuPy and JAX's GPU (each missing peer listed
-with its reason). Takes well under 30 s.
+with its reason). Where dpctl imports and finds a SYCL device, a matrix of SYCL device USM on oneapi:0:
+dlx and dpctl.tensor. Takes well under 30 s.
 """
 
 import os
@@ -190,6 +191,61 @@ def _cuda_section(deadline, notes):
     _matrix(fws, deadline, notes)
 
 
+def _oneapi_section(deadline, notes):
+    """dlx and dpctl.tensor exchanging device USM on oneapi:0, when dpctl imports and finds a device."""
+    import importlib
+    import warnings
+
+    import dlx
+
+    print()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # dpctl.tensor moves to dpnp.tensor
+            # optional, and untyped where it is installed (no py.typed)
+            dpctl = importlib.import_module("dpctl")
+            dpt = importlib.import_module("dpctl.tensor")
+    except Exception as e:  # noqa: BLE001 - any import failure means "not available"
+        print(f"oneAPI: dpctl cannot be imported ({type(e).__name__}: {e}): the oneAPI matrix is skipped")
+        return
+    devices = dpctl.get_devices()
+    if not devices:
+        print(f"oneAPI: dpctl {dpctl.__version__} finds no SYCL device (an OpenCL CPU runtime needs "
+              "OCL_ICD_VENDORS: see the README): the oneAPI matrix is skipped")
+        return
+    try:
+        n = dlx.oneapi.device_count()
+    except Exception as e:  # noqa: BLE001
+        n, why = 0, f"{type(e).__name__}: {e}"
+    else:
+        why = f"DLX_DPCTL_LIBRARY={dlx.oneapi.default_library()}"
+    if n == 0:
+        print(f"oneAPI: dlx cannot load dpctl's C API ({why}): the oneAPI matrix is skipped")
+        return
+    dev = devices[0]
+
+    def dpt_make(dt):
+        try:
+            x = dpt.zeros(SHAPE, dtype=dt, device=dev)
+        except (TypeError, ValueError):  # a dtype dpctl.tensor lacks
+            return None
+        x.sycl_queue.wait()
+        return x
+
+    def dpt_ptr(x):
+        return x.usm_data._pointer + x._element_offset * x.itemsize
+
+    fws = [Framework("dlx", dlx.__version__, lambda dt: dlx.zeros(SHAPE, dt, device="oneapi:0"), dlx.from_dlpack,
+                     lambda t: t.data_ptr, "oneapi:0 device USM"),
+           Framework("dpctl", dpctl.__version__, dpt_make, dpt.from_dlpack, dpt_ptr, f"dpctl.tensor on {dev.name}")]
+    print(f"oneAPI matrix: device USM on oneapi:0 ({n} SYCL device(s), {why})")
+    for f in fws:
+        print(f"  {f.name:6s} {f.version:22s} {f.note}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        _matrix(fws, deadline, notes)
+
+
 def _time_ns(fn, x):
     t0 = time.perf_counter_ns()
     fn(x)
@@ -261,6 +317,7 @@ def main(argv=None):
     notes = []
     _matrix(fws, deadline, notes)
     _cuda_section(deadline, notes)
+    _oneapi_section(deadline, notes)
     if notes:
         print()
         print("Failures:")
