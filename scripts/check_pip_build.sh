@@ -3,7 +3,8 @@
 # was (no build/, *.egg-info or generated file in the source). Builds a wheel of the tree with pip, as an
 # unprivileged user who cannot write to the checkout when this runs as root (the checkout is then really
 # read-only to the build), else as the current user; then compares `git status --ignored` before and
-# after, and imports the wheel in a scratch venv.
+# after, and imports the wheel in a scratch venv, where dlx.matmul must match NumPy. Then the same with
+# DLX_SYSTEM_BLAS=OFF, the path of a machine without a system CBLAS: the wheel must link scipy-openblas32.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -41,4 +42,29 @@ fi
 echo "the checkout is untouched"
 "$PY" -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install -q "$work"/wheel/dlx-*.whl
-"$work/venv/bin/python" -c 'import dlx; t = dlx.zeros((2, 3)); assert t.shape == (2, 3); print("wheel", dlx.__version__, "imports and runs:", t)'
+# matmul checks the BLAS the wheel carries (numpy comes with it for the reference)
+MATMUL_CHECK='
+import numpy as np, dlx
+a = np.arange(12, dtype=np.float64).reshape(3, 4); b = np.arange(8, dtype=np.float64).reshape(4, 2)
+assert np.array_equal(np.from_dlpack(dlx.matmul(dlx.asarray(a), dlx.asarray(b))), a @ b)
+print("wheel", dlx.__version__, "imports; matmul matches NumPy")'
+"$work/venv/bin/python" -m pip install -q numpy
+"$work/venv/bin/python" -c "$MATMUL_CHECK"
+
+# The other BLAS path: a machine without the system's CBLAS, where the wheel links the OpenBLAS of the
+# scipy-openblas32 wheel (a dependency in pyproject.toml) and finds it beside itself at run time.
+# (CUDA off: this build is about BLAS, and the CUDA build takes a minute more.)
+echo "== pip wheel without the system's CBLAS (DLX_SYSTEM_BLAS=OFF: scipy-openblas32)"
+rm -f "$work"/wheel/dlx-*.whl
+"${as_user[@]+"${as_user[@]}"}" "$PY" -m pip wheel -q --no-deps -w "$work/wheel" \
+  --config-settings=cmake.define.DLX_SYSTEM_BLAS=OFF --config-settings=cmake.define.DLX_WITH_CUDA=OFF "$ROOT"
+[ "$before" = "$(git status --porcelain --ignored)" ] || { echo "check_pip_build.sh: the second build changed the checkout" >&2; exit 1; }
+"$work/venv/bin/python" -m pip install -q --force-reinstall "$work"/wheel/dlx-*.whl
+ext=$("$work/venv/bin/python" -c 'import dlx._dlx as m; print(m.__file__)')
+if ! ldd "$ext" | grep -q scipy_openblas; then
+  echo "check_pip_build.sh: the DLX_SYSTEM_BLAS=OFF wheel does not link scipy-openblas32:" >&2
+  ldd "$ext" >&2
+  exit 1
+fi
+echo "links $(ldd "$ext" | grep -o 'libscipy_openblas[^ ]*' | head -n 1)"
+"$work/venv/bin/python" -c "$MATMUL_CHECK"
