@@ -160,7 +160,7 @@ def test_stream_objects_are_taken_by_their_handle():
 @pytest.mark.parametrize("spec, want", [
     ("cpu", (1, 0)), ("cuda", (2, 0)), ("cuda:0", (2, 0)), ("cuda:3", (2, 3)), ("cuda_host", (3, 0)),
     ("cuda_managed", (13, 0)), (("cuda", 1), (2, 1)), (("cpu", 0), (1, 0)), ((2, 0), (2, 0)), ((13, 0), (13, 0)),
-    ((1, 0), (1, 0)), ((14, 2), (14, 2)),
+    ((1, 0), (1, 0)), ((14, 2), (14, 2)), ("oneapi", (14, 0)), ("oneapi:1", (14, 1)), (("oneapi", 2), (14, 2)),
 ])
 def test_device_arguments(spec, want):
     assert cuda._c.parse_device(spec) == want
@@ -177,6 +177,7 @@ def test_device_arguments_from_torch_devices():
     ("gpu", ValueError, "unknown device 'gpu'"), ("cuda:", ValueError, "unknown device"),
     ("cuda:-1", ValueError, "unknown device"), ("cuda:x", ValueError, "unknown device"),
     ("cuda:0:1", ValueError, "unknown device"), (("cuda:0", 1), ValueError, "unknown device"),
+    ("oneapi:x", ValueError, "unknown device 'oneapi:x'"), ("sycl", ValueError, "'oneapi:N'"),
     (("cuda", -1), ValueError, "out of range"), ((0, 0), ValueError, "no DLPack device type"),
     ((True, 0), TypeError, "device must be"), (1.5, TypeError, "not float"), (2, TypeError, "not int"),
     ((2,), TypeError, "not tuple"), (None, TypeError, "not NoneType"),
