@@ -374,3 +374,47 @@ def test_capi_view_spec_failure_and_numpy():
     got = T.capi_view(a)
     assert _borrowed() == b  # NumPy has no table: the ndarray path and a dlx.Tensor handle
     assert got["flags"] & 1 and got["handle"] == "dlx.Tensor"
+
+
+# ---- __dlpack__'s shortcuts: the capsule known by its name's pointer, max_version known by identity --------
+
+
+def _capsule_name(cap):
+    from dlpack_ctypes import capsule_name
+
+    return capsule_name(cap)
+
+
+def test_capsules_are_deleted_once_whoever_ends_them(exported_alive):
+    t = dlx.from_dlpack(np.arange(6.0))
+    caps = [t.__dlpack__(max_version=(1, 3)) for _ in range(50)] + [t.__dlpack__() for _ in range(50)]
+    assert exported_alive() == 100
+    del caps  # never consumed: each destructor runs its deleter
+    assert exported_alive() == 0
+    views = [np.from_dlpack(t) for _ in range(20)]  # NumPy consumes (renames) each capsule
+    assert exported_alive() == 20
+    del views
+    assert exported_alive() == 0
+    cap = t.__dlpack__(max_version=(1, 3))
+    u = dlx.from_dlpack(cap)  # dlx consumes it: the tensor owns the export now
+    assert _capsule_name(cap) == "used_dltensor_versioned"
+    del cap
+    assert exported_alive() == 1
+    del u
+    assert exported_alive() == 0
+
+
+def test_max_version_by_identity_and_by_value():
+    t = dlx.from_dlpack(np.arange(6.0))
+    v13 = (1, 3)
+    for mv, name in ((v13, "dltensor_versioned"), (v13, "dltensor_versioned"), ((0, 8), "dltensor"),
+                     (v13, "dltensor_versioned"), ((1, 0), "dltensor_versioned"), (None, "dltensor"),
+                     (tuple([1, 3]), "dltensor_versioned"), ((2, 0), "dltensor_versioned")):
+        assert _capsule_name(t.__dlpack__(max_version=mv)) == name, mv
+    for bad in ((1,), [1, 3], (1, "3"), 13):
+        with pytest.raises(TypeError, match="max_version"):
+            t.__dlpack__(max_version=bad)
+    built = "max_" + "version"  # a keyword name made at run time: not the interned one
+    assert _capsule_name(t.__dlpack__(**{built: (1, 3)})) == "dltensor_versioned"
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        t.__dlpack__(max_versions=(1, 3))

@@ -378,29 +378,60 @@ DLManagedTensor *dlx_py_export_legacy(TensorObject *t, int copy, const DLDevice 
     PyErr_SetString(PyExc_BufferError, "cannot export padded sub-byte data as a legacy DLPack capsule");
     return NULL;
   }
+  DLManagedTensor *m = NULL;
+  if (!copy) {
+    /* as dlx_py_export_versioned: the export takes its own reference */
+    dlx_status st = dlx__export_legacy(t->storage, &t->view, "__dlpack__", &m);
+    return st == DLX_OK ? m : (DLManagedTensor *)dlx_py_raise(st, PyExc_BufferError);
+  }
   dlx_storage *s;
   dlx_view v;
   if (export_source(t, copy, target, &s, &v) != 0) return NULL;
-  DLManagedTensor *m = NULL;
   dlx_status st = dlx__export_legacy(s, &v, "__dlpack__", &m);
   dlx__storage_release(s);
   if (st != DLX_OK) return (DLManagedTensor *)dlx_py_raise(st, PyExc_BufferError);
   return m;
 }
 
-/* An unconsumed capsule deletes its tensor; a consumed one ("used_...") belongs to its consumer. */
-static void capsule_destructor_versioned(PyObject *cap) {
-  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-    DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, "dltensor_versioned");
-    if (m && m->deleter) m->deleter(m);
+/* An unconsumed capsule deletes its tensor; a consumed one ("used_...") belongs to its consumer.
+ *
+ * The capsule is made with these very strings as its name and the tensor as its context too, so that the
+ * destructor of an unconsumed one (every capsule that never reached a consumer, and the one a consumer
+ * that renames nothing leaves) knows it by pointer: PyCapsule_IsValid and GetPointer compare the name
+ * character by character, twice. A consumer renames it with a string of its own; a name that is not
+ * this pointer is compared as before. */
+static const char name_versioned[] = "dltensor_versioned", name_legacy[] = "dltensor";
+
+static void *unconsumed(PyObject *cap, const char *name) {
+  if (PyCapsule_GetName(cap) == name) {
+    void *m = PyCapsule_GetContext(cap);
+    if (m != NULL) return m;
   }
+  return PyCapsule_IsValid(cap, name) ? PyCapsule_GetPointer(cap, name) : NULL;
+}
+static void capsule_destructor_versioned(PyObject *cap) {
+  DLManagedTensorVersioned *m = unconsumed(cap, name_versioned);
+  if (m && m->deleter) m->deleter(m);
 }
 static void capsule_destructor_legacy(PyObject *cap) {
-  if (PyCapsule_IsValid(cap, "dltensor")) {
-    DLManagedTensor *m = PyCapsule_GetPointer(cap, "dltensor");
-    if (m && m->deleter) m->deleter(m);
-  }
+  DLManagedTensor *m = unconsumed(cap, name_legacy);
+  if (m && m->deleter) m->deleter(m);
 }
+
+/* A capsule owning m (its deleter runs if the capsule cannot be made). */
+static PyObject *new_capsule(void *m, const char *name, PyCapsule_Destructor destructor, void (*del)(void *)) {
+  PyObject *cap = PyCapsule_New(m, name, destructor);
+  if (cap != NULL && PyCapsule_SetContext(cap, m) == 0) return cap;
+  if (cap != NULL) {
+    /* no context: the destructor finds m by its name and deletes it */
+    Py_DECREF(cap);
+    return NULL;
+  }
+  del(m);
+  return NULL;
+}
+static void del_versioned(void *m) { ((DLManagedTensorVersioned *)m)->deleter(m); }
+static void del_legacy(void *m) { ((DLManagedTensor *)m)->deleter(m); }
 
 /* Parse "(int, int)" into *a, *b; -1 + TypeError naming what when it is not that. */
 static int parse_int_pair(PyObject *o, const char *what, long *a, long *b) {
@@ -437,11 +468,21 @@ static PyObject *t_dlpack(TensorObject *t, PyObject *const *args, Py_ssize_t nar
     kw[j] = args[i];
   }
   PyObject *max_version = kw[0], *copy_obj = kw[1], *dl_device = kw[2], *stream = kw[3];
+  /* A consumer passes the same max_version tuple on every call (a constant of its code, or NumPy's and
+   * dlx's own module-level one), and a tuple cannot change: the last one that asked for a versioned
+   * capsule is held and known by identity, with no parse. */
+  static PyObject *last_versioned_max;
   int versioned = 0;
-  if (max_version != Py_None) {
+  if (max_version == last_versioned_max && max_version != NULL) {
+    versioned = 1;
+  } else if (max_version != Py_None) {
     long major, minor;
     if (parse_int_pair(max_version, "max_version", &major, &minor) != 0) return NULL;
     versioned = major >= 1;
+    if (versioned) {
+      Py_INCREF(max_version);
+      Py_XSETREF(last_versioned_max, max_version);
+    }
   }
   int copy = 0;
   if (copy_obj != Py_None) {
@@ -464,9 +505,7 @@ static PyObject *t_dlpack(TensorObject *t, PyObject *const *args, Py_ssize_t nar
       m->deleter(m);
       return NULL;
     }
-    PyObject *cap = PyCapsule_New(m, "dltensor_versioned", capsule_destructor_versioned);
-    if (cap == NULL) m->deleter(m);
-    return cap;
+    return new_capsule(m, name_versioned, capsule_destructor_versioned, del_versioned);
   }
   DLManagedTensor *m = dlx_py_export_legacy(t, copy, to);
   if (m == NULL) return NULL;
@@ -474,9 +513,7 @@ static PyObject *t_dlpack(TensorObject *t, PyObject *const *args, Py_ssize_t nar
     m->deleter(m);
     return NULL;
   }
-  PyObject *cap = PyCapsule_New(m, "dltensor", capsule_destructor_legacy);
-  if (cap == NULL) m->deleter(m);
-  return cap;
+  return new_capsule(m, name_legacy, capsule_destructor_legacy, del_legacy);
 }
 
 static PyObject *t_dlpack_device(TensorObject *t, PyObject *unused) {

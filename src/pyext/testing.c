@@ -196,24 +196,52 @@ static PyObject *exchange_allocate(PyObject *self, PyObject *args) {
   return out;
 }
 
-/* ns per tensor for a C consumer using obj's exchange API: export through the producer's table,
- * validate with dlx_view_from_managed_versioned, release. What an extension on dlx/python.h pays,
- * without the Python call of dlx.from_dlpack (bench/bench_python.py reports both). */
+/* ns per tensor for a C consumer of obj's exchange API, by mode:
+ *   "managed"  (default) export through the producer's table, validate with dlx_view_from_managed_versioned,
+ *              run the deleter: what dlx.from_dlpack does below its Python call;
+ *   "export"   the producer's share of that: its export and its deleter, nothing of dlx's;
+ *   "view"     dlx_py_view and dlx_py_release (dlx/python.h): what an extension on dlx's C API pays
+ *              (PyTorch's borrowed DLTensor where it offers one, with the refusal checks);
+ *   "dltensor" the producer's share of that: its dltensor_from_py_object_no_sync alone.
+ * bench/bench_python.py reports them beside the Python-level calls. */
 static PyObject *exchange_import_ns(PyObject *self, PyObject *args) {
   (void)self;
   PyObject *obj;
   long n;
-  if (!PyArg_ParseTuple(args, "Ol", &obj, &n)) return NULL;
+  const char *mode = "managed";
+  if (!PyArg_ParseTuple(args, "Ol|s", &obj, &n, &mode)) return NULL;
+  const int m_managed = strcmp(mode, "managed") == 0, m_export = strcmp(mode, "export") == 0,
+            m_view = strcmp(mode, "view") == 0, m_dltensor = strcmp(mode, "dltensor") == 0;
+  if (!(m_managed || m_export || m_view || m_dltensor))
+    return PyErr_Format(PyExc_ValueError, "mode '%s': one of managed, export, view, dltensor", mode);
   const DLPackExchangeAPI *api = dlx_lookup_exchange_api(Py_TYPE(obj));
-  if (api == NULL) return PyErr_Format(PyExc_TypeError, "'%.100s' has no DLPack C exchange API", Py_TYPE(obj)->tp_name);
+  if (api == NULL && !m_view)
+    return PyErr_Format(PyExc_TypeError, "'%.100s' has no DLPack C exchange API", Py_TYPE(obj)->tp_name);
+  if (m_dltensor && api->dltensor_from_py_object_no_sync == NULL)
+    return PyErr_Format(PyExc_TypeError, "'%.100s' has no dltensor_from_py_object_no_sync", Py_TYPE(obj)->tp_name);
   dlx_import_spec spec = {DLX_DTYPE_ANY, DLX_NDIM_ANY, DLX_MEMSPACE_ANY, DLX_LAYOUT_ANY, 0, 0};
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (long i = 0; i < n; ++i) {
+    if (m_view) {
+      dlx_view v;
+      PyObject *h = NULL;
+      if (dlx_capi_view_from_object(obj, &spec, &v, &h) != 0) return NULL;
+      Py_DECREF(h);
+      continue;
+    }
+    if (m_dltensor) {
+      DLTensor dl;
+      if (api->dltensor_from_py_object_no_sync(obj, &dl) != 0) return NULL;
+      continue;
+    }
     DLManagedTensorVersioned *m = NULL;
     if (api->managed_tensor_from_py_object_no_sync(obj, &m) != 0) return NULL;
-    dlx_view v;
-    dlx_status st = dlx_view_from_managed_versioned(&v, m, &spec);
+    dlx_status st = DLX_OK;
+    if (m_managed) {
+      dlx_view v;
+      st = dlx_view_from_managed_versioned(&v, m, &spec);
+    }
     if (m->deleter) m->deleter(m);
     if (st != DLX_OK) return PyErr_Format(PyExc_BufferError, "%s", dlx_last_error());
   }
@@ -330,7 +358,9 @@ static PyObject *delete_after_finalize(PyObject *self, PyObject *arg) {
 
 static PyMethodDef testing_methods[] = {
     {"exchange_import_ns", exchange_import_ns, METH_VARARGS,
-     "exchange_import_ns(obj, n) -> ns per tensor of a C consumer going through obj's exchange API"},
+     "exchange_import_ns(obj, n, mode='managed') -> ns per tensor of a C consumer of obj's exchange API "
+     "(managed: export, validate, delete; export: the producer's share; view: dlx_py_view + release; dltensor: "
+     "the producer's borrowed DLTensor alone)"},
     {"make_capsule", (PyCFunction)(void (*)(void))make_capsule, METH_VARARGS | METH_KEYWORDS,
      "make_capsule(shape, dtype='float32', *, strides=None, versioned=True, version=(1, 3), readonly=False, "
      "byte_offset=0, null_data=False, null_strides=False, device=(1, 0), null_deleter=False, dtype_code=None)"},
