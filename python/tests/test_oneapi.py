@@ -279,3 +279,20 @@ def test_device_string_errors():
         dlx.empty((2,), "float32", device="oneapi:x")
     with pytest.raises(ValueError, match="'oneapi:N'"):
         dlx.empty((2,), "float32", device="sycl")
+
+
+def test_empty_tensors():
+    x = ready(dpt.empty((0, 3), dtype="float32", device=DEVICES[0]))
+    y = dlx.from_dlpack(x)
+    assert y.shape == (0, 3) and y.device == (KDL_ONEAPI, 0)
+    assert y.to("cpu").tolist() == []
+    t = dlx.empty((0,), "float32", device="oneapi:0")
+    assert t.to("cpu").tolist() == []
+
+
+@pytest.mark.xfail(raises=TypeError, strict=True, reason="dpctl 0.21.1 bug: from_dlpack of a zero-size tensor "
+                   "with NULL data (dlx exports empty tensors so) calls MemoryUSMDevice(sz, q), whose queue is "
+                   "keyword-only")
+def test_empty_tensor_to_dpctl():
+    t = dlx.empty((0,), "float32", device="oneapi:0")
+    assert dpt.from_dlpack(t).shape == (0,)
