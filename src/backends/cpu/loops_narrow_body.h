@@ -46,7 +46,16 @@ DLX_CPU_TARGET_BEGIN
 
 /* One vector of float32 lanes, as wide as the level's registers (GCC/clang vector extensions: the same C
  * for every level and architecture; NEON takes level 0's 16 bytes too). */
-#if DLX_CPU_AVX512
+/* GCC's AddressSanitizer with detect_stack_use_after_return moves locals to a "fake stack" whose frames
+ * are not aligned for 64-byte vectors: an aligned AVX-512 spill there faults (a sanitizer build artefact;
+ * the real stack is realigned). GCC's ASan builds therefore use level 1's 32-byte vectors at level 2;
+ * clang's ASan build (the C tests in CI) and every normal build run the 64-byte ones. Same bits. */
+#if DLX_CPU_AVX512 && !(defined(__SANITIZE_ADDRESS__) && !defined(__clang__))
+#define DLX_VEC512 1
+#else
+#define DLX_VEC512 0
+#endif
+#if DLX_VEC512
 #define VBYTES 64
 #elif DLX_CPU_F16C
 #define VBYTES 32
@@ -63,7 +72,7 @@ typedef uint16_t vu16 __attribute__((vector_size(VL * 2)));
 /* m ? a : b per lane; m: lanes all ones or all zeros (a comparison's result). One blend where the level
  * has it (GCC spells the generic form as three logic operations). */
 static inline vu sel(vi m, vu a, vu b) {
-#if DLX_CPU_AVX512
+#if DLX_VEC512
   return (vu)_mm512_mask_blend_epi32(_mm512_movepi32_mask((__m512i)m), (__m512i)b, (__m512i)a);
 #elif DLX_CPU_F16C
   return (vu)_mm256_blendv_epi8((__m256i)b, (__m256i)a, (__m256i)m);
@@ -76,7 +85,7 @@ static inline float f32_of(uint32_t u) { return dlx_cvt__f32_from_bits(u); }
 
 /* Whether every lane of a comparison's result is set. */
 static inline bool all_set(vi m) {
-#if DLX_CPU_AVX512
+#if DLX_VEC512
   return _mm512_movepi32_mask((__m512i)m) == 0xffff;
 #elif DLX_CPU_F16C
   return _mm256_movemask_ps((__m256)m) == 0xff;
@@ -207,7 +216,7 @@ static inline vu vec_encode_bf16(vu x) {
  * level's widening loads and narrowing stores (GCC scalarises __builtin_convertvector's narrowing into
  * lane extractions); elsewhere the generic conversion. */
 static inline vu load_u8(const void *p) {
-#if DLX_CPU_AVX512
+#if DLX_VEC512
   return (vu)_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
 #elif DLX_CPU_F16C
   return (vu)_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
@@ -224,7 +233,7 @@ static inline vu load_u8(const void *p) {
 }
 
 static inline vu load_u16(const void *p) {
-#if DLX_CPU_AVX512
+#if DLX_VEC512
   return (vu)_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
 #elif DLX_CPU_F16C
   return (vu)_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
@@ -238,7 +247,7 @@ static inline vu load_u16(const void *p) {
 }
 
 static inline void store_u8(void *p, vu v) {
-#if DLX_CPU_AVX512
+#if DLX_VEC512
   _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8((__m512i)v));
 #elif DLX_CPU_F16C
   const __m128i w = _mm_packus_epi32(_mm256_castsi256_si128((__m256i)v), _mm256_extracti128_si256((__m256i)v, 1));
@@ -254,7 +263,7 @@ static inline void store_u8(void *p, vu v) {
 }
 
 static inline void store_u16(void *p, vu v) {
-#if DLX_CPU_AVX512
+#if DLX_VEC512
   _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16((__m512i)v));
 #elif DLX_CPU_F16C
   _mm_storeu_si128((__m128i *)p,
@@ -371,7 +380,7 @@ NARROW_LIST(DEF_NARROW)
  * A vector holding a NaN is redone with convert.h (the hardware quiets signalling NaNs; NumPy does not). */
 static int64_t f16c_encode_run(uint16_t *o, const float *in, int64_t n) {
   int64_t i = 0;
-#if DLX_CPU_AVX512
+#if DLX_VEC512
   const __m512i abs_w = _mm512_set1_epi32(0x7fffffff), inf_w = _mm512_set1_epi32(0x7f800000);
   for (; i + 16 <= n; i += 16) {
     const __m512 v = _mm512_loadu_ps(in + i);
@@ -394,7 +403,7 @@ static int64_t f16c_encode_run(uint16_t *o, const float *in, int64_t n) {
 
 static int64_t f16c_decode_run(float *o, const uint16_t *in, int64_t n) {
   int64_t i = 0;
-#if DLX_CPU_AVX512
+#if DLX_VEC512
   const __m256i abs16 = _mm256_set1_epi16(0x7fff), inf16 = _mm256_set1_epi16(0x7c00);
   for (; i + 16 <= n; i += 16) {
     const __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(in + i));
