@@ -27,6 +27,10 @@ if [ ! -x "$VPY" ]; then
   echo "test_python_asan.sh: no .venv (run scripts/test_python.sh first)" >&2
   exit 2
 fi
+# the oneAPI tests run here too, against .venv's dpctl (scripts/oneapi_env.sh: OCL_ICD_VENDORS, DLX_DPCTL_LIBRARY)
+# shellcheck source=scripts/oneapi_env.sh
+. scripts/oneapi_env.sh
+dlx_oneapi_env .venv
 OUT=build-pyasan
 JOBS=${DLX_ASAN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
