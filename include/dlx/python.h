@@ -63,7 +63,12 @@ static inline int dlx_py_import(void) {
 }
 
 /* A validated view of obj's data meeting spec (spec->version is ignored: dlx imports the producer's
- * tensor itself). *handle keeps the memory alive: pass it to dlx_py_release when done.
+ * tensor itself). *handle keeps the memory alive: pass it to dlx_py_release when done. It is a
+ * dlx.Tensor holding the producer's export, or, where the producer's C exchange API lends its tensor
+ * without a managed one (PyTorch's dltensor_from_py_object_no_sync: no allocation), obj itself; either
+ * way the memory must not be resized or replaced under the view (torch's resize_ / set_) while it is used.
+ * What dlx.from_dlpack refuses of a producer (PyTorch: requires_grad, the conjugate and negative bits,
+ * other layouts) is refused here too.
  * 0, or -1 with BufferError (the tensor fails spec or the protocol) or TypeError (not DLPack). */
 static inline int dlx_py_view(PyObject *obj, const dlx_import_spec *spec, dlx_view *view, PyObject **handle) {
   return dlx_py_api_->view_from_object(obj, spec, view, handle);
