@@ -50,8 +50,8 @@ PyObject *dlx_py_tensor_wrap(dlx_storage *storage, const dlx_view *view, uint32_
   t->view.device = view->device;
   t->view.ndim = view->ndim;
   t->view.flags = view->flags;
-  memcpy(t->view.shape, view->shape, (size_t)view->ndim * sizeof(int64_t));
-  memcpy(t->view.strides, view->strides, (size_t)view->ndim * sizeof(int64_t));
+  dlx__copy_dims(t->view.shape, view->shape, view->ndim);
+  dlx__copy_dims(t->view.strides, view->strides, view->ndim);
   return (PyObject *)t;
 }
 
