@@ -71,17 +71,6 @@ dlx_status run_unary(const dlx_ew_op *op, const Plan &p, const Launch &L) {
 
 /* ---- binary --------------------------------------------------------------------------------------- */
 
-#define ENUM_add DLX_OP_ADD
-#define ENUM_sub DLX_OP_SUB
-#define ENUM_mul DLX_OP_MUL
-#define ENUM_div DLX_OP_DIV
-#define ENUM_lt DLX_OP_LT
-#define ENUM_le DLX_OP_LE
-#define ENUM_gt DLX_OP_GT
-#define ENUM_ge DLX_OP_GE
-#define ENUM_eq DLX_OP_EQ
-#define ENUM_ne DLX_OP_NE
-
 template <int OP, int K>
 struct Bin;
 #define DLXCU_BIN(OP, N)                                                                   \

@@ -35,6 +35,7 @@
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #include "compute/expr.h"
 #pragma GCC diagnostic pop
+#include "compute/ew_names.h"
 
 /* Unrolled on the device; the host compiler (the emulation) has no use for nvcc's pragma and warns. */
 #ifdef __CUDA_ARCH__
@@ -413,20 +414,6 @@ dlx_status run_ew(const Plan &p, const F &f, const Launch &L) {
 /* ======================================================================================================
  * Functor building blocks.
  * ==================================================================================================== */
-
-#define KD_b8 DLX_KD_BOOL
-#define KD_i8 DLX_KD_I8
-#define KD_i16 DLX_KD_I16
-#define KD_i32 DLX_KD_I32
-#define KD_i64 DLX_KD_I64
-#define KD_u8 DLX_KD_U8
-#define KD_u16 DLX_KD_U16
-#define KD_u32 DLX_KD_U32
-#define KD_u64 DLX_KD_U64
-#define KD_f32 DLX_KD_F32
-#define KD_f64 DLX_KD_F64
-#define KD_c64 DLX_KD_C64
-#define KD_c128 DLX_KD_C128
 
 /* Storage type of a native kernel dtype. */
 template <int K>
