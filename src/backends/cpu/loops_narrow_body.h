@@ -110,7 +110,8 @@ static inline bool rounds_to_nearest(void) {
 
 /* float32 bits x -> codes of format f (f a constant after inlining), as dlx_cvt_encode_f32. rne: the FPU
  * rounds to nearest (rounds_to_nearest(), read once per loop call). */
-static inline vu vec_encode(const dlx_cvt_format *f, vu x, bool rne) {
+/* always_inline: each loop copy must fold its format and rounding mode (a call per vector costs 3x) */
+static inline __attribute__((always_inline)) vu vec_encode(const dlx_cvt_format *f, vu x, bool rne) {
   const uint32_t m = f->man_bits, b = (uint32_t)f->bias, s = 23u - m;
   const vu a = x & 0x7fffffffu; /* < 2^31: signed comparisons of a are unsigned ones, and cheaper */
   const vi neg = (vi)x < 0;
@@ -153,7 +154,7 @@ static inline vu vec_encode(const dlx_cvt_format *f, vu x, bool rne) {
   vi ordinary = (vi)code < (int32_t)(f->max_finite + 1u);
   if (!f->has_zero) ordinary &= a != 0;
   if (f->sign_bit == 0) ordinary &= ~neg;
-  if (all_set(ordinary)) {
+  if (__builtin_expect(all_set(ordinary), 1)) {
     const vu r = code | ((vu)neg & f->sign_bit);
     return f->zero_neg == f->sign_bit ? r : sel(neg & (code == 0), splat(f->zero_neg), r);
   }
@@ -298,12 +299,21 @@ static inline void store_u16(void *p, vu v) {
     const bool rne = rounds_to_nearest();                                                              \
     int64_t i = 0;                                                                                     \
     if (so == (int64_t)sizeof(TO) && si == (int64_t)sizeof(TI)) {                                     \
-      for (; i + VL <= n; i += VL) {                                                                   \
-        vu x;                                                                                          \
-        WIDEN_##TI(pi + i * si, x);                                                                    \
-        const vu y = VFN(x, rne);                                                                      \
-        NARROW_##TO(po + i * so, y);                                                                   \
-      }                                                                                                \
+      /* the rounding mode as a constant in each copy of the loop: no test per vector */               \
+      if (rne)                                                                                         \
+        for (; i + VL <= n; i += VL) {                                                                 \
+          vu x;                                                                                        \
+          WIDEN_##TI(pi + i * si, x);                                                                  \
+          const vu y = VFN(x, true);                                                                   \
+          NARROW_##TO(po + i * so, y);                                                                 \
+        }                                                                                              \
+      else                                                                                             \
+        for (; i + VL <= n; i += VL) {                                                                 \
+          vu x;                                                                                        \
+          WIDEN_##TI(pi + i * si, x);                                                                  \
+          const vu y = VFN(x, false);                                                                  \
+          NARROW_##TO(po + i * so, y);                                                                 \
+        }                                                                                              \
     }                                                                                                  \
     if (si == 0 && n > 0) { /* broadcast: the one element, converted once */                          \
       TI x0[VL] = {0};                                                                                 \
