@@ -197,7 +197,13 @@ static void copy_case(DLDataType dt, int kind) {
   fill_random(A);
   CHECK_OK(dlx_copy(D, A)); /* compact H2D: one cudaMemcpy */
   dlx_view ta, td;
-  CHECK_OK(transform(kind, A, &ta));
+  const dlx_status tst = transform(kind, A, &ta);
+  if (tst == DLX_ERR_UNSUPPORTED && dt.bits < 8) {
+    /* a view of packed sub-byte data must start on a byte: this layout does not exist for the dtype */
+    printf("  (copy case: dtype %s, layout %d: no such packed view, %s)\n", dlx_dtype_name(dt), kind, dlx_last_error());
+    goto done0;
+  }
+  CHECK_OK(tst);
   CHECK_OK(transform(kind, D, &td));
   dlx_tensor *ref = tensor(CPU, ta.ndim, ta.shape, dt), *out_h = tensor(CPU, ta.ndim, ta.shape, dt);
   dlx_tensor *out_d = tensor(GPU0, ta.ndim, ta.shape, dt), *out_d2 = tensor(GPU0, ta.ndim, ta.shape, dt);

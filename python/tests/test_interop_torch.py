@@ -181,6 +181,10 @@ def _np_layouts():
 def test_layouts_dlx_to_torch(name):
     v = _np_layouts()[name]
     t = dlx.from_dlpack(v)
+    torch_version = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
+    if min(t.stride, default=0) < 0 and torch_version < (2, 15):
+        # seen on a GPU machine's torch 2.11: its from_dlpack aborts the process on negative strides
+        pytest.skip(f"torch {torch.__version__} aborts the process on negative strides (2.15 raises)")
     try:
         y = torch.from_dlpack(t)
     except (RuntimeError, ValueError) as e:

@@ -36,6 +36,47 @@ DLX_EXPR size_t dlx_expr_put(unsigned char *out, size_t n, const void *p, size_t
     n = dlx_expr_put(out, n, &v_, sizeof v_);            \
   } while (0)
 
+/* An arithmetic result stored with every NaN part made one canonical NaN: which NaN a computation returns
+ * (sign and payload) is unspecified (dlx/ops.h) and differs between x86 (0xffc00000 for 0 * inf) and the
+ * GPU (0x7fffffff). K: 0 integers and bools, 1 float32 parts (float32, complex64), 2 float64 parts. */
+DLX_EXPR size_t dlx_expr_put_arith(unsigned char *out, size_t n, const void *p, size_t size, int k) {
+  memcpy(out + n, p, size);
+  if (k == 1) {
+    for (size_t i = 0; i + 4 <= size; i += 4) {
+      float f;
+      memcpy(&f, out + n + i, 4);
+      const uint32_t q = 0x7fc00000u;
+      if (f != f) memcpy(out + n + i, &q, 4);
+    }
+  } else if (k == 2) {
+    for (size_t i = 0; i + 8 <= size; i += 8) {
+      double d;
+      memcpy(&d, out + n + i, 8);
+      const uint64_t q = 0x7ff8000000000000u;
+      if (d != d) memcpy(out + n + i, &q, 8);
+    }
+  }
+  return n + size;
+}
+#define DLX_EXPR_NANK_b8 0
+#define DLX_EXPR_NANK_i8 0
+#define DLX_EXPR_NANK_i16 0
+#define DLX_EXPR_NANK_i32 0
+#define DLX_EXPR_NANK_i64 0
+#define DLX_EXPR_NANK_u8 0
+#define DLX_EXPR_NANK_u16 0
+#define DLX_EXPR_NANK_u32 0
+#define DLX_EXPR_NANK_u64 0
+#define DLX_EXPR_NANK_f32 1
+#define DLX_EXPR_NANK_c64 1
+#define DLX_EXPR_NANK_f64 2
+#define DLX_EXPR_NANK_c128 2
+#define DLX_EXPR_PUT_ARITH(T, N, x)                                            \
+  do {                                                                         \
+    const T v_ = (x);                                                          \
+    n = dlx_expr_put_arith(out, n, &v_, sizeof v_, DLX_EXPR_NANK_##N);         \
+  } while (0)
+
 /* Every rule for the pair (a, b) and fma scalar s; returns the bytes written. */
 DLX_EXPR size_t dlx_expr_eval_pair(double a, double b, double s, unsigned char *out) {
   size_t n = 0;
@@ -44,9 +85,9 @@ DLX_EXPR size_t dlx_expr_eval_pair(double a, double b, double s, unsigned char *
   const S_##N y_##N = CVT_(REAL, CAT_##N, b, N);          \
   DLX_EXPR_PUT(S_##N, x_##N);
   NATIVE_LIST(EVX_DECL, _)
-#define EVX_BIN(OP, N) DLX_EXPR_PUT(OUT_##OP(N), BIN_RULE(OP, N, x_##N, y_##N));
+#define EVX_BIN(OP, N) DLX_EXPR_PUT_ARITH(OUT_##OP(N), N, BIN_RULE(OP, N, x_##N, y_##N));
   BIN_TABLE(EVX_BIN)
-#define EVX_FMA(_, N) DLX_EXPR_PUT(S_##N, FMA_RULE(N, s, x_##N, y_##N));
+#define EVX_FMA(_, N) DLX_EXPR_PUT_ARITH(S_##N, N, FMA_RULE(N, s, x_##N, y_##N));
   NATIVE_LIST(EVX_FMA, _)
   DLX_EXPR_PUT(uint8_t, FMA_RULE(u8, s, x_i8, y_u8));
   DLX_EXPR_PUT(uint64_t, FMA_RULE(u64, s, x_i64, y_u64));
