@@ -182,15 +182,25 @@ def exchange(dlx, rep, cudart, torch):
             big = dlx.zeros((1 << 28,), device="cuda")
             for _ in range(50):
                 big += big  # about 50 x 3 GiB of traffic
+        running_before_op = still_running()
+        t0 = time.perf_counter()
         t += one  # dlx's work on t, behind the long kernel
+        dt_op = time.perf_counter() - t0
+        running_before = still_running()
         t0 = time.perf_counter()
         cap = t.__dlpack__(max_version=(1, 3), stream=other.cuda_stream)
         dt = time.perf_counter() - t0
         running = still_running()
-    ok = running is not False and dt < 0.01
+    # the long kernel must still run when __dlpack__ starts, else the figure proves nothing: say which step
+    # waited for it (the op queued behind it, or the export)
+    ok = running is not False and running_before is not False and dt < 0.01
     note = {True: "the long kernel was still running after it", False: "the long kernel had finished: a sync?",
             None: "(no runtime to ask whether the stream still runs)"}[running]
+    if running_before is False:
+        note = (f"the long kernel had finished before __dlpack__ (running before the op: {running_before_op}; "
+                f"the op t += one took {dt_op * 1e3:.1f} ms)")
     rep.line("__dlpack__(stream=other) behind a long kernel", dt * 1e6, "us", target="no sync", ok=ok, note=note)
+    rep.line("t += one queued behind the long kernel", dt_op * 1e6, "us", note=f"kernel running after it: {running_before}")
     del cap
     dlx.cuda.synchronize()
     env = {"t": t, "dlx": dlx, "s": other.cuda_stream}

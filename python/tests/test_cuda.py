@@ -586,7 +586,7 @@ def test_every_op_on_the_device_matches_the_cpu(dtype):
         _same(dx, x, arithmetic=True)
     x[1:3, ::2] = 1
     dx[1:3, ::2] = 1
-    _same(dx, x, arithmetic=False)
+    _same(dx, x, arithmetic=dtype != "bool")  # the rest still holds the NaNs of += (any NaN, seen on an H100)
     dx.copy_(x)  # host to device, same dtype
     _same(dx, x, arithmetic=False)
     assert bool(da[0, 0] == da[0, 0]) == bool(a[0, 0] == a[0, 0])
