@@ -286,6 +286,15 @@ static inline void store_u16(void *p, vu v) {
 #define WIDEN_float(p, v) memcpy(&(v), (p), sizeof(v))
 #define NARROW_float(p, v) memcpy((p), &(v), sizeof(v))
 
+/* Whole vectors of a contiguous row (i, n, pi, po, si, so of DEF_VEC_UNARY's body), RNE a constant. */
+#define VEC_CONTIG_ROWS(TO, TI, VFN, RNE)                                                              \
+  for (; i + VL <= n; i += VL) {                                                                       \
+    vu x;                                                                                              \
+    WIDEN_##TI(pi + i * si, x);                                                                        \
+    const vu y = VFN(x, RNE);                                                                          \
+    NARROW_##TO(po + i * so, y);                                                                       \
+  }
+
 /* out[i] = VFN(in[i], rne) over 32-bit lanes: TI and TO are the element types (float, uint8_t, uint16_t).
  * Contiguous rows (any alignment) go a vector at a time; a tail and strided rows are gathered into a
  * vector and scattered back, so every element goes through the same rule; a broadcast input (stride 0)
@@ -301,19 +310,9 @@ static inline void store_u16(void *p, vu v) {
     if (so == (int64_t)sizeof(TO) && si == (int64_t)sizeof(TI)) {                                     \
       /* the rounding mode as a constant in each copy of the loop: no test per vector */               \
       if (rne)                                                                                         \
-        for (; i + VL <= n; i += VL) {                                                                 \
-          vu x;                                                                                        \
-          WIDEN_##TI(pi + i * si, x);                                                                  \
-          const vu y = VFN(x, true);                                                                   \
-          NARROW_##TO(po + i * so, y);                                                                 \
-        }                                                                                              \
+        VEC_CONTIG_ROWS(TO, TI, VFN, true)                                                             \
       else                                                                                             \
-        for (; i + VL <= n; i += VL) {                                                                 \
-          vu x;                                                                                        \
-          WIDEN_##TI(pi + i * si, x);                                                                  \
-          const vu y = VFN(x, false);                                                                  \
-          NARROW_##TO(po + i * so, y);                                                                 \
-        }                                                                                              \
+        VEC_CONTIG_ROWS(TO, TI, VFN, false)                                                            \
     }                                                                                                  \
     if (si == 0 && n > 0) { /* broadcast: the one element, converted once */                          \
       TI x0[VL] = {0};                                                                                 \
