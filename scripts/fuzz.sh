@@ -66,6 +66,18 @@ for h in "${HARNESSES[@]}"; do
     status=1
     line="fuzz_$h: FAILED (exit $rc) after ${execs} executions; see $log and $BUILD/crash-*"
     grep -E "ERROR|fuzz_$h:|SUMMARY|Test unit written" "$log" | head -n 12 >&2 || true
+    # What reproduces it: the harness's own report (the failed check and the case it decoded), the
+    # sanitizer's first lines, and the input in base64 (printf %s '<base64>' | base64 -d > crash; then
+    # build-fuzz/fuzz/fuzz_$h crash). Also appended to $DLX_FAILURE_DETAILS when test.sh runs this.
+    report=$BUILD/fuzz_$h.failure.txt
+    {
+      echo "fuzz_$h failed (exit $rc) after ${execs} executions, libFuzzer $(grep -m1 -oE 'Seed: [0-9]+' "$log" || true)"
+      grep -m 1 -A 14 -E '^---- fuzz_|^==[0-9]+== ?ERROR|runtime error:|fuzz_[a-z_]+\.c:[0-9]+: ' "$log" || true
+      grep -m 1 -E '^(SUMMARY|MS:)' "$log" || true
+      grep -E '^Base64: ' "$log" | tail -n 1 || true
+    } >"$report"
+    cat "$report" >&2
+    if [ -n "${DLX_FAILURE_DETAILS:-}" ]; then cat "$report" >>"$DLX_FAILURE_DETAILS"; fi
   fi
   echo "$line"
   summary+=("$line")

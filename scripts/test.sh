@@ -26,6 +26,12 @@ export CTEST_OUTPUT_ON_FAILURE=1
 
 START=$(date +%s)
 SUMMARY=()
+# A step that fails may leave the facts needed to reproduce it here (scripts/fuzz.sh: the report and the
+# crashing input in base64); they are printed after the summary, at the end of the output, because CI
+# reports often keep only the tail of a long log.
+export DLX_FAILURE_DETAILS=${DLX_FAILURE_DETAILS:-$PWD/build-ci/failure-details.txt}
+mkdir -p "$(dirname "$DLX_FAILURE_DETAILS")"
+rm -f "$DLX_FAILURE_DETAILS"
 finish() {
   local rc=$?
   echo
@@ -33,6 +39,10 @@ finish() {
   local l
   for l in "${SUMMARY[@]+"${SUMMARY[@]}"}"; do echo "  $l"; done
   if [ $rc -eq 0 ]; then echo "ALL PASSED"; else echo "FAILED (exit $rc)"; fi
+  if [ $rc -ne 0 ] && [ -s "$DLX_FAILURE_DETAILS" ]; then
+    echo "---------------- details of the failure ($DLX_FAILURE_DETAILS)"
+    tail -n 60 "$DLX_FAILURE_DETAILS"
+  fi
 }
 trap finish EXIT
 
