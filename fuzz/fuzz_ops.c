@@ -523,7 +523,7 @@ static kclass kclass_of(DLDataType dt) {
   switch (dt.code) {
     case DLX_CODE_BOOL: return KC_BOOL;
     case DLX_CODE_INT: return dt.bits <= 64 ? KC_SINT : KC_NONE;
-    case DLX_CODE_UINT: return KC_UINT;
+    case DLX_CODE_UINT: return dt.bits <= 64 ? KC_UINT : KC_NONE; /* no uint128 kernels, as for int128 */
     case DLX_CODE_FLOAT: return dt.bits <= 64 ? KC_FLOAT : KC_NONE;
     case DLX_CODE_BFLOAT: return KC_FLOAT;
     case DLX_CODE_COMPLEX: return dt.bits >= 64 ? KC_COMPLEX : KC_NONE;
