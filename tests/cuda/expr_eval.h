@@ -38,43 +38,41 @@ DLX_EXPR size_t dlx_expr_put(unsigned char *out, size_t n, const void *p, size_t
 
 /* An arithmetic result stored with every NaN part made one canonical NaN: which NaN a computation returns
  * (sign and payload) is unspecified (dlx/ops.h) and differs between x86 (0xffc00000 for 0 * inf) and the
- * GPU (0x7fffffff). K: 0 integers and bools, 1 float32 parts (float32, complex64), 2 float64 parts. */
-DLX_EXPR size_t dlx_expr_put_arith(unsigned char *out, size_t n, const void *p, size_t size, int k) {
+ * GPU (0x7fffffff). parts: 0 for integers and bools, else the float parts of the operands' dtype (1 real,
+ * 2 complex), each size / parts bytes (float32 or float64). A comparison stores a bool from float operands:
+ * its one byte holds no float part, and is stored as it is. */
+DLX_EXPR size_t dlx_expr_put_arith(unsigned char *out, size_t n, const void *p, size_t size, int parts) {
   memcpy(out + n, p, size);
-  if (k == 1) {
-    for (size_t i = 0; i + 4 <= size; i += 4) {
+  const size_t psize = parts > 0 ? size / (size_t)parts : 0;
+  if (psize != 4 && psize != 8) return n + size;
+  for (int k = 0; k < parts; ++k) {
+    unsigned char *q = out + n + (size_t)k * psize;
+    if (psize == 4) {
       float f;
-      memcpy(&f, out + n + i, 4);
-      const uint32_t q = 0x7fc00000u;
-      if (f != f) memcpy(out + n + i, &q, 4);
-    }
-  } else if (k == 2) {
-    for (size_t i = 0; i + 8 <= size; i += 8) {
+      memcpy(&f, q, 4);
+      const uint32_t nan = 0x7fc00000u;
+      if (f != f) memcpy(q, &nan, 4);
+    } else {
       double d;
-      memcpy(&d, out + n + i, 8);
-      const uint64_t q = 0x7ff8000000000000u;
-      if (d != d) memcpy(out + n + i, &q, 8);
+      memcpy(&d, q, 8);
+      const uint64_t nan = 0x7ff8000000000000u;
+      if (d != d) memcpy(q, &nan, 8);
     }
   }
   return n + size;
 }
-#define DLX_EXPR_NANK_b8 0
-#define DLX_EXPR_NANK_i8 0
-#define DLX_EXPR_NANK_i16 0
-#define DLX_EXPR_NANK_i32 0
-#define DLX_EXPR_NANK_i64 0
-#define DLX_EXPR_NANK_u8 0
-#define DLX_EXPR_NANK_u16 0
-#define DLX_EXPR_NANK_u32 0
-#define DLX_EXPR_NANK_u64 0
-#define DLX_EXPR_NANK_f32 1
-#define DLX_EXPR_NANK_c64 1
-#define DLX_EXPR_NANK_f64 2
-#define DLX_EXPR_NANK_c128 2
+/* the float parts of a dtype, from its category (expr.h's CAT_##N) */
+#define DLX_EXPR_PARTS_BOOL 0
+#define DLX_EXPR_PARTS_SINT 0
+#define DLX_EXPR_PARTS_UINT 0
+#define DLX_EXPR_PARTS_REAL 1
+#define DLX_EXPR_PARTS_CPLX 2
+#define DLX_EXPR_PARTS_(CAT) DLX_EXPR_PARTS_##CAT
+#define DLX_EXPR_PARTS(CAT) DLX_EXPR_PARTS_(CAT)
 #define DLX_EXPR_PUT_ARITH(T, N, x)                                            \
   do {                                                                         \
     const T v_ = (x);                                                          \
-    n = dlx_expr_put_arith(out, n, &v_, sizeof v_, DLX_EXPR_NANK_##N);         \
+    n = dlx_expr_put_arith(out, n, &v_, sizeof v_, DLX_EXPR_PARTS(CAT_##N));   \
   } while (0)
 
 /* Every rule for the pair (a, b) and fma scalar s; returns the bytes written. */
