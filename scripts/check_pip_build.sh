@@ -61,10 +61,13 @@ rm -f "$work"/wheel/dlx-*.whl
 [ "$before" = "$(git status --porcelain --ignored)" ] || { echo "check_pip_build.sh: the second build changed the checkout" >&2; exit 1; }
 "$work/venv/bin/python" -m pip install -q --force-reinstall "$work"/wheel/dlx-*.whl
 ext=$("$work/venv/bin/python" -c 'import dlx._dlx as m; print(m.__file__)')
-if ! ldd "$ext" | grep -q scipy_openblas; then
-  echo "check_pip_build.sh: the DLX_SYSTEM_BLAS=OFF wheel does not link scipy-openblas32:" >&2
-  ldd "$ext" >&2
+# ldd's output is read once into a variable and matched there, not piped into `grep -q`: grep -q exits at
+# its first match, ldd may then die of SIGPIPE, and under pipefail that failed the check (once, in CI) on a
+# wheel that does link scipy-openblas32.
+libs=$(ldd "$ext")
+if [[ ! $libs =~ libscipy_openblas[^[:space:]]* ]]; then
+  printf 'check_pip_build.sh: the DLX_SYSTEM_BLAS=OFF wheel does not link scipy-openblas32:\n%s\n' "$libs" >&2
   exit 1
 fi
-echo "links $(ldd "$ext" | grep -o 'libscipy_openblas[^ ]*' | head -n 1)"
+echo "links ${BASH_REMATCH[0]}"
 "$work/venv/bin/python" -c "$MATMUL_CHECK"
