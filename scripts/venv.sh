@@ -30,7 +30,7 @@ dlx_venv_setup() {
 
 # dlx_venv_peer <module> <pip spec...>: install unless importable; on failure record why.
 dlx_venv_peer() {
-  local mod=$1 log
+  local mod=$1 log why
   shift
   if "$VPY" -c "import $mod" >/dev/null 2>&1; then return 0; fi
   echo "== installing $* into .venv"
@@ -39,8 +39,10 @@ dlx_venv_peer() {
     rm -f "$log"
     return 0
   fi
-  echo "   could not install $*: $(tail -n 1 "$log")"
-  printf '%s\t%s\n' "$mod" "pip install $* failed: $(tail -n 1 "$log" | tr '\t' ' ')" >>.venv/dlx-peers-missing.txt
+  # the last non-blank line holds the reason (pip's output can end blank: it did when a full disk stopped it)
+  why=$(awk 'NF { last = $0 } END { gsub(/\t/, " ", last); print last }' "$log")
+  echo "   could not install $*: ${why:-pip printed no reason}"
+  printf '%s\t%s\n' "$mod" "pip install $* failed: ${why:-pip printed no reason}" >>.venv/dlx-peers-missing.txt
   rm -f "$log"
 }
 

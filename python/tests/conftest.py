@@ -6,7 +6,6 @@ repeats that and groups the skipped tests by reason, so a run shows at a glance 
 
 import collections
 import gc
-import importlib
 import os
 import sys
 
@@ -17,6 +16,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("JAX_ENABLE_X64", "1")
 
 sys.path.insert(0, os.path.dirname(__file__))
+from peers import import_failure  # noqa: E402 - the tests folder is on the path from here
 
 _FRAMEWORKS = ["dlx", "numpy", "ml_dtypes", "jax", "jaxlib", "torch", "hypothesis", "mpi4py", "mypy", "dpctl"]
 
@@ -32,31 +32,18 @@ def pytest_configure(config):
 
 
 def _probe(name):
-    try:
-        mod = importlib.import_module(name)
-    except Exception as e:  # noqa: BLE001 - any failure means "not usable here"
-        kind = "not installed" if isinstance(e, ModuleNotFoundError) and e.name == name else "import failed"
-        return None, f"{kind}: {type(e).__name__}: {e}"
-    return getattr(mod, "__version__", "unknown version"), None
+    mod, why = import_failure(name)
+    return (None, why) if mod is None else (getattr(mod, "__version__", "unknown version"), None)
 
 
 _FOUND = {}
 _MISSING = {}
-# scripts/venv.sh writes why a peer could not be installed (module, tab, pip's last line)
-_INSTALL_FAILED = {}
-try:
-    with open(os.path.join(sys.prefix, "dlx-peers-missing.txt")) as _f:
-        for _line in _f:
-            _mod, _, _reason = _line.rstrip("\n").partition("\t")
-            _INSTALL_FAILED[_mod] = _reason
-except OSError:
-    pass
 for _name in _FRAMEWORKS:
     _ver, _why = _probe(_name)
     if _why is None:
         _FOUND[_name] = _ver
     else:
-        _MISSING[_name] = _INSTALL_FAILED.get(_name, _why)
+        _MISSING[_name] = _why
 
 _CONSEQUENCE = {
     "torch": "test_interop_torch and the torch cases elsewhere are skipped (scripts/test_python.sh installs it)",

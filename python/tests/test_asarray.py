@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
+from peers import need
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -80,7 +81,7 @@ def test_copies_and_conversions():
 @pytest.mark.parametrize("name", NARROW)
 def test_ml_dtypes_arrays_without_a_copy(name):
     """NumPy's DLPack refuses ml_dtypes arrays; asarray reads their bits instead and keeps their dtype."""
-    ml = pytest.importorskip("ml_dtypes")
+    ml = need("ml_dtypes")
     a = np.array([[0.5, 1.0], [2.0, 4.0], [1.0, 0.5]], dtype=getattr(ml, name))  # exact in every format
     with pytest.raises((BufferError, TypeError)):
         np.from_dlpack(a)  # the reason asarray has a way of its own
@@ -259,14 +260,14 @@ def test_buffer_formats_without_a_dtype(make):
 
 
 def test_indirect_buffers_are_refused():
-    tb = pytest.importorskip("_testbuffer", reason="CPython's _testbuffer makes PIL-style buffers")
+    tb = need("_testbuffer", reason="CPython's _testbuffer makes PIL-style buffers")
     x = tb.ndarray(list(range(8)), shape=[8], format="B", flags=tb.ND_PIL)
     with pytest.raises(BufferError, match="indirect buffers"):
         dlx.asarray(x)
 
 
 def test_buffers_that_refuse_to_export():
-    tb = pytest.importorskip("_testbuffer", reason="CPython's _testbuffer makes failing exporters")
+    tb = need("_testbuffer", reason="CPython's _testbuffer makes failing exporters")
     x = tb.ndarray([1, 2], shape=[2], format="B", flags=tb.ND_GETBUF_FAIL)
     with pytest.raises(BufferError):
         dlx.asarray(x)
@@ -374,7 +375,7 @@ def test_dtype_conversion_examples(x, dtype):
                   st.sampled_from(NARROW))
 def test_narrow_dtypes_match_ml_dtypes(x, name):
     """Values float32 holds exactly: ml_dtypes rounds through float32, dlx from float64, and the two agree."""
-    ml = pytest.importorskip("ml_dtypes")
+    ml = need("ml_dtypes")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = np.asarray(x, dtype=getattr(ml, name))

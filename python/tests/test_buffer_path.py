@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 import pytest
+from peers import need
 
 import dlx
 
@@ -303,7 +304,7 @@ def test_dlx_tensor_ops_take_numpy_operands_through_the_buffer():
 
 
 def _torch():
-    return pytest.importorskip("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
+    return need("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
 
 
 def _view_of_managed(t):

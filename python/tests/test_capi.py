@@ -6,10 +6,11 @@ import gc
 
 import numpy as np
 import pytest
+from peers import need
 
 import dlx
 
-ext = pytest.importorskip(
+ext = need(
     "dlx_example",
     reason="the example extension is not built (pip install --no-build-isolation ./examples/python_ext)",
 )
@@ -49,7 +50,7 @@ def test_scale_dlx_tensor(exported_alive):
 
 
 def test_scale_torch():
-    torch = pytest.importorskip("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
+    torch = need("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
     x = torch.ones(3, 3)
     ext.scale_(x, -1.0)
     assert torch.equal(x, -torch.ones(3, 3))
@@ -57,7 +58,7 @@ def test_scale_torch():
 
 def test_scale_refuses_what_torch_refuses():
     """dlx_py_view takes torch's C exchange API as dlx.from_dlpack does, with the same checks."""
-    torch = pytest.importorskip("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
+    torch = need("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
     base = torch.ones(2, 2)
     neg = torch._neg_view(base)
     with pytest.raises(BufferError, match=r"negative bit set, use tensor\.resolve_neg\(\)"):
@@ -122,7 +123,7 @@ def test_row_sums_zero_rows_and_layout_errors():
 
 
 def test_row_sums_from_jax():
-    jnp = pytest.importorskip("jax.numpy", reason="jax is not installed")
+    jnp = need("jax.numpy", reason="jax is not installed")
     x = jnp.arange(6, dtype=jnp.float64).reshape(2, 3)
     if x.dtype != np.float64:
         pytest.skip("jax_enable_x64 is off: JAX has no float64 arrays")
@@ -130,6 +131,6 @@ def test_row_sums_from_jax():
 
 
 def test_row_sums_from_torch():
-    torch = pytest.importorskip("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
+    torch = need("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
     y = torch.arange(6, dtype=torch.float64).reshape(2, 3)
     np.testing.assert_array_equal(np.from_dlpack(ext.row_sums(y)), [3.0, 12.0])

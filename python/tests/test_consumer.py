@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import pytest
+from peers import need
 
 import dlx
 T = dlx._testing
@@ -507,7 +508,7 @@ ML_NAMES = ["bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "flo
 
 @pytest.mark.parametrize("name", ML_NAMES)
 def test_ml_dtypes_round_trip_through_ctypes(producer, name):
-    ml = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed")
+    ml = need("ml_dtypes", reason="ml_dtypes is not installed")
     if not hasattr(ml, name):
         pytest.skip(f"ml_dtypes {ml.__version__} has no {name}")
     dt = np.dtype(getattr(ml, name))
@@ -531,7 +532,7 @@ def test_ml_dtypes_round_trip_through_ctypes(producer, name):
 @pytest.mark.parametrize("name, bits", [("float6_e2m3fn", 6), ("float6_e3m2fn", 6), ("float4_e2m1fn", 4)])
 def test_padded_subbyte_from_ml_dtypes(producer, name, bits):
     """ml_dtypes stores fp6/fp4 one per byte: a producer must flag them PADDED, and dlx must keep 1-byte items."""
-    ml = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed")
+    ml = need("ml_dtypes", reason="ml_dtypes is not installed")
     if not hasattr(ml, name):
         pytest.skip(f"ml_dtypes {ml.__version__} has no {name}")
     a = np.array([0.5, 1.0, 1.5, 2.0], dtype=getattr(ml, name))
@@ -546,7 +547,7 @@ def test_padded_subbyte_from_ml_dtypes(producer, name, bits):
 
 def test_numpy_refuses_ml_dtypes_cleanly():
     """NumPy itself cannot export ml_dtypes arrays; dlx must pass on a clean BufferError, not crash."""
-    ml = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed")
+    ml = need("ml_dtypes", reason="ml_dtypes is not installed")
     a = np.zeros(3, dtype=ml.bfloat16)
     with pytest.raises((BufferError, TypeError)):
         dlx.from_dlpack(a)

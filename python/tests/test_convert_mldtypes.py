@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from peers import need
 
-ml_dtypes = pytest.importorskip("ml_dtypes", reason="ml_dtypes is the reference these tests compare with")
+ml_dtypes = need("ml_dtypes", reason="ml_dtypes is the reference these tests compare with")
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -303,7 +304,7 @@ def test_mldtypes_float64_rounds_through_float32():
 
 
 def _dlx_astype():
-    dlx = pytest.importorskip("dlx")
+    dlx = need("dlx")
     tensor = getattr(dlx, "Tensor", None)
     if tensor is None or not hasattr(tensor, "astype"):
         pytest.skip("dlx.Tensor.astype does not exist yet (the Python cast binding is pending); the codec "

@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 import pytest
+from peers import need
 
 import dlx
 from dlpack_ctypes import FLAG_IS_COPIED, FN_STREAM, Parsed, exchange_api
@@ -48,10 +49,7 @@ def torch_cuda():
     """torch with a CUDA device, or a skip saying which is missing."""
     if _NO_DEVICE:
         pytest.skip(_NO_DEVICE)
-    try:
-        import torch
-    except ImportError as e:
-        pytest.skip(f"torch not installed ({e}; bash scripts/install_torch.sh)")
+    torch = need("torch", "torch is not installed (bash scripts/install_torch.sh)")
     if not torch.cuda.is_available():
         pytest.skip(f"torch {torch.__version__} sees no CUDA device (torch.version.cuda {torch.version.cuda})")
     return torch
@@ -61,10 +59,7 @@ def torch_cuda():
 def cupy():
     if _NO_DEVICE:
         pytest.skip(_NO_DEVICE)
-    try:
-        import cupy
-    except ImportError as e:
-        pytest.skip(f"CuPy not installed ({e}; pip install cupy-cuda13x)")
+    cupy = need("cupy", "CuPy is not installed (pip install cupy-cuda13x)")
     try:
         cupy.cuda.runtime.getDeviceCount()
     except Exception as e:  # noqa: BLE001 - CuPy's own runtime failed to start
@@ -76,11 +71,8 @@ def cupy():
 def jax_gpu():
     if _NO_DEVICE:
         pytest.skip(_NO_DEVICE)
-    try:
-        import jax
-        import jax.dlpack
-    except ImportError as e:
-        pytest.skip(f"JAX not installed ({e})")
+    jax = need("jax", "JAX is not installed")
+    need("jax.dlpack", "JAX is not installed")
     try:
         gpus = jax.devices("gpu")
     except RuntimeError as e:
@@ -167,7 +159,7 @@ def test_device_arguments(spec, want):
 
 
 def test_device_arguments_from_torch_devices():
-    torch = pytest.importorskip("torch", reason="torch not installed")
+    torch = need("torch", reason="torch not installed")
     assert cuda._c.parse_device(torch.device("cuda:1")) == (2, 1)
     assert cuda._c.parse_device(torch.device("cuda")) == (2, 0)
     assert cuda._c.parse_device(torch.device("cpu")) == (1, 0)
@@ -425,7 +417,7 @@ def test_current_work_stream():
 
 
 def test_host_view_of_device_memory_is_refused_with_the_reason():
-    ext = pytest.importorskip("dlx_example", reason="the example extension is not built "
+    ext = need("dlx_example", reason="the example extension is not built "
                               "(pip install --no-build-isolation ./examples/python_ext)")
     with pytest.raises(BufferError, match=r"expected host memory \(cpu, cuda_host or rocm_host\), got cuda"):
         ext.scale_(T.make_capsule((2, 2), "float32", device=(2, 0)), 2.0)

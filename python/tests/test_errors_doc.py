@@ -7,10 +7,11 @@ message in the Python module fails where it is made."""
 import os
 
 import pytest
+from peers import need
 
 import errors_catalogue as cat
 
-pytest.importorskip("dlx_example", reason="examples/python_ext is not built (scripts/test_python.sh builds it)")
+need("dlx_example", reason="examples/python_ext is not built (scripts/test_python.sh builds it)")
 
 DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "errors.md")
 

@@ -6,12 +6,13 @@ import gc
 
 import numpy as np
 import pytest
+from peers import need
 
 import dlx
 from dlpack_ctypes import ML_CODES, Parsed
 
-jax = pytest.importorskip("jax", reason="jax is not installed")
-jnp = pytest.importorskip("jax.numpy", reason="jax.numpy is not importable")
+jax = need("jax", reason="jax is not installed")
+jnp = need("jax.numpy", reason="jax.numpy is not importable")
 import jax.dlpack  # noqa: E402
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
@@ -99,7 +100,7 @@ def test_dlx_to_jax(name, entry):
 def test_jax_float4_is_packed():
     """JAX exports float4_e2m1fn packed two per byte (low nibble first) with no PADDED flag: dlx must
     read it as packed (nbytes = ceil(n/2)) and keep it packed on export."""
-    ml = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed")
+    ml = need("ml_dtypes", reason="ml_dtypes is not installed")
     if not hasattr(jnp, "float4_e2m1fn"):
         pytest.skip(f"jax {jax.__version__} has no float4_e2m1fn")
     vals = np.array([0.5, 1, 1.5, 2, 3, 4, 6], dtype=ml.float4_e2m1fn)

@@ -3,6 +3,7 @@ checked by address (data pointer equal to NumPy's) and by writes seen through th
 
 import numpy as np
 import pytest
+from peers import need
 
 import dlx
 
@@ -161,7 +162,7 @@ def test_numpy_device_argument():
 
 # --- property-based round trips ------------------------------------------------------------------
 
-hyp = pytest.importorskip("hypothesis", reason="hypothesis is not installed")
+hyp = need("hypothesis", reason="hypothesis is not installed")
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

@@ -7,11 +7,12 @@ import gc
 
 import numpy as np
 import pytest
+from peers import need
 
 import dlx
 from dlpack_ctypes import Parsed
 
-torch = pytest.importorskip("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
+torch = need("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
 pytestmark = pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",

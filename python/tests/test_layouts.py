@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 import pytest
+from peers import need
 
 import dlx
 
@@ -32,7 +33,7 @@ def make_d():
 
 
 def _torch():
-    return pytest.importorskip("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
+    return need("torch", reason="torch is not installed (bash scripts/install_torch.sh)")
 
 
 def torch_a():

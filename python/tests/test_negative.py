@@ -3,12 +3,13 @@ inf and zero included (a multiply by -1 turned -(1+inf j) into nan-inf j and lef
 integers wrap, bool is refused. Bits are compared, so NaN signs and -0.0 count."""
 import numpy as np
 import pytest
+from peers import need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dlx
 
-ml_dtypes = pytest.importorskip("ml_dtypes")
+ml_dtypes = need("ml_dtypes")
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, -np.nan, 1e-40, -5e-324, 3.4e38, 1.5, 2.0**-149]
 

@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 import pytest
+from peers import need
 
 import dlx
 from dlpack_ctypes import FLAG_SUBBYTE_PADDED
@@ -287,7 +288,7 @@ def test_narrow_formats_refuse_a_formatted_buffer(name):
 
 @pytest.mark.parametrize("name", SUBBYTE)
 def test_subbyte_buffers(producer, name):
-    ml = pytest.importorskip("ml_dtypes")
+    ml = need("ml_dtypes")
     packed = dlx.zeros((4,), name)
     for flags in (SIMPLE, STRIDES, STRIDES | FORMAT):
         with pytest.raises(BufferError, match="packed .* not byte-addressable.*numpy"):
@@ -325,7 +326,7 @@ def test_vector_dtype_format_and_numpy():
     odd = dlx.from_dlpack(T.make_capsule((1, 2), "float32x2", strides=(2**62, 1)))  # an extent-1 stride
     assert odd.tolist() == [[[0.0, 0.0], [0.0, 0.0]]]
 
-    ml = pytest.importorskip("ml_dtypes")
+    ml = need("ml_dtypes")
     b = dlx.from_dlpack(T.make_capsule((3,), "bfloat16x2"))
     y = b.numpy()
     assert y.shape == (3, 2) and y.dtype == np.dtype(ml.bfloat16) and addr(y) == b.data_ptr
@@ -422,7 +423,7 @@ def test_array_of_a_readonly_tensor():
 
 @pytest.mark.parametrize("name", NARROW)
 def test_numpy_of_narrow_formats_is_zero_copy(name):
-    ml = pytest.importorskip("ml_dtypes")
+    ml = need("ml_dtypes")
     mt = getattr(ml, name)
     a = np.array([[0.5, 1.0, 2.0], [4.0, 0.25, 8.0]], dtype=mt)
     t = dlx.asarray(a)  # NumPy cannot DLPack-export these; asarray reads them as bits
@@ -442,7 +443,7 @@ def test_numpy_of_narrow_formats_is_zero_copy(name):
 
 
 def test_numpy_of_a_readonly_narrow_tensor():
-    pytest.importorskip("ml_dtypes")
+    need("ml_dtypes")
     t = dlx.from_dlpack(T.make_capsule((2, 2), "bfloat16", readonly=True))
     y = t.numpy()
     assert not y.flags.writeable and addr(y) == t.data_ptr
@@ -450,7 +451,7 @@ def test_numpy_of_a_readonly_narrow_tensor():
 
 @pytest.mark.parametrize("name", SUBBYTE)
 def test_numpy_of_packed_subbyte_unpacks_a_copy(name):
-    ml = pytest.importorskip("ml_dtypes")
+    ml = need("ml_dtypes")
     mt = getattr(ml, name)
     values = [[0.5, 1.0, 1.5, 4.0], [2.0, -3.0, 0.0, -0.5]]
     t = dlx.asarray(values, dtype=name)
@@ -472,7 +473,7 @@ def test_numpy_of_packed_subbyte_unpacks_a_copy(name):
 
 @pytest.mark.parametrize("name", SUBBYTE)
 def test_numpy_of_padded_subbyte_is_zero_copy(producer, name):
-    ml = pytest.importorskip("ml_dtypes")
+    ml = need("ml_dtypes")
     a = np.array([0.5, 1.0, 1.5, -2.0], dtype=getattr(ml, name))
     t = dlx.from_dlpack(producer.capsule(a, flags=FLAG_SUBBYTE_PADDED))
     y = t.numpy()
@@ -485,7 +486,7 @@ def test_numpy_of_padded_subbyte_is_zero_copy(producer, name):
 
 @pytest.mark.parametrize("name", ["float4_e2m1fnx2", "float6_e2m3fnx4", "float4_e2m1fnx3"])
 def test_numpy_of_lanes_sharing_bytes_is_refused(name):
-    pytest.importorskip("ml_dtypes")
+    need("ml_dtypes")
     t = dlx.from_dlpack(T.make_capsule((3,), name))
     with pytest.raises(TypeError, match=f"the lanes of {name} share bytes"):
         t.numpy()
@@ -526,7 +527,7 @@ def test_without_ml_dtypes(monkeypatch):
 
 def test_ml_dtypes_without_the_format(monkeypatch):
     """An ml_dtypes too old for a format is reported like a missing one (AttributeError as the cause)."""
-    ml = pytest.importorskip("ml_dtypes")
+    ml = need("ml_dtypes")
     monkeypatch.delattr(ml, "float8_e8m0fnu")
     with pytest.raises(TypeError, match="float8_e8m0fnu reaches NumPy as ml_dtypes") as e:
         dlx.zeros((2,), "float8_e8m0fnu").numpy()
@@ -581,7 +582,7 @@ def test_tolist_scalars_and_special_values():
 
 @pytest.mark.parametrize("name", NARROW + SUBBYTE)
 def test_tolist_of_narrow_formats_matches_ml_dtypes(name):
-    ml = pytest.importorskip("ml_dtypes")
+    ml = need("ml_dtypes")
     mt = getattr(ml, name)
     if name == "bfloat16":
         codes = np.arange(0, 65536, 97, dtype=np.uint16)

@@ -33,6 +33,7 @@ import weakref
 
 import numpy as np
 import pytest
+from peers import need
 
 import dlx
 from dlpack_ctypes import (
@@ -44,7 +45,7 @@ from dlpack_ctypes import (
     exchange_api,
 )
 
-hypothesis = pytest.importorskip("hypothesis", reason="hypothesis is not installed")
+hypothesis = need("hypothesis", reason="hypothesis is not installed")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

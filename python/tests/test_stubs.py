@@ -9,10 +9,11 @@ import subprocess
 import sys
 
 import pytest
+from peers import need
 
 import dlx
 
-pytest.importorskip("mypy.stubtest", reason="mypy is not installed (pip install mypy): the stubs are not checked")
+need("mypy.stubtest", reason="mypy is not installed (pip install mypy): the stubs are not checked")
 
 PKG = os.path.dirname(dlx.__file__)
 
