@@ -107,6 +107,13 @@ deps() {
       { echo "clang cannot link libFuzzer + ASan + UBSan"; rm -rf "$probe"; return 1; }
   fi
   rm -rf "$probe"
+  # A full run writes about 8.5 GB here (.venv with torch, the build trees). A disk that fills up half-way
+  # shows up much later as a peer that "could not be installed", so say it up front.
+  local free_kb
+  free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+  if [ "${free_kb:-0}" -lt $((10 * 1024 * 1024)) ]; then
+    echo "warning: $((free_kb / 1024)) MiB free in $(pwd); a full run writes about 8.5 GB (.venv with torch, the build trees)" >&2
+  fi
   echo "cmake $(cmake --version | head -n 1 | awk '{print $3}'), gcc $(gcc -dumpfullversion), clang $(clang -dumpversion), valgrind $(valgrind --version | sed 's/valgrind-//'), pkg-config $(pkg-config --version)"
 }
 
