@@ -477,6 +477,67 @@ static void test_alloc(void) {
   CHECK_FAIL(be->alloc(ONEAPI(0), (uint64_t)1 << 62, false, &z, "test_alloc"), DLX_ERR_OUT_OF_MEMORY, "test_alloc");
 }
 
+/* The kind of USM at t's data on its device (UNKNOWN when it cannot be asked). */
+static dlx_oneapi_usm kind_of(const dlx_tensor *t) {
+  dlx_oneapi_usm k = DLX_ONEAPI_USM_UNKNOWN;
+  if (t == NULL) return k;
+  CHECK_OK(dlx_oneapi_usm_kind(dlx_tensor_view(t)->data, dlx_tensor_view(t)->device.device_id, &k));
+  return k;
+}
+
+/* Tensors made from host or shared USM (op results, empty_like) keep its kind while the allocation kind
+ * stays device USM, so ops on a producer's shared USM need no dlx_oneapi_set_alloc_kind. */
+static void test_results_follow_kind(void) {
+  for (int d = 0; d < ndev && d < 2; ++d) {
+    for (int kind = DLX_ONEAPI_USM_SHARED; kind <= DLX_ONEAPI_USM_HOST; ++kind) {
+      float *p = usm(d, (dlx_oneapi_usm)kind, 12 * sizeof(float));
+      if (p == NULL) continue;
+      for (int i = 0; i < 12; ++i) p[i] = (float)i - 5.5f;
+      dlx_tensor *a = NULL, *sum = NULL, *neg = NULL, *half = NULL, *wide = NULL, *like = NULL, *fresh = NULL;
+      CHECK_OK(dlx_tensor_from_managed_versioned(&a, make_managed(p, ONEAPI(d), d)));
+      if (a == NULL) continue;
+      CHECK_OK(dlx_tensor_binary(DLX_OP_ADD, &sum, a, a));
+      CHECK_OK(dlx_tensor_unary(DLX_UNOP_NEG, &neg, a));
+      CHECK_OK(dlx_tensor_binary_scalar(DLX_OP_MUL, &half, a, 0.5, 0));
+      CHECK_OK(dlx_tensor_cast(&wide, a, DLX_DTYPE_FLOAT64));
+      CHECK_OK(dlx_tensor_empty_like(&like, a));
+      dlx_tensor *made[] = {sum, neg, half, wide, like};
+      for (size_t j = 0; j < sizeof made / sizeof made[0]; ++j) {
+        if (made[j] == NULL) continue;
+        CHECK_EQ(dlx_tensor_view(made[j])->device.device_type, kDLOneAPI);
+        CHECK_EQ(dlx_tensor_view(made[j])->device.device_id, d);
+        CHECK_EQ(kind_of(made[j]), kind);
+      }
+      for (int i = 0; sum != NULL && neg != NULL && half != NULL && wide != NULL && i < 12; ++i) {
+        const float x = (float)i - 5.5f;
+        CHECK(((const float *)dlx_tensor_view(sum)->data)[i] == x + x);
+        CHECK(((const float *)dlx_tensor_view(neg)->data)[i] == -x);
+        CHECK(((const float *)dlx_tensor_view(half)->data)[i] == x * 0.5f);
+        CHECK(((const double *)dlx_tensor_view(wide)->data)[i] == (double)x);
+      }
+      /* a tensor made from nothing still takes the allocation kind (device USM) */
+      CHECK_OK(dlx_tensor_empty(&fresh, 1, I64(4), DLX_DTYPE_FLOAT32, ONEAPI(d)));
+      CHECK_EQ(kind_of(fresh), DLX_ONEAPI_USM_DEVICE);
+      dlx_tensor_release(fresh);
+      /* one made from device USM takes the allocation kind too, and an op on it is refused, as before */
+      dlx_tensor *dv = NULL, *dv_like = NULL, *r = NULL;
+      CHECK_OK(dlx_tensor_empty(&dv, 1, I64(4), DLX_DTYPE_FLOAT32, ONEAPI(d)));
+      if (dv != NULL) {
+        CHECK_OK(dlx_tensor_empty_like(&dv_like, dv));
+        CHECK_EQ(kind_of(dv_like), DLX_ONEAPI_USM_DEVICE);
+        CHECK_FAIL(dlx_tensor_binary(DLX_OP_ADD, &r, dv, dv), DLX_ERR_DEVICE_MISMATCH, "device USM");
+        CHECK(r == NULL);
+      }
+      dlx_tensor_release(dv_like);
+      dlx_tensor_release(dv);
+      for (size_t j = 0; j < sizeof made / sizeof made[0]; ++j) dlx_tensor_release(made[j]);
+      atomic_store(&deleted, 0);
+      dlx_tensor_release(a);
+      CHECK_EQ(atomic_load(&deleted), 1);
+    }
+  }
+}
+
 /* Copies to and from device USM: compact, strided both ways (gaps kept), broadcast, across devices,
  * within one device, packed float4 (odd count, strided), and a side no oneAPI copy can reach. */
 static void test_copies(void) {
@@ -630,6 +691,7 @@ static const dlx_test_case loaded_cases[] = {
     {"id_range", test_id_range},
     {"sub_devices", test_sub_devices},
     {"alloc", test_alloc},
+    {"results_follow_kind", test_results_follow_kind},
     {"copies", test_copies},
     {"gemm", test_gemm},
     {"legacy", test_legacy},

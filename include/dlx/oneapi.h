@@ -23,8 +23,11 @@
  * with the CPU loops. Device USM is not: ops on it fail with DLX_ERR_DEVICE_MISMATCH pointing at
  * dlx_copy, which moves data between device USM and host memory (or another device) through the SYCL
  * queue's memcpy, any strides, broadcast and packed sub-byte dtypes included, and returns once done.
- * Memory dlx allocates on (kDLOneAPI, id) (dlx_tensor_empty, outputs of tensor ops) is device USM unless
- * dlx_oneapi_set_alloc_kind says otherwise; scratch memory of ops is shared USM.
+ * Memory dlx allocates on (kDLOneAPI, id): a new tensor (dlx_tensor_empty) is device USM unless
+ * dlx_oneapi_set_alloc_kind says otherwise; a tensor made from another one (the result a tensor op
+ * allocates, dlx_tensor_empty_like, a compact copy) takes that one's kind when it is host or shared USM,
+ * so ops on host-accessible USM give results the host can compute on, and the allocation kind otherwise.
+ * Scratch memory of ops is shared USM.
  *
  * Thread safety: every function may be called from any thread. Loading is serialised by a lock; once
  * loaded, the library is never unloaded. The allocation kind is process-wide. */
@@ -74,8 +77,8 @@ DLX_API dlx_status dlx_oneapi_pointer_device(const void *ptr, DLDevice *out, dlx
 DLX_API dlx_status dlx_oneapi_usm_kind(const void *ptr, int32_t device_id, dlx_oneapi_usm *kind);
 
 /* The USM kind of the memory dlx allocates on (kDLOneAPI, id) from now on: DLX_ONEAPI_USM_DEVICE (the
- * default, as dpctl's), _SHARED or _HOST (host-accessible: dlx's ops can then compute on new tensors
- * and op outputs). *previous, when not NULL, receives the kind it replaces. DLX_ERR_INVALID_ARGUMENT for
+ * default, as dpctl's), _SHARED or _HOST (host-accessible: dlx's ops can then compute on new tensors).
+ * A tensor made from host or shared USM keeps that one's kind instead (see above). *previous, when not NULL, receives the kind it replaces. DLX_ERR_INVALID_ARGUMENT for
  * any other value. Needs no library. */
 DLX_API dlx_status dlx_oneapi_set_alloc_kind(dlx_oneapi_usm kind, dlx_oneapi_usm *previous);
 

@@ -28,7 +28,8 @@ typedef struct dlx_tensor dlx_tensor;
  * backend of this build allocates (naming the build it needs), DLX_ERR_INVALID_DEVICE for an absent one. */
 DLX_API dlx_status dlx_tensor_empty(dlx_tensor **out, int32_t ndim, const int64_t *shape, DLDataType dtype,
                                     DLDevice device);
-/* A new tensor with t's shape, dtype and device. */
+/* A new tensor with t's shape, dtype and device (and t's kind of memory where a device has several: oneAPI
+ * host or shared USM, see dlx/oneapi.h). */
 DLX_API dlx_status dlx_tensor_empty_like(dlx_tensor **out, const dlx_tensor *t);
 /* Take over a managed tensor (validated as dlx_view_from_managed_versioned with any layout). On failure
  * the deleter has run. */
@@ -68,8 +69,9 @@ DLX_API dlx_status dlx_tensor_squeeze(dlx_tensor **out, dlx_tensor *t, int32_t d
 DLX_API dlx_status dlx_tensor_unsqueeze(dlx_tensor **out, dlx_tensor *t, int32_t dim);
 
 /* Ops (dlx/ops.h) with optional outputs: *out NULL allocates the result (shape broadcast from the
- * inputs; dtype the input's, bool for comparisons, dst dtype for casts); otherwise *out is written and
- * kept. */
+ * inputs; dtype the input's, bool for comparisons, dst dtype for casts; on cpu:0 for host-accessible
+ * inputs, else on the first input's device, in its kind of memory where a device has several); otherwise
+ * *out is written and kept. */
 DLX_API dlx_status dlx_tensor_binary(dlx_binop op, dlx_tensor **out, dlx_tensor *a, dlx_tensor *b);
 DLX_API dlx_status dlx_tensor_unary(dlx_unop op, dlx_tensor **out, dlx_tensor *a);
 DLX_API dlx_status dlx_tensor_binary_scalar(dlx_binop op, dlx_tensor **out, dlx_tensor *a, double scalar,

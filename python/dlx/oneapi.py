@@ -19,7 +19,8 @@ allocations bound to the default context of their platform (dpctl's default) can
 
 Device USM is not host-accessible: dlx's ops refuse it, and ``Tensor.to("cpu")``, ``from_dlpack(x,
 device="cpu")`` or ``__dlpack__(dl_device=(1, 0))`` copy it through the SYCL queue. Shared and host USM
-are host-accessible: ops compute on them with the CPU loops.
+are host-accessible: ops compute on them with the CPU loops, their results are new USM of the same kind on
+the same device, and ``numpy()``, ``tolist()`` and the buffer protocol read them in place.
 """
 import importlib.util as _importlib_util
 import os as _os
@@ -99,10 +100,12 @@ def usm_kind(tensor) -> Optional[str]:
 
 
 def set_alloc_kind(kind: str) -> str:
-    """The USM kind of the memory dlx allocates on oneAPI devices from now on (``dlx.empty(...,
-    device="oneapi:0")``, copies to a oneAPI device, op outputs): ``"device"`` (the default, as dpctl's),
-    ``"shared"`` or ``"host"`` (host-accessible: dlx's ops compute on them). Process-wide; returns the kind
-    it replaces. ValueError for any other kind."""
+    """The USM kind of the memory dlx allocates on oneAPI devices from now on for tensors made from
+    nothing or moved there (``dlx.empty(..., device="oneapi:0")``, copies from another device, results of
+    ops on device USM): ``"device"`` (the default, as dpctl's), ``"shared"`` or ``"host"``
+    (host-accessible: dlx's ops compute on them). A tensor made from shared or host USM (an op's result,
+    ``astype``, ``empty_like``) keeps that kind instead. Process-wide; returns the kind it replaces.
+    ValueError for any other kind."""
     return _c.set_alloc_kind(kind)
 
 

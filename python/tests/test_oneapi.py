@@ -108,23 +108,96 @@ def test_from_dlx_zero_copy(i, kind):
         assert dpt.asnumpy(z).tolist() == [0, 0, 7, 0, 9]
 
 
-def test_shared_usm_written_by_dlx():
-    x = ready(dpt.arange(4, dtype="float32", device=DEVICES[0], usm_type="shared"))
+@pytest.mark.parametrize("i", device_ids())
+@pytest.mark.parametrize("kind", ["shared", "host"])
+def test_host_accessible_usm_written_by_dlx(i, kind):
+    x = ready(dpt.arange(4, dtype="float32", device=DEVICES[i], usm_type=kind))
     y = dlx.from_dlpack(x)
-    assert dlx.oneapi.usm_kind(y) == "shared"
+    assert dlx.oneapi.usm_kind(y) == kind
     y[1] = 9.0
     assert dpt.asnumpy(x).tolist() == [0.0, 9.0, 2.0, 3.0]
-    # host-accessible memory computes on the CPU; op outputs are allocated on the input's device, device
-    # USM by default, which the host cannot write: with shared USM chosen for them the op runs
+    # the host reads it in place: numpy(), the buffer protocol, __array__ and tolist() share the memory
+    a = y.numpy()
+    assert a.ctypes.data == ptr(x) and a.tolist() == [0.0, 9.0, 2.0, 3.0]
+    m = memoryview(y)
+    assert m.tolist() == [0.0, 9.0, 2.0, 3.0]
+    assert np.asarray(y).ctypes.data == ptr(x)
+    assert y.tolist() == [0.0, 9.0, 2.0, 3.0]
+    a[3] = -1.0  # written through NumPy, seen by dpctl
+    assert dpt.asnumpy(x).tolist() == [0.0, 9.0, 2.0, -1.0]
+    m.release()
+    # dtypes NumPy cannot hold natively: bfloat16 in place (ml_dtypes), packed float4 unpacked (a copy)
+    b = y.astype("bfloat16")
+    assert dlx.oneapi.usm_kind(b) == kind and b.numpy().astype(np.float32).tolist() == [0.0, 9.0, 2.0, -1.0]
+    f4 = y.astype("float4_e2m1fn")
+    assert dlx.oneapi.usm_kind(f4) == kind
+    assert f4.numpy().astype(np.float32).tolist() == [0.0, 6.0, 2.0, -1.0] == f4.tolist()
+
+
+def test_device_usm_not_read_by_host():
+    y = dlx.from_dlpack(ready(dpt.arange(4, dtype="float32", device=DEVICES[0])))
+    for call in (y.numpy, y.tolist, lambda: np.asarray(y)):
+        with pytest.raises(TypeError, match=r"oneapi:0 memory \(device USM\), which the host cannot read.*to\(\"cpu\"\)"):
+            call()
+    with pytest.raises(BufferError, match=r"\(device USM\), which the host cannot read"):
+        memoryview(y)
+    assert y.to("cpu").tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("i", device_ids())
+@pytest.mark.parametrize("kind", ["shared", "host"])
+def test_results_follow_usm_kind(i, kind):
+    # host and shared USM compute on the CPU loops; every tensor made from one (op results, casts of
+    # operands, empty_like, a copy on the device) is allocated in the same kind on the same device, so
+    # ops work with the allocation kind left at device USM, and dpctl takes the results back as they are
+    assert dlx.oneapi.set_alloc_kind("device") == "device"
+    x = ready(dpt.asarray([-1.5, 0.0, 2.0, 7.25], dtype="float32", device=DEVICES[i], usm_type=kind))
+    y = dlx.from_dlpack(x)
+    want = np.array([-1.5, 0.0, 2.0, 7.25], dtype=np.float32)
+    results = {
+        "y + 1": (y + 1, want + 1),
+        "y * y": (y * y, want * want),
+        "-y": (-y, -want),
+        "y + 0.5 (float64 scalar)": (y + np.float64(0.5), want + np.float64(0.5)),
+        "y / 2": (y / 2, want / 2),
+        "y > 0": (y > 0, want > 0),
+        "astype(float16)": (y.astype("float16"), want.astype(np.float16)),
+        "fma": (dlx.fma(2.0, y, y), 2 * want + want),
+        "matmul": (y.reshape((2, 2)) @ y.reshape((2, 2)), want.reshape(2, 2) @ want.reshape(2, 2)),
+        "copy": (dlx.from_dlpack(x, copy=True), want),
+        "to(same device, copy)": (y.to(f"oneapi:{i}", copy=True), want),
+    }
+    for name, (r, expected) in results.items():
+        assert r.device == (KDL_ONEAPI, i), name
+        assert dlx.oneapi.usm_kind(r) == kind, name
+        got = r.numpy()
+        assert got.dtype == expected.dtype, name
+        np.testing.assert_array_equal(got, expected, err_msg=name)
+    e = dlx.empty_like(y)
+    assert e.device == (KDL_ONEAPI, i) and dlx.oneapi.usm_kind(e) == kind
+    z = dpt.from_dlpack(results["y + 1"][0])  # back to dpctl, zero-copy, with its USM type
+    assert z.usm_type == kind and z.sycl_device == DEVICES[i]
+    assert dpt.asnumpy(z).tolist() == (want + 1).tolist()
+    # a tensor made from nothing keeps the allocation kind
+    assert dlx.oneapi.usm_kind(dlx.zeros(3, device=f"oneapi:{i}")) == "device"
+
+
+def test_set_alloc_kind_for_new_tensors():
+    # device USM input: its results would be device USM too, where the CPU cannot compute; an output
+    # allocated after set_alloc_kind("shared") can take a copy, and ops on it then run
+    y = dlx.from_dlpack(ready(dpt.arange(4, dtype="float32", device=DEVICES[0])))
     with pytest.raises(ValueError, match="device USM on oneapi:0"):
         dlx.add(y, 1)
     previous = dlx.oneapi.set_alloc_kind("shared")
     try:
-        r = dlx.add(y, 1)
+        s = dlx.zeros(4, device="oneapi:0")
     finally:
         dlx.oneapi.set_alloc_kind(previous)
+    assert dlx.oneapi.usm_kind(s) == "shared"
+    s.copy_(y)
+    r = s + 1
     assert r.device == (KDL_ONEAPI, 0) and dlx.oneapi.usm_kind(r) == "shared"
-    assert r.to("cpu").tolist() == [1.0, 10.0, 3.0, 4.0]
+    assert r.to("cpu").tolist() == [1.0, 2.0, 3.0, 4.0]
 
 
 @pytest.mark.parametrize("i", device_ids())

@@ -68,6 +68,12 @@ typedef struct dlx_backend {
   /* The device a pointer into this backend's memory belongs to (cudaPointerGetAttributes); NULL when
    * memory carries no device (the CPU). */
   dlx_status (*pointer_device)(const void *ptr, DLDevice *out);
+
+  /* bytes of memory on device for a new tensor made from the tensor at `like` (an op's result, a copy,
+   * empty_like), where a device has several kinds of memory: oneAPI keeps host and shared USM so, so that
+   * the CPU loops can compute on the results of ops on them. `like` may be NULL (empty tensors). NULL
+   * entry: alloc, as for any new tensor. */
+  dlx_status (*alloc_like)(DLDevice device, const void *like, uint64_t bytes, bool zero, void **out, const char *fn);
 } dlx_backend;
 
 /* The backend that computes on memory of device (fn, what: the message's function and operand names),

@@ -119,18 +119,27 @@ static int same_device(DLDevice a, DLDevice b) { return a.device_type == b.devic
 
 /* ---- tensors on a device ------------------------------------------------------------------------------ */
 
-PyObject *dlx_py_tensor_new_on(DLDevice device, int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
+static PyObject *tensor_new(DLDevice device, const void *like, int32_t ndim, const int64_t *shape, DLDataType dt,
+                            int zero) {
   dlx_view v;
   /* a placeholder data pointer until the size is known and the memory allocated */
   dlx_status st = dlx_view_init(&v, &v, dt, (DLDevice){kDLCPU, 0}, ndim, shape, NULL);
   uint64_t nbytes = 0;
   if (st == DLX_OK) st = dlx_dtype_storage_bytes(dt, (uint64_t)dlx_view_size(&v), false, &nbytes);
   if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
-  dlx_storage *s = dlx_py_storage_alloc(device, nbytes, zero);
+  dlx_storage *s = dlx_py_storage_alloc(device, like, nbytes, zero);
   if (s == NULL) return NULL;
   v.data = s->ptr;
   v.device = device;
   return dlx_py_tensor_wrap(s, &v, 0);
+}
+
+PyObject *dlx_py_tensor_new_on(DLDevice device, int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
+  return tensor_new(device, NULL, ndim, shape, dt, zero);
+}
+
+PyObject *dlx_py_tensor_new_like(const dlx_view *like, int32_t ndim, const int64_t *shape, DLDataType dt) {
+  return tensor_new(dlx_py_home(like->device), like->data, ndim, shape, dt, 0);
 }
 
 int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx_storage **out, dlx_view *out_view) {
@@ -139,7 +148,9 @@ int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx_stor
   dlx_storage *s = NULL;
   dlx_view v;
   dlx_status st = dlx_dtype_storage_bytes(src->dtype, (uint64_t)dlx_view_size(src), padded, &bytes);
-  if (st == DLX_OK) st = dlx__storage_alloc(device, bytes, false, "copy", &s);
+  /* a copy on the same device keeps src's kind of memory (oneAPI host and shared USM) */
+  const void *like = same_device(device, src->device) ? src->data : NULL;
+  if (st == DLX_OK) st = dlx__storage_alloc_like(device, like, bytes, false, "copy", &s);
   if (st == DLX_OK) st = dlx_view_init(&v, s->ptr, src->dtype, device, src->ndim, src->shape, NULL);
   if (st == DLX_OK) {
     if (padded) v.flags |= DLX_VIEW_SUBBYTE_PADDED;

@@ -22,6 +22,10 @@ int dlx_py_parse_device(PyObject *o, DLDevice *out);
 DLDevice dlx_py_home(DLDevice d);
 /* A new C-contiguous owned tensor on device (zero-filled when zero). NULL + exception. */
 PyObject *dlx_py_tensor_new_on(DLDevice device, int32_t ndim, const int64_t *shape, DLDataType dt, int zero);
+/* A new C-contiguous owned tensor for a result computed on like's memory: on dlx_py_home(like->device), in
+ * like's kind of memory where that device has several (oneAPI host and shared USM stay so, so that the CPU
+ * loops can write it). NULL + exception. */
+PyObject *dlx_py_tensor_new_like(const dlx_view *like, int32_t ndim, const int64_t *shape, DLDataType dt);
 /* A compact copy of src on device (dlx_copy across memory kinds). -1 + exc (MemoryError when out of memory). */
 int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx_storage **out, dlx_view *out_view);
 /* The Tensor obj on device: obj itself when it is there (host-accessible memory counts as cpu:0) and copy

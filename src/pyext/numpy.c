@@ -20,6 +20,7 @@
 #include "core/error_internal.h"
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
+#include "dlx/oneapi.h"
 #include "dlx/ops.h"
 
 /* The format codes below name C types by their sizes on every platform CPython supports. */
@@ -52,14 +53,23 @@ static void restore_exception(PyObject *exc) {
 
 /* ---- host memory only ----------------------------------------------------------------------------- */
 
-/* -1 with exc when t's memory is not readable by the host. The message says where the data is and how
- * to bring it over (Tensor.to is the CUDA front end's). */
+/* -1 with exc when t's memory is not readable by the host. oneAPI memory is readable when it is host or
+ * shared USM (asked of the runtime: the device type alone does not say). The message says where the data
+ * is and how to bring it over (Tensor.to copies from any device). */
 static int require_host(const TensorObject *t, PyObject *exc, const char *what) {
   DLDevice d = t->view.device;
   if (dlx_device_is_host_accessible(d)) return 0;
+  const char *usm = "";
+  if (d.device_type == kDLOneAPI && t->view.data != NULL) {
+    dlx_oneapi_usm k = DLX_ONEAPI_USM_UNKNOWN;
+    if (dlx_oneapi_usm_kind(t->view.data, d.device_id, &k) == DLX_OK) {
+      if (k == DLX_ONEAPI_USM_SHARED || k == DLX_ONEAPI_USM_HOST) return 0;
+      usm = " (device USM)";
+    }
+  }
   /* a tensor only ever holds a known device type, and every known type has a name */
-  PyErr_Format(exc, "%s: the tensor is in %s:%d memory, which the host cannot read; copy it to the host first: "
-               "t.to(\"cpu\")", what, dlx_device_type_name(d.device_type), (int)d.device_id);
+  PyErr_Format(exc, "%s: the tensor is in %s:%d memory%s, which the host cannot read; copy it to the host first: "
+               "t.to(\"cpu\")", what, dlx_device_type_name(d.device_type), (int)d.device_id, usm);
   return -1;
 }
 
@@ -287,8 +297,11 @@ static int plan_numpy(TensorObject *t, np_plan *p, int *missing, const char *wha
     dlx_view padded = ((TensorObject *)u)->view;
     padded.dtype = v->dtype;
     padded.flags = DLX_VIEW_SUBBYTE_PADDED;
+    /* the memory is host-readable (require_host): the CPU loops unpack it, whatever its label */
+    dlx_view host = *v;
+    host.device = (DLDevice){kDLCPU, 0};
     dlx_status st;
-    RUN_OP(st, dlx_view_size(v), dlx_copy(&padded, v));
+    RUN_OP(st, dlx_view_size(v), dlx_copy(&padded, &host));
     if (st != DLX_OK) {
       Py_DECREF(u);
       dlx_py_raise_op(st);
@@ -471,6 +484,7 @@ PyObject *dlx_py_tensor_tolist(PyObject *self, PyObject *unused) {
   TensorObject *t = (TensorObject *)self;
   if (require_host(t, PyExc_TypeError, "dlx.Tensor.tolist()") != 0) return NULL;
   dlx_view src = t->view;
+  src.device = (DLDevice){kDLCPU, 0}; /* host-readable (above): the CPU loops read it, whatever its label */
   char name[DLX_DTYPE_NAME_MAX];
   const uint16_t lanes = src.dtype.lanes;
   if (lanes > 1) {

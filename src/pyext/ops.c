@@ -162,7 +162,7 @@ PyObject *dlx_pyops_wrap_view(TensorObject *t, const dlx_view *v) {
 
 /* t converted to dtype dt in a new compact tensor (on the device ops on src compute on). */
 PyObject *dlx_pyops_cast_new(const dlx_view *src, DLDataType dt) {
-  PyObject *r = dlx_py_tensor_new_on(dlx_py_home(src->device), src->ndim, src->shape, dt, 0);
+  PyObject *r = dlx_py_tensor_new_like(src, src->ndim, src->shape, dt);
   if (r == NULL) return NULL;
   dlx_status st;
   RUN_OP(st, dlx_view_size(src), dlx_cast(&((TensorObject *)r)->view, src));
@@ -578,8 +578,8 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
     Py_INCREF(dest);
   } else {
     const dlx_view *tv = target ? &((TensorObject *)target)->view : NULL;
-    const DLDevice home = dlx_py_home(((TensorObject *)(tx ? tx : ty))->view.device); /* a device op's result */
-    dest = tv ? dlx_py_tensor_new_on(home, tv->ndim, tv->shape, odt, 0) : dlx_py_tensor_new_on(home, nd, shape, odt, 0);
+    const dlx_view *like = &((TensorObject *)(tx ? tx : ty))->view; /* where the op computes */
+    dest = tv ? dlx_py_tensor_new_like(like, tv->ndim, tv->shape, odt) : dlx_py_tensor_new_like(like, nd, shape, odt);
     if (dest == NULL) goto done;
   }
   dlx_view *dv = &((TensorObject *)dest)->view;
@@ -653,7 +653,7 @@ static PyObject *nb_negative(PyObject *self) {
     return PyErr_Format(PyExc_TypeError, "negation of a bool tensor is not supported (NumPy refuses it too)");
   /* dlx_unary: integers wrap; floats and complex flip the sign bit of each part, NaN, inf and 0 included,
    * as NumPy's negative (x * -1 would turn -(1+inf j) into nan-inf j) */
-  PyObject *r = dlx_py_tensor_new_on(dlx_py_home(t->view.device), t->view.ndim, t->view.shape, t->view.dtype, 0);
+  PyObject *r = dlx_py_tensor_new_like(&t->view, t->view.ndim, t->view.shape, t->view.dtype);
   if (r == NULL) return NULL;
   dlx_status st;
   RUN_OP(st, dlx_view_size(&t->view), dlx_unary(DLX_UNOP_NEG, &((TensorObject *)r)->view, &t->view));
@@ -733,7 +733,7 @@ static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict)
     if ((out = dlx_pyops_as_tensor(out_obj, &unsupported)) == NULL) goto done;
   } else {
     int64_t shape[2] = {a->shape[0], b->shape[1]};
-    if ((out = dlx_py_tensor_new_on(dlx_py_home(a->device), 2, shape, rdt, 0)) == NULL) goto done;
+    if ((out = dlx_py_tensor_new_like(a, 2, shape, rdt)) == NULL) goto done;
   }
   dlx_status st;
   /* the work is m*n*k: worth dropping the GIL much sooner than an elementwise op (in double: no overflow) */
@@ -839,7 +839,7 @@ static PyObject *m_fma(PyObject *m, PyObject *args, PyObject *kwargs) {
       dlx_py_raise_op(st);
       goto done;
     }
-    if ((out = dlx_py_tensor_new_on(dlx_py_home(v2->device), nd, shape, v2->dtype, 0)) == NULL) goto done;
+    if ((out = dlx_py_tensor_new_like(v2, nd, shape, v2->dtype)) == NULL) goto done;
   }
   dlx_view *ov = &((TensorObject *)out)->view;
   dlx_status st;
@@ -922,7 +922,7 @@ static PyObject *m_empty_like(PyObject *m, PyObject *args, PyObject *kwargs) {
   DLDataType dt = v->dtype;
   PyObject *r = NULL;
   if (dtype_obj == Py_None || dlx_parse_dtype_obj(dtype_obj, &dt) == 0)
-    r = dlx_py_tensor_new_on(dlx_py_home(v->device), v->ndim, v->shape, dt, 0);
+    r = dlx_py_tensor_new_like(v, v->ndim, v->shape, dt);
   Py_DECREF(t);
   return r;
 }

@@ -77,9 +77,9 @@ dlx_storage *dlx_py_storage_of_buffer(const Py_buffer *view) {
   return s;
 }
 
-dlx_storage *dlx_py_storage_alloc(DLDevice device, uint64_t nbytes, int zero) {
+dlx_storage *dlx_py_storage_alloc(DLDevice device, const void *like, uint64_t nbytes, int zero) {
   dlx_storage *s = NULL;
-  dlx_status st = dlx__storage_alloc(device, nbytes, zero != 0, "dlx", &s);
+  dlx_status st = dlx__storage_alloc_like(device, like, nbytes, zero != 0, "dlx", &s);
   if (st != DLX_OK) {
     dlx_py_raise(st, PyExc_ValueError);
     return NULL;

@@ -28,8 +28,9 @@ dlx_storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice devi
  * (*view untouched). */
 dlx_storage *dlx_py_storage_of_buffer(const Py_buffer *view);
 
-/* New dlx-owned storage of nbytes on device (dlx__storage_alloc). NULL + exception. */
-dlx_storage *dlx_py_storage_alloc(DLDevice device, uint64_t nbytes, int zero);
+/* New dlx-owned storage of nbytes on device, in the kind of memory at like (NULL: none) where device has
+ * several (dlx__storage_alloc_like). NULL + exception. */
+dlx_storage *dlx_py_storage_alloc(DLDevice device, const void *like, uint64_t nbytes, int zero);
 /* A compact copy of src (dlx__storage_copy_compact). -1 + BufferError (MemoryError when out of memory). */
 int dlx_py_copy_compact(const dlx_view *src, dlx_storage **storage, dlx_view *out);
 

@@ -21,11 +21,16 @@ static void release_backend_memory(void *ctx, void *ptr, DLDevice device) {
   be->free(device, ptr);
 }
 
-dlx_status dlx__storage_alloc(DLDevice device, uint64_t bytes, bool zero, const char *fn, dlx_storage **out) {
+dlx_status dlx__storage_alloc_like(DLDevice device, const void *like, uint64_t bytes, bool zero, const char *fn,
+                                   dlx_storage **out) {
   const dlx_backend *be;
   DLX_FORWARD(dlx__backend_memory(device, fn, &be));
   void *p = NULL;
-  DLX_FORWARD(be->alloc(device, bytes, zero, &p, fn));
+  if (like != NULL && be->alloc_like != NULL) {
+    DLX_FORWARD(be->alloc_like(device, like, bytes, zero, &p, fn));
+  } else {
+    DLX_FORWARD(be->alloc(device, bytes, zero, &p, fn));
+  }
   dlx_storage *s = dlx__storage_new(release_backend_memory, (void *)(uintptr_t)be, p, device);
   if (s == NULL) {
     be->free(device, p);
@@ -33,6 +38,10 @@ dlx_status dlx__storage_alloc(DLDevice device, uint64_t bytes, bool zero, const 
   }
   *out = s;
   return DLX_OK;
+}
+
+dlx_status dlx__storage_alloc(DLDevice device, uint64_t bytes, bool zero, const char *fn, dlx_storage **out) {
+  return dlx__storage_alloc_like(device, NULL, bytes, zero, fn, out);
 }
 
 /* ---- copies ------------------------------------------------------------------------------------- */
@@ -43,7 +52,7 @@ dlx_status dlx__storage_copy_compact(const dlx_view *src, const char *fn, dlx_st
   DLX_FORWARD(dlx_dtype_storage_bytes(src->dtype, (uint64_t)dlx_view_size(src), padded, &bytes));
   const DLDevice dev = dlx_device_is_host_accessible(src->device) ? (DLDevice){kDLCPU, 0} : src->device;
   dlx_storage *s;
-  DLX_FORWARD(dlx__storage_alloc(dev, bytes, false, fn, &s));
+  DLX_FORWARD(dlx__storage_alloc_like(dev, src->data, bytes, false, fn, &s));
   dlx_view v;
   dlx_status st = dlx_view_init(&v, s->ptr, src->dtype, dev, src->ndim, src->shape, NULL);
   if (st == DLX_OK) {

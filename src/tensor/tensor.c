@@ -61,8 +61,10 @@ dlx_status dlx_tensor_wait(dlx_tensor *t, void *stream) {
 
 /* ---- owned tensors -------------------------------------------------------------------------------- */
 
+/* like: the data of the tensor this one is made from, whose kind of memory it takes (dlx__storage_alloc_like),
+ * or NULL. */
 static dlx_status tensor_alloc(dlx_tensor **out, int32_t ndim, const int64_t *shape, DLDataType dtype,
-                               DLDevice device, bool padded, bool zero, const char *fn) {
+                               DLDevice device, const void *like, bool padded, bool zero, const char *fn) {
   /* validates rank, dtype, device type, extents and the element count before anything is allocated */
   dlx_view v;
   static char placeholder;
@@ -71,7 +73,7 @@ static dlx_status tensor_alloc(dlx_tensor **out, int32_t ndim, const int64_t *sh
   const bool pad = padded && dlx_dtype_is_subbyte(dtype);
   DLX_FORWARD(dlx_dtype_storage_bytes(dtype, (uint64_t)dlx_view_size(&v), pad, &bytes));
   dlx_storage *s;
-  DLX_FORWARD(dlx__storage_alloc(device, bytes, zero, fn, &s));
+  DLX_FORWARD(dlx__storage_alloc_like(device, like, bytes, zero, fn, &s));
   v.data = s->ptr;
   if (pad) v.flags |= DLX_VIEW_SUBBYTE_PADDED;
   dlx_status st = tensor_new(out, s, &v, fn);
@@ -83,13 +85,13 @@ dlx_status dlx_tensor_empty(dlx_tensor **out, int32_t ndim, const int64_t *shape
   DLX_CHECK_NULL(out);
   DLX_FAIL_IF(shape == NULL && ndim > 0, DLX_ERR_NULL_ARGUMENT, "dlx_tensor_empty: argument 'shape' is NULL with ndim %d",
               (int)ndim);
-  return tensor_alloc(out, ndim, shape, dtype, device, false, false, "dlx_tensor_empty");
+  return tensor_alloc(out, ndim, shape, dtype, device, NULL, false, false, "dlx_tensor_empty");
 }
 
 dlx_status dlx_tensor_empty_like(dlx_tensor **out, const dlx_tensor *t) {
   DLX_CHECK_NULL(out);
   DLX_CHECK_NULL(t);
-  return tensor_alloc(out, t->view.ndim, t->view.shape, t->view.dtype, t->view.device,
+  return tensor_alloc(out, t->view.ndim, t->view.shape, t->view.dtype, t->view.device, t->view.data,
                       (t->view.flags & DLX_VIEW_SUBBYTE_PADDED) != 0, false, "dlx_tensor_empty_like");
 }
 
@@ -214,7 +216,9 @@ dlx_status dlx_tensor_reshape_copy(dlx_tensor **out, dlx_tensor *t, int32_t ndim
 /* ---- ops with optional outputs -------------------------------------------------------------------- */
 
 /* *out when given, else a new tensor of (ndim, shape, dtype) where the op computes on `like` (named
- * like_name in messages): cpu:0 for host-accessible memory, the device itself otherwise; *fresh says which. */
+ * like_name in messages): cpu:0 for host-accessible memory, the device itself otherwise, in like's kind of
+ * memory there (oneAPI host and shared USM stay so, and the CPU loops can write the result); *fresh says
+ * which. */
 static dlx_status out_tensor(dlx_tensor **out, const dlx_tensor *like, const char *like_name, int32_t ndim,
                              const int64_t *shape, DLDataType dtype, bool zero, bool *fresh, const char *fn) {
   *fresh = false;
@@ -222,7 +226,7 @@ static dlx_status out_tensor(dlx_tensor **out, const dlx_tensor *like, const cha
   const dlx_backend *be;
   DLDevice home;
   DLX_FORWARD(dlx__backend_compute(like->view.device, fn, like_name, &be, &home));
-  DLX_FORWARD(tensor_alloc(out, ndim, shape, dtype, home, false, zero, fn));
+  DLX_FORWARD(tensor_alloc(out, ndim, shape, dtype, home, like->view.data, false, zero, fn));
   *fresh = true;
   return DLX_OK;
 }

@@ -213,5 +213,5 @@ static int cpu_device_count(void) { return 1; }
 
 const dlx_backend dlx__cpu_backend = {
     "cpu", kDLCPU, cpu_device_count, dlx__cpu_alloc, dlx__cpu_free, NULL, cpu_unpack, cpu_pack, cpu_execute, dlx__cpu_gemm,
-    NULL,
+    NULL, NULL,
 };

@@ -29,4 +29,5 @@ static dlx_status cuda_pack(const dlx_view *packed, const void *padded) {
 const dlx_backend dlx__cuda_backend = {
     "cuda",        kDLCUDA,   cuda_device_count, dlx__cuda_alloc, dlx__cuda_free, dlx__cuda_copy,
     cuda_unpack,   cuda_pack, cuda_execute,      dlx__cuda_gemm,  dlx_cuda_pointer_device,
+    NULL, /* one kind of memory per device */
 };

@@ -10,8 +10,9 @@
  *
  * Two tables, because backend.c names a compute backend and a memory backend per device type and the
  * two allocate differently: dlx__oneapi_backend computes (scratch: shared USM) and is the one in the
- * list of backends; dlx__oneapi_memory_backend allocates what dlx keeps on (kDLOneAPI, id) (tensors, op
- * outputs: device USM unless dlx_oneapi_set_alloc_kind says otherwise). */
+ * list of backends; dlx__oneapi_memory_backend allocates what dlx keeps on (kDLOneAPI, id): new tensors
+ * in device USM unless dlx_oneapi_set_alloc_kind says otherwise, and tensors made from another (op
+ * results, copies, empty_like) in its kind when that is host or shared USM (alloc_like). */
 #include <inttypes.h>
 
 #include "backends/oneapi/oneapi_internal.h"
@@ -120,9 +121,11 @@ static dlx_status oneapi_gemm(const dlx_gemm_call *call) {
 const dlx_backend dlx__oneapi_backend = {
     "oneapi",      kDLOneAPI,   oneapi_device_count, dlx__oneapi_alloc_shared, dlx__oneapi_free, dlx__oneapi_copy,
     oneapi_unpack, oneapi_pack, oneapi_execute,      oneapi_gemm,              dlx__oneapi_pointer_device,
+    NULL, /* scratch is always shared USM */
 };
 
 const dlx_backend dlx__oneapi_memory_backend = {
     "oneapi",      kDLOneAPI,   oneapi_device_count, dlx__oneapi_alloc, dlx__oneapi_free, dlx__oneapi_copy,
     oneapi_unpack, oneapi_pack, oneapi_execute,      oneapi_gemm,       dlx__oneapi_pointer_device,
+    dlx__oneapi_alloc_like,
 };

@@ -112,6 +112,11 @@ dlx_status dlx__oneapi_pointer_device(const void *ptr, DLDevice *out);
  * (the compute table's scratch memory). free: DPCTLfree_with_context in the device's context. */
 dlx_status dlx__oneapi_alloc(DLDevice device, uint64_t bytes, bool zero, void **out, const char *fn);
 dlx_status dlx__oneapi_alloc_shared(DLDevice device, uint64_t bytes, bool zero, void **out, const char *fn);
+/* The memory table's alloc_like: the kind of the USM at like (in device's default context) when the host can
+ * address it (host, shared), so that results of ops on such memory can be computed; else as
+ * dlx__oneapi_alloc. A pointer the context does not know is an error, as in an op. */
+dlx_status dlx__oneapi_alloc_like(DLDevice device, const void *like, uint64_t bytes, bool zero, void **out,
+                                  const char *fn);
 void dlx__oneapi_free(DLDevice device, void *ptr);
 
 /* One queue memcpy on device id's queue, waited for. */

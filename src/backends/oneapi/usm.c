@@ -167,6 +167,19 @@ dlx_status dlx__oneapi_alloc_shared(DLDevice device, uint64_t bytes, bool zero, 
   return alloc_kind(device, DLX_ONEAPI_USM_SHARED, bytes, zero, out, fn);
 }
 
+dlx_status dlx__oneapi_alloc_like(DLDevice device, const void *like, uint64_t bytes, bool zero, void **out,
+                                  const char *fn) {
+  dlx_oneapi_usm kind = dlx__oneapi_alloc_kind();
+  if (like != NULL && device.device_type == kDLOneAPI) {
+    const dlx_oneapi_state *s = NULL;
+    DLX_FORWARD(dlx__oneapi_device(fn, device.device_id, &s));
+    dlx_oneapi_usm k = DLX_ONEAPI_USM_UNKNOWN;
+    DLX_FORWARD(dlx__oneapi_kind(s, like, device.device_id, fn, &k));
+    if (k == DLX_ONEAPI_USM_SHARED || k == DLX_ONEAPI_USM_HOST) kind = k;
+  }
+  return alloc_kind(device, kind, bytes, zero, out, fn);
+}
+
 void dlx__oneapi_free(DLDevice device, void *ptr) {
   if (ptr == NULL) return;
   /* the memory came from alloc on this device, so the library is loaded and the id valid */
