@@ -182,6 +182,30 @@ def test_results_follow_usm_kind(i, kind):
     assert dlx.oneapi.usm_kind(dlx.zeros(3, device=f"oneapi:{i}")) == "device"
 
 
+def test_asarray_device():
+    # dlx.asarray(device=) takes oneAPI devices like every other: values go there through the queue
+    t = dlx.asarray([[1.0, 2.0], [3.0, 4.5]], device="oneapi:0")
+    assert t.device == (KDL_ONEAPI, 0) and t.dtype == "float64"
+    assert dlx.oneapi.usm_kind(t) == "device" and t.to("cpu").tolist() == [[1.0, 2.0], [3.0, 4.5]]
+    a = np.arange(6, dtype=np.int16).reshape(2, 3)[:, ::2]  # strided host data
+    u = dlx.asarray(a, dtype="float32", device=(KDL_ONEAPI, len(DEVICES) - 1))
+    assert u.device == (KDL_ONEAPI, len(DEVICES) - 1) and u.dtype == "float32"
+    assert u.to("cpu").tolist() == [[0.0, 2.0], [3.0, 5.0]]
+    # dpctl's device USM: where it is without a copy, to the host by a copy (not with copy=False)
+    x = ready(dpt.arange(4, dtype="float32", device=DEVICES[0]))
+    y = dlx.asarray(x, device="oneapi:0")
+    assert y.data_ptr == ptr(x)
+    h = dlx.asarray(x, device="cpu")
+    assert h.device == (1, 0) and h.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert dlx.asarray(x, dtype="int8", device="cpu").tolist() == [0, 1, 2, 3]
+    c = dlx.asarray(x, device="oneapi:0", copy=True)  # a copy on the device, not a move
+    assert c.device == (KDL_ONEAPI, 0) and c.data_ptr != ptr(x) and c.to("cpu").tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match="copy=False, but moving the data to another device needs a copy"):
+        dlx.asarray(x, device="cpu", copy=False)
+    with pytest.raises(ValueError, match="oneapi:9"):
+        dlx.asarray([1.0], device="oneapi:9")
+
+
 def test_set_alloc_kind_for_new_tensors():
     # device USM input: its results would be device USM too, where the CPU cannot compute; an output
     # allocated after set_alloc_kind("shared") can take a copy, and ops on it then run

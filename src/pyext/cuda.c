@@ -117,6 +117,12 @@ DLDevice dlx_py_home(DLDevice d) {
 
 static int same_device(DLDevice a, DLDevice b) { return a.device_type == b.device_type && a.device_id == b.device_id; }
 
+int dlx_py_is_on(DLDevice d, DLDevice want) {
+  /* host-accessible memory (pinned, managed) already is where "cpu" is, as from_dlpack always took it */
+  return same_device(d, want) ||
+         (want.device_type == kDLCPU && want.device_id == 0 && dlx_device_is_host_accessible(d));
+}
+
 /* ---- tensors on a device ------------------------------------------------------------------------------ */
 
 static PyObject *tensor_new(DLDevice device, const void *like, int32_t ndim, const int64_t *shape, DLDataType dt,
@@ -170,9 +176,7 @@ int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx_stor
 PyObject *dlx_py_to_device(PyObject *obj, DLDevice device, int copy, PyObject *exc) {
   TensorObject *t = (TensorObject *)obj;
   DLDevice d = t->view.device;
-  /* host-accessible memory (pinned, managed) already is where "cpu" is, as from_dlpack always took it */
-  const int there = same_device(d, device) || (device.device_type == kDLCPU && device.device_id == 0 &&
-                                               dlx_device_is_host_accessible(d));
+  const int there = dlx_py_is_on(d, device);
   if (there && copy != 1) {
     Py_INCREF(obj);
     return obj;

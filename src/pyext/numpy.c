@@ -539,39 +539,19 @@ const char dlx_doc_tolist[] =
 
 /* ---- dlx.asarray ---------------------------------------------------------------------------------- */
 
-/* device= of asarray, decided here alone: None (the data stays where obj has it), or host memory as "cpu"
- * or (kDLCPU, 0). Other devices are refused until the CUDA front end extends this function (and
- * to_device below). 0 with *host set when the result must be in host memory; -1 with an exception. */
-static int asarray_device(PyObject *d, int *host) {
-  *host = 0;
-  if (d == Py_None) return 0;
-  const int is_pair = PyTuple_Check(d) && PyTuple_GET_SIZE(d) == 2;
-  if (!PyUnicode_Check(d) && !is_pair) {
-    PyErr_Format(PyExc_TypeError, "dlx.asarray: device must be None, \"cpu\" or a (device_type, device_id) tuple, "
-                 "not %.100s", Py_TYPE(d)->tp_name);
-    return -1;
+/* device= of asarray: t (a reference taken over) where want says (NULL: where it is). A tensor already
+ * there (host-accessible memory counts as "cpu") is kept; otherwise it moves with Tensor.to's copy, which
+ * copy=False refuses (ValueError, as the Array API asks). *fresh is set when the result is a new copy. */
+static PyObject *to_device(PyObject *t, const DLDevice *want, int copy, int *fresh) {
+  if (want == NULL || dlx_py_is_on(((TensorObject *)t)->view.device, *want)) return t;
+  if (copy == 0) {
+    Py_DECREF(t);
+    return copy_refused("dlx.asarray", "moving the data to another device");
   }
-  if (is_pair) {
-    PyObject *type = PyTuple_GET_ITEM(d, 0), *id = PyTuple_GET_ITEM(d, 1);
-    int o1 = 0, o2 = 0;
-    *host = PyLong_Check(type) && PyLong_Check(id) && PyLong_AsLongLongAndOverflow(type, &o1) == kDLCPU &&
-            PyLong_AsLongLongAndOverflow(id, &o2) == 0 && !o1 && !o2;
-  } else {
-    *host = PyUnicode_CompareWithASCIIString(d, "cpu") == 0;
-  }
-  if (*host) return 0;
-  PyErr_Format(PyExc_ValueError, "dlx.asarray: device %R is not supported (only None and \"cpu\")", d);
-  return -1;
-}
-
-/* t (a reference taken over) in host memory when host is set. Device memory cannot be moved here yet. */
-static PyObject *to_device(PyObject *t, int host, int copy) {
-  DLDevice d = ((TensorObject *)t)->view.device;
-  if (!host || dlx_device_is_host_accessible(d)) return t;
+  PyObject *r = dlx_py_to_device(t, *want, 1, PyExc_ValueError); /* as Tensor.to */
   Py_DECREF(t);
-  if (copy == 0) return copy_refused("dlx.asarray", "moving device memory to the host");
-  return PyErr_Format(PyExc_BufferError, "dlx.asarray: cannot move %s:%d memory to the host here; use t.to(\"cpu\")",
-                      dlx_device_type_name(d.device_type), (int)d.device_id);
+  if (r != NULL) *fresh = 1;
+  return r;
 }
 
 /* An ndarray of an ml_dtypes dtype, which NumPy does not export through DLPack, imported as the
@@ -949,10 +929,11 @@ PyObject *dlx_py_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   static char *kw[] = {"", "dtype", "device", "copy", NULL};
   PyObject *obj, *dtype_obj = Py_None, *device = Py_None, *copy_obj = Py_None, *t;
   DLDataType dt;
-  int copy, host, fresh = 0;
+  DLDevice where = {kDLCPU, 0};
+  int copy, fresh = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOO:asarray", kw, &obj, &dtype_obj, &device, &copy_obj) ||
       parse_copy(copy_obj, &copy) != 0 || (dtype_obj != Py_None && dlx_parse_dtype_obj(dtype_obj, &dt) != 0) ||
-      asarray_device(device, &host) != 0)
+      (device != Py_None && dlx_py_parse_device(device, &where) != 0))
     return NULL;
   const DLDataType *want = dtype_obj != Py_None ? &dt : NULL;
   if (dlx_pyops_is_tensor(obj)) {
@@ -975,16 +956,24 @@ PyObject *dlx_py_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
     t = import_buffer(obj, copy, &fresh);
   } else if (is_nested(obj) || PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj)) {
     if (copy == 0) return copy_refused("dlx.asarray", "a Python scalar or sequence");
-    return from_scalars(obj, want);
+    /* in host memory in the asked dtype: done but for the device */
+    t = from_scalars(obj, want);
+    return t == NULL ? NULL : to_device(t, device != Py_None ? &where : NULL, 1, &fresh);
   } else {
     return PyErr_Format(PyExc_TypeError, "dlx.asarray: cannot make a tensor of %.100s (expected a DLPack object, a "
                         "buffer, a Python scalar, or nested lists / tuples of scalars)", Py_TYPE(obj)->tp_name);
   }
-  if (t == NULL || (t = to_device(t, host, copy)) == NULL) return NULL;
+  if (t == NULL) return NULL;
+  const DLDevice *to = device != Py_None ? &where : NULL;
+  const int moves = to != NULL && !dlx_py_is_on(((TensorObject *)t)->view.device, *to);
+  /* a dtype conversion runs where dlx computes on the host: before a move off host memory, after a move
+   * onto it (device USM cannot be computed on, and the copy engines move bytes either way) */
+  const int convert_first = !moves || dlx_device_is_host_accessible(((TensorObject *)t)->view.device);
+  if (!convert_first && (t = to_device(t, to, copy, &fresh)) == NULL) return NULL;
   TensorObject *tt = (TensorObject *)t;
   if (want != NULL && !dlx_dtype_equal(*want, tt->view.dtype)) {
     Py_SETREF(t, copy == 0 ? copy_refused("dlx.asarray", "a dtype conversion") : dlx_pyops_cast_new(&tt->view, *want));
-  } else if (copy == 1 && !fresh) {
+  } else if (copy == 1 && !fresh && !(moves && convert_first)) { /* (a move still to come is the copy) */
     dlx_storage *s;
     dlx_view v;
     if (dlx_py_copy_compact(&tt->view, &s, &v) != 0) {
@@ -994,6 +983,7 @@ PyObject *dlx_py_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
     v.flags &= ~(uint32_t)DLX_VIEW_READ_ONLY; /* a copy is the caller's own */
     Py_SETREF(t, dlx_py_tensor_wrap(s, &v, 0));
   }
+  if (t != NULL && moves && convert_first) t = to_device(t, to, copy, &fresh);
   return t;
 }
 
@@ -1003,4 +993,5 @@ const char dlx_doc_asarray[] =
     "ml_dtypes' types), a buffer (bytes, bytearray, array.array, memoryview), a Python scalar, or nested\n"
     "lists / tuples of Python scalars (NumPy 2's dtype inference). copy=None reuses obj's memory when it\n"
     "can, copy=False never copies (ValueError when a copy is needed), copy=True always copies. dtype:\n"
-    "as dlx.empty takes it; device: None or \"cpu\".";
+    "as dlx.empty takes it; device: None (where obj's data is) or any device dlx.empty takes; data\n"
+    "elsewhere is copied there (Tensor.to), which copy=False refuses.";
