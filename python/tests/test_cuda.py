@@ -593,6 +593,25 @@ def test_ops_refuse_mixing_host_and_device_tensors():
 
 
 @needs_device
+def test_asarray_device():
+    # dlx.asarray(device=) moves data as Tensor.to does; a dtype conversion runs on the host side of a move
+    t = dlx.asarray([[1, 2], [3, 4]], dtype="float16", device="cuda:0")
+    assert t.device == (2, 0) and t.dtype == "float16" and t.to("cpu").tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)[::2, 1::2]  # strided host data
+    d = dlx.asarray(a, dtype="bfloat16", device="cuda")
+    assert d.device == (2, 0) and d.to("cpu").tolist() == [[1.0, 3.0], [9.0, 11.0]]
+    assert dlx.asarray(d, device="cuda:0") is d
+    c = dlx.asarray(d, device="cuda:0", copy=True)
+    assert c.data_ptr != d.data_ptr and c.to("cpu").tolist() == [[1.0, 3.0], [9.0, 11.0]]
+    h = dlx.asarray(d, dtype="float32", device="cpu")
+    assert h.device == (1, 0) and h.dtype == "float32" and h.tolist() == [[1.0, 3.0], [9.0, 11.0]]
+    with pytest.raises(ValueError, match="copy=False, but moving the data to another device needs a copy"):
+        dlx.asarray(d, device="cpu", copy=False)
+    with pytest.raises(ValueError, match=f"cuda:{cuda.device_count()}"):
+        dlx.asarray([1.0], device=f"cuda:{cuda.device_count()}")
+
+
+@needs_device
 @pytest.mark.parametrize("dtype, tol", [("float32", 1e-5), ("float64", 1e-12), ("complex64", 1e-5),
                                         ("complex128", 1e-12), ("float16", 2e-3), ("bfloat16", 1.6e-2)])
 def test_matmul_against_torch(torch_cuda, dtype, tol):
