@@ -29,5 +29,8 @@ fi
 echo "== python tests"
 "$VPY" -m pytest python/tests -q -rs "$@"
 
+# NumPy 1.x as a peer of the ndarray import path (a second venv; skipped with pip's reason if it cannot be made)
+bash scripts/test_numpy1.sh
+
 echo "== python -m dlx (smoke)"
 "$VPY" -m dlx

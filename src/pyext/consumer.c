@@ -437,23 +437,22 @@ static int order_after_producer(const DLPackExchangeAPI *api, DLDevice d) {
  * dtype, and WRITEABLE (NumPy 2 flags a read-only array READ_ONLY in its capsule). An exact ndarray --
  * a subclass may override __dlpack__ -- is read directly, and imported by the capsule path's own code
  * (dlx_view_from_managed_versioned on a managed tensor built on the stack) under a reference to the
- * array, which is what NumPy's capsule holds too. Two ways to read it:
- *  - the fields of the array object (PyArrayObject_fields, the layout every compiled NumPy extension
- *    reads through PyArray_DATA & co), where NumPy's C API reports an ABI dlx knows (1.x and 2.x);
- *  - else its buffer (PEP 3118). NumPy computes a buffer's description on each request, which costs
- *    about as much as the rest of the import, and makes up compact strides for the extents of 1 of a
- *    contiguous array (and for every extent of an empty one), where __dlpack__ passes the array's own:
- *    such buffers, which look contiguous, go through __dlpack__.
- * Anything not mapped one to one falls back to __dlpack__, which accepts or refuses as it always did:
- * dtypes other than NumPy's own bool / integer / IEEE float / complex (ml_dtypes', structured, long
- * double, ...), non-native byte order, strides that are not whole elements, a failed import.
- * python/tests/test_buffer_path.py compares every observable of each way with the capsule path's. */
+ * array, which is what NumPy's capsule holds too. The array's fields are read (PyArrayObject_fields, the
+ * layout every compiled NumPy extension reads through PyArray_DATA & co) only where NumPy's C API reports
+ * the 2.x ABI, whose __dlpack__ this path reproduces (python/tests/test_buffer_path.py compares every
+ * observable of the two). NumPy 1.x's __dlpack__ refuses read-only arrays and rewrites the strides of
+ * extents of 1, which this path would not do, so NumPy 1.x (and an ABI dlx does not know) goes through
+ * __dlpack__ as any producer. Anything not mapped one to one falls back to __dlpack__ too, which accepts
+ * or refuses as it always did: dtypes other than NumPy's own bool / integer / IEEE float / complex
+ * (ml_dtypes', structured, long double, ...), non-native byte order, strides that are not whole elements,
+ * a failed import. (A PEP 3118 buffer path was tried first: NumPy builds a buffer's description on each
+ * request, which cost as much as the rest of the import, and makes up strides for extents of 1.) */
 
 int dlx_py_ndarray_path = DLX_NDARRAY_AUTO;
-long dlx_py_buffer_path_hits;
+long dlx_py_ndarray_path_hits;
 
-/* NumPy's array and dtype objects as far as dlx reads them: the leading fields, at the same offsets in
- * NumPy 1.x and 2.x (2.0 kept type_num where it was for that reason) */
+/* NumPy's array and dtype objects as far as dlx reads them: the leading fields of NumPy 2.x's layout (2.0
+ * kept type_num where 1.x had it, for that reason) */
 typedef struct np_descr {
   PyObject_HEAD
   PyTypeObject *typeobj;
@@ -483,9 +482,9 @@ typedef struct np_array {
 static PyTypeObject *numpy_ndarray;
 static int numpy_fields_ok;
 
-/* 1 when NumPy's C API (the _ARRAY_API capsule every NumPy extension imports) says its ABI is one whose
- * array layout dlx knows and its ndarray type is tp. Anything unexpected: 0, and the buffer is read. */
-static int numpy_abi_known(PyTypeObject *tp) {
+/* 1 when NumPy's C API (the _ARRAY_API capsule every NumPy extension imports) says its ABI is 2.x and its
+ * ndarray type is tp. Anything else (NumPy 1.x, an ABI to come): 0, and __dlpack__ is called. */
+static int numpy_abi_2(PyTypeObject *tp) {
   static const char *const modules[] = {"numpy._core._multiarray_umath", "numpy.core.multiarray"};
   for (int k = 0; k < 2; ++k) {
     PyObject *m = PyImport_ImportModule(modules[k]);
@@ -495,9 +494,9 @@ static int numpy_abi_known(PyTypeObject *tp) {
     Py_XDECREF(cap); /* the module keeps the table */
     PyErr_Clear();
     if (api == NULL) continue;
-    /* PyArray_GetNDArrayCVersion (slot 0): NPY_ABI_VERSION, 0x01000009 for 1.x, 0x02000000 for 2.x */
+    /* PyArray_GetNDArrayCVersion (slot 0): NPY_ABI_VERSION, 0x02000000 for 2.x (0x01000009 for 1.x) */
     const unsigned abi = ((unsigned (*)(void))api[0])();
-    return (abi == 0x01000009u || abi == 0x02000000u) && (PyTypeObject *)api[2] == tp; /* PyArray_Type */
+    return abi == 0x02000000u && (PyTypeObject *)api[2] == tp; /* PyArray_Type */
   }
   return 0;
 }
@@ -508,7 +507,7 @@ static int is_exact_ndarray(PyObject *x) {
   if (numpy_ndarray != NULL || (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) || tp->tp_as_buffer == NULL ||
       tp->tp_as_buffer->bf_getbuffer == NULL || strcmp(tp->tp_name, "numpy.ndarray") != 0)
     return 0;
-  numpy_fields_ok = numpy_abi_known(tp);
+  numpy_fields_ok = numpy_abi_2(tp);
   Py_INCREF(tp);
   numpy_ndarray = tp;
   return 1;
@@ -544,42 +543,6 @@ static int numpy_dtype(int type_num, DLDataType *dt, Py_ssize_t *itemsize) {
   dt->bits = (uint8_t)(types[type_num].size * 8);
   dt->lanes = 1;
   *itemsize = types[type_num].size;
-  return 0;
-}
-
-/* The DLPack dtype of a PEP 3118 format as NumPy writes it for its own dtypes: one native-order
- * character, 'Z' before a complex one. 0, or -1 for anything else (then __dlpack__ decides). */
-static int buffer_dtype(const char *f, Py_ssize_t itemsize, DLDataType *dt) {
-  if (f == NULL) return -1;
-  if (*f == '@') ++f; /* native order and size, what no prefix means too */
-  const int complex = *f == 'Z';
-  if (complex) ++f;
-  if (f[0] == '\0' || f[1] != '\0') return -1;
-  uint8_t code;
-  switch (f[0]) {
-    case '?':
-      code = kDLBool;
-      break;
-    case 'b': case 'h': case 'i': case 'l': case 'q':
-      code = kDLInt;
-      break;
-    case 'B': case 'H': case 'I': case 'L': case 'Q':
-      code = kDLUInt;
-      break;
-    case 'e': case 'f': case 'd': /* IEEE binary16/32/64; 'g' (long double) is left to __dlpack__ */
-      code = complex ? kDLComplex : kDLFloat;
-      break;
-    default:
-      return -1;
-  }
-  if (complex && f[0] == 'e') return -1; /* no complex32 in NumPy */
-  if (complex != (code == kDLComplex)) return -1;
-  const Py_ssize_t bits = itemsize * 8;
-  if (bits != 8 && bits != 16 && bits != 32 && bits != 64 && !(complex && bits == 128)) return -1;
-  if (code == kDLBool && bits != 8) return -1;
-  dt->code = code;
-  dt->bits = (uint8_t)bits;
-  dt->lanes = 1;
   return 0;
 }
 
@@ -626,40 +589,8 @@ static PyObject *import_ndarray_fields(PyObject *x, uint32_t alignment) {
     return NULL;
   dlx_storage *s = dlx_py_storage_of_object(x, v.data, v.device); /* NumPy's capsule holds x too */
   if (s == NULL) return NULL;
-  ++dlx_py_buffer_path_hits;
+  ++dlx_py_ndarray_path_hits;
   return dlx_py_tensor_wrap(s, &v, alignment);
-}
-
-/* The same through x's buffer. */
-static PyObject *import_ndarray_buffer(PyObject *x, uint32_t alignment) {
-  Py_buffer b;
-  if (PyObject_GetBuffer(x, &b, PyBUF_RECORDS_RO) != 0) {
-    PyErr_Clear(); /* e.g. datetime64, ml_dtypes' bfloat16: NumPy's buffer has no format for them */
-    return NULL;
-  }
-  DLDataType dt;
-  int64_t dims[2 * DLX_MAX_NDIM];
-  dlx_view v;
-  if (b.obj == NULL || b.ndim < 0 || b.ndim > DLX_MAX_NDIM || (b.ndim > 0 && (b.shape == NULL || b.strides == NULL)) ||
-      buffer_dtype(b.format, b.itemsize, &dt) != 0)
-    goto fallback;
-  int small = 0;
-  for (int i = 0; i < b.ndim; ++i) small |= b.shape[i] <= 1;
-  /* made-up strides (above) look contiguous; the buffer of any other array has the array's own */
-  if (small && (PyBuffer_IsContiguous(&b, 'C') || PyBuffer_IsContiguous(&b, 'F'))) goto fallback;
-  if (ndarray_view(&v, b.buf, b.ndim, b.shape, b.strides, b.itemsize, dt, b.readonly, alignment, dims) != 0)
-    goto fallback;
-  /* the storage holds the buffer (and through it the array) until the last view and export are gone */
-  dlx_storage *s = dlx_py_storage_of_buffer(&b);
-  if (s == NULL) {
-    PyBuffer_Release(&b);
-    return NULL;
-  }
-  ++dlx_py_buffer_path_hits;
-  return dlx_py_tensor_wrap(s, &v, alignment);
-fallback:
-  PyBuffer_Release(&b);
-  return NULL;
 }
 
 PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
@@ -677,9 +608,8 @@ PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int
     return dlx_py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
   }
   /* copy=True copies whatever the import is; the ndarray path only stands in for a zero-copy one */
-  if (buffer_ok && copy != 1 && dlx_py_ndarray_path != DLX_NDARRAY_OFF && is_exact_ndarray(x)) {
-    t = numpy_fields_ok && dlx_py_ndarray_path == DLX_NDARRAY_AUTO ? import_ndarray_fields(x, alignment)
-                                                                   : import_ndarray_buffer(x, alignment);
+  if (buffer_ok && copy != 1 && dlx_py_ndarray_path == DLX_NDARRAY_AUTO && is_exact_ndarray(x) && numpy_fields_ok) {
+    t = import_ndarray_fields(x, alignment);
     if (t != NULL || PyErr_Occurred()) return t;
   }
   const producer_quirks *quirks;

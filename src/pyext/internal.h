@@ -61,11 +61,11 @@ PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy);
  * a device other than the cpu). */
 PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int buffer_ok);
 /* How dlx.from_dlpack reads an exact numpy.ndarray (consumer.c): AUTO its fields where NumPy's ABI is
- * known, else its buffer; BUFFER its buffer; OFF through __dlpack__ as any producer. AUTO unless a test
- * sets another (dlx._testing); hits counts the imports that took either (both under the GIL). */
-enum { DLX_NDARRAY_OFF = 0, DLX_NDARRAY_BUFFER = 1, DLX_NDARRAY_AUTO = 2 };
+ * 2.x, else through __dlpack__; OFF through __dlpack__ as any producer. AUTO unless a test sets OFF
+ * (dlx._testing); hits counts the imports that read the fields (both under the GIL). */
+enum { DLX_NDARRAY_OFF = 0, DLX_NDARRAY_AUTO = 2 };
 extern int dlx_py_ndarray_path;
-extern long dlx_py_buffer_path_hits;
+extern long dlx_py_ndarray_path_hits;
 /* dlx_py_view's non-owning import: a producer's dltensor_from_py_object_no_sync (PyTorch's), checked
  * as dlx.from_dlpack checks its managed export. 1 with *view filled (obj's reference keeps the memory),
  * 0 when obj's type offers no such path (nothing set), -1 with an exception. */

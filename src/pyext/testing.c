@@ -253,13 +253,13 @@ static PyObject *exchange_import_ns(PyObject *self, PyObject *args) {
 /* ---- the fast paths, for tests that compare them with the general ones ------------------------------ */
 
 /* set_ndarray_path(mode) -> the previous mode: how dlx.from_dlpack reads an exact numpy.ndarray, 0
- * through __dlpack__ like any other producer, 1 through its buffer, 2 (the default) through its fields
- * where NumPy's ABI is known, else its buffer. */
+ * through __dlpack__ like any other producer, 2 (the default) through its fields where NumPy's ABI is 2.x,
+ * else through __dlpack__. */
 static PyObject *set_ndarray_path(PyObject *self, PyObject *arg) {
   (void)self;
   const long mode = PyLong_AsLong(arg);
   if (mode == -1 && PyErr_Occurred()) return NULL;
-  if (mode < DLX_NDARRAY_OFF || mode > DLX_NDARRAY_AUTO) return PyErr_Format(PyExc_ValueError, "mode %ld", mode);
+  if (mode != DLX_NDARRAY_OFF && mode != DLX_NDARRAY_AUTO) return PyErr_Format(PyExc_ValueError, "mode %ld", mode);
   const int was = dlx_py_ndarray_path;
   dlx_py_ndarray_path = (int)mode;
   return PyLong_FromLong(was);
@@ -269,7 +269,7 @@ static PyObject *set_ndarray_path(PyObject *self, PyObject *arg) {
 static PyObject *fast_path_counts(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  return Py_BuildValue("(ll)", dlx_py_buffer_path_hits, dlx_py_borrowed_views);
+  return Py_BuildValue("(ll)", dlx_py_ndarray_path_hits, dlx_py_borrowed_views);
 }
 
 /* capi_view(obj, ndim=-1) -> dict: what dlx_py_view (the C API of dlx/python.h) gives a C extension for
