@@ -597,7 +597,7 @@ PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
   return dlx_from_dlpack_impl_ex(x, alignment, copy, 1);
 }
 
-PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int buffer_ok) {
+PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok) {
   PyObject *t = NULL;
   if (Py_IS_TYPE(x, &dlx_TensorType)) {
     TensorObject *src = (TensorObject *)x;
@@ -608,7 +608,7 @@ PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int
     return dlx_py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
   }
   /* copy=True copies whatever the import is; the ndarray path only stands in for a zero-copy one */
-  if (buffer_ok && copy != 1 && dlx_py_ndarray_path == DLX_NDARRAY_AUTO && is_exact_ndarray(x) && numpy_fields_ok) {
+  if (ndarray_ok && copy != 1 && dlx_py_ndarray_path == DLX_NDARRAY_AUTO && is_exact_ndarray(x) && numpy_fields_ok) {
     t = import_ndarray_fields(x, alignment);
     if (t != NULL || PyErr_Occurred()) return t;
   }

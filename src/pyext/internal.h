@@ -57,9 +57,9 @@ extern const DLPackExchangeAPI dlx_exchange_api;
 
 /* from_dlpack core: x any DLPack object, alignment 0 = natural, copy -1 None / 0 / 1. */
 PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy);
-/* The same; buffer_ok 0 keeps an exact numpy.ndarray off the buffer path (from_dlpack's device= names
+/* The same; ndarray_ok 0 keeps an exact numpy.ndarray off the fields path (from_dlpack's device= names
  * a device other than the cpu). */
-PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int buffer_ok);
+PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok);
 /* How dlx.from_dlpack reads an exact numpy.ndarray (consumer.c): AUTO its fields where NumPy's ABI is
  * 2.x, else through __dlpack__; OFF through __dlpack__ as any producer. AUTO unless a test sets OFF
  * (dlx._testing); hits counts the imports that read the fields (both under the GIL). */

@@ -56,10 +56,10 @@ static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
     }
     return NULL;
   }
-  /* a NumPy array's buffer path only where the import stays on the cpu: a move to another device costs
+  /* a NumPy array's fields path only where the import stays on the cpu: a move to another device costs
    * a copy, next to which a capsule's cost is nothing */
-  const int buffer_ok = device == Py_None || want.device_type == kDLCPU;
-  PyObject *t = dlx_from_dlpack_impl_ex(args[0], alignment, device != Py_None && copy == 1 ? -1 : copy, buffer_ok);
+  const int ndarray_ok = device == Py_None || want.device_type == kDLCPU;
+  PyObject *t = dlx_from_dlpack_impl_ex(args[0], alignment, device != Py_None && copy == 1 ? -1 : copy, ndarray_ok);
   if (t == NULL || device == Py_None) return t;
   PyObject *r = dlx_py_to_device(t, want, copy, PyExc_BufferError);
   Py_DECREF(t);

@@ -30,15 +30,6 @@ static void release_object(void *ctx, void *ptr, DLDevice device) {
   PyGILState_Release(g);
 }
 
-static void release_buffer(void *ctx, void *ptr, DLDevice device) {
-  (void)ptr, (void)device;
-  if (!python_alive()) return;
-  PyGILState_STATE g = PyGILState_Ensure();
-  PyBuffer_Release(ctx);
-  PyMem_Free(ctx);
-  PyGILState_Release(g);
-}
-
 static dlx_storage *new_or_raise(dlx_release_fn release, void *ctx, void *ptr, DLDevice device) {
   dlx_storage *s = dlx__storage_new(release, ctx, ptr, device);
   if (s == NULL) PyErr_NoMemory();
@@ -56,24 +47,6 @@ dlx_storage *dlx_py_storage_of_legacy(DLManagedTensor *m) {
 dlx_storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice device) {
   dlx_storage *s = new_or_raise(release_object, owner, data, device);
   if (s != NULL) Py_INCREF(owner);
-  return s;
-}
-
-dlx_storage *dlx_py_storage_of_buffer(const Py_buffer *view) {
-  /* An exporter without bf_releasebuffer (NumPy 2) is released by dropping the buffer's reference to it
-   * and nothing else: the storage takes that reference over, with no Py_buffer to keep. */
-  PyBufferProcs *procs = Py_TYPE(view->obj)->tp_as_buffer;
-  if (procs != NULL && procs->bf_releasebuffer == NULL)
-    return new_or_raise(release_object, view->obj, view->buf, (DLDevice){kDLCPU, 0});
-  /* the Py_buffer moves to the heap: shape, strides and format point into the exporter, not into it */
-  Py_buffer *b = PyMem_Malloc(sizeof *b);
-  if (b == NULL) {
-    PyErr_NoMemory();
-    return NULL;
-  }
-  *b = *view;
-  dlx_storage *s = new_or_raise(release_buffer, b, b->buf, (DLDevice){kDLCPU, 0});
-  if (s == NULL) PyMem_Free(b);
   return s;
 }
 

@@ -23,10 +23,6 @@ dlx_storage *dlx_py_storage_of_legacy(DLManagedTensor *m);
  * (skipped once the interpreter is gone). NULL + MemoryError. */
 dlx_storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice device);
 
-/* Storage of a buffer (PyObject_GetBuffer, view->obj set) taken over from *view: PyBuffer_Release's work
- * is done once, under the GIL, on release (skipped once the interpreter is gone). NULL + MemoryError
- * (*view untouched). */
-dlx_storage *dlx_py_storage_of_buffer(const Py_buffer *view);
 
 /* New dlx-owned storage of nbytes on device, in the kind of memory at like (NULL: none) where device has
  * several (dlx__storage_alloc_like). NULL + exception. */
