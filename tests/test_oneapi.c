@@ -538,6 +538,50 @@ static void test_results_follow_kind(void) {
   }
 }
 
+/* An op whose output alone is device USM (a fill, a cast or an add from host-accessible inputs) is computed
+ * into shared scratch and copied into place through the queue, strided outputs included. */
+static void test_output_in_device_usm(void) {
+  dlx_tensor *dv = NULL, *sh = NULL, *cast = NULL;
+  CHECK_OK(dlx_tensor_empty(&dv, 2, I64(3, 4), DLX_DTYPE_FLOAT32, ONEAPI(0)));
+  if (dv == NULL) return;
+  const dlx_view *v = dlx_tensor_view(dv);
+  float host[12];
+  /* a fill from a host scalar, then a fill of every other column (a strided output) */
+  float seven = 7.0f, two = -2.5f;
+  dlx_view seven_v = view_of(&seven, CPU, 0, NULL, NULL, DLX_DTYPE_FLOAT32);
+  dlx_view two_v = view_of(&two, CPU, 0, NULL, NULL, DLX_DTYPE_FLOAT32);
+  CHECK_OK(dlx_fill(v, &seven_v));
+  dlx_view cols = *v;
+  cols.shape[1] = 2;
+  cols.strides[1] = 2;
+  CHECK_OK(dlx_fill(&cols, &two_v));
+  qcopy(0, host, v->data, sizeof host);
+  for (int i = 0; i < 12; ++i) CHECK(host[i] == (i % 2 == 0 ? -2.5f : 7.0f));
+  /* a cast from shared USM into the transposed device tensor */
+  dlx_oneapi_usm prev;
+  CHECK_OK(dlx_oneapi_set_alloc_kind(DLX_ONEAPI_USM_SHARED, &prev));
+  CHECK_OK(dlx_tensor_empty(&sh, 2, I64(4, 3), DLX_DTYPE_FLOAT64, ONEAPI(0)));
+  CHECK_OK(dlx_oneapi_set_alloc_kind(prev, NULL));
+  if (sh != NULL) {
+    double *sp = dlx_tensor_view(sh)->data;
+    for (int i = 0; i < 12; ++i) sp[i] = i + 0.25;
+    dlx_view t = *v;
+    t.shape[0] = 4, t.shape[1] = 3, t.strides[0] = 1, t.strides[1] = 4; /* v transposed */
+    CHECK_OK(dlx_cast(&t, dlx_tensor_view(sh)));
+    qcopy(0, host, v->data, sizeof host);
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 3; ++c) CHECK(host[c * 4 + r] == (float)(r * 3 + c + 0.25));
+    /* the C tensor API's cast gives a shared result, which the host reads */
+    CHECK_OK(dlx_tensor_cast(&cast, sh, DLX_DTYPE_INT32));
+    if (cast != NULL) CHECK(((const int32_t *)dlx_tensor_view(cast)->data)[11] == 11);
+  }
+  /* an input in device USM is still refused, with the way out */
+  CHECK_FAIL(dlx_binary(DLX_OP_ADD, v, v, v), DLX_ERR_DEVICE_MISMATCH, "device USM");
+  dlx_tensor_release(cast);
+  dlx_tensor_release(sh);
+  dlx_tensor_release(dv);
+}
+
 /* Copies to and from device USM: compact, strided both ways (gaps kept), broadcast, across devices,
  * within one device, packed float4 (odd count, strided), and a side no oneAPI copy can reach. */
 static void test_copies(void) {
@@ -692,6 +736,7 @@ static const dlx_test_case loaded_cases[] = {
     {"sub_devices", test_sub_devices},
     {"alloc", test_alloc},
     {"results_follow_kind", test_results_follow_kind},
+    {"output_in_device_usm", test_output_in_device_usm},
     {"copies", test_copies},
     {"gemm", test_gemm},
     {"legacy", test_legacy},

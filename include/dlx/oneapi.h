@@ -20,9 +20,11 @@
  *    range is DLX_ERR_INVALID_DEVICE; a pointer it does not know is DLX_ERR_DEVICE_MISMATCH.
  *
  * Host access: host and shared USM are host-accessible, and dlx's ops (dlx/ops.h, dlx_gemm) run on them
- * with the CPU loops. Device USM is not: ops on it fail with DLX_ERR_DEVICE_MISMATCH pointing at
+ * with the CPU loops. Device USM is not: ops reading it fail with DLX_ERR_DEVICE_MISMATCH pointing at
  * dlx_copy, which moves data between device USM and host memory (or another device) through the SYCL
- * queue's memcpy, any strides, broadcast and packed sub-byte dtypes included, and returns once done.
+ * queue's memcpy, any strides, broadcast and packed sub-byte dtypes included, and returns once done. An
+ * op whose output alone is device USM (dlx_fill of one, or an op on host-accessible inputs) is computed
+ * into shared-USM scratch and copied into place the same way.
  * Memory dlx allocates on (kDLOneAPI, id): a new tensor (dlx_tensor_empty) is device USM unless
  * dlx_oneapi_set_alloc_kind says otherwise; a tensor made from another one (the result a tensor op
  * allocates, dlx_tensor_empty_like, a compact copy) takes that one's kind when it is host or shared USM,

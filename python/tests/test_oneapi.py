@@ -206,6 +206,28 @@ def test_asarray_device():
         dlx.asarray([1.0], device="oneapi:9")
 
 
+@pytest.mark.parametrize("i", device_ids())
+def test_output_in_device_usm(i):
+    # an op whose output alone is device USM is computed on the host and copied there through the queue:
+    # full / fill_ / setitem of new device tensors, and ops on host-accessible inputs with out= on the device
+    dev = f"oneapi:{i}"
+    f = dlx.full((2, 3), 1.5, device=dev)
+    assert dlx.oneapi.usm_kind(f) == "device" and f.to("cpu").tolist() == [[1.5] * 3] * 2
+    f.fill_(-4)
+    f[:, ::2] = 9  # a strided output
+    assert f.to("cpu").tolist() == [[9.0, -4.0, 9.0]] * 2
+    z = dpt.from_dlpack(f)  # dpctl reads what was written
+    assert dpt.asnumpy(z).tolist() == [[9.0, -4.0, 9.0]] * 2
+    e4 = dlx.full((5,), 3.0, dtype="float4_e2m1fn", device=dev)  # packed: written through the pack
+    assert e4.to("cpu").tolist() == [3.0] * 5
+    s = ready(dpt.arange(6, dtype="float32", device=DEVICES[i], usm_type="shared"))
+    out = dlx.empty((6,), "float32", device=dev)
+    r = dlx.add(dlx.from_dlpack(s), 1, out=out)
+    assert r is out and out.to("cpu").tolist() == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    with pytest.raises(ValueError, match=f"device USM on {dev}"):
+        f + 1  # an input in device USM is still refused
+
+
 def test_set_alloc_kind_for_new_tensors():
     # device USM input: its results would be device USM too, where the CPU cannot compute; an output
     # allocated after set_alloc_kind("shared") can take a copy, and ops on it then run

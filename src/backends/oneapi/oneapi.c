@@ -3,10 +3,11 @@
  *
  * Compute: host and shared USM are host memory, so ops on them run the CPU backend's loops, after a
  * check of every operand's USM kind in the op device's default context (the one place the backend sees
- * the pointers of an op). Device USM is refused with a pointer at dlx_copy, except in copies, which
- * move it through the queue (copy.c), and in the unpacking and packing of float6/float4 operands, which
- * are copies too. Scratch memory of ops (overlap copies, unpacked operands, staged scalars, gemm's
- * compact copies) is shared USM, so the CPU loops can use it.
+ * the pointers of an op). Device USM inputs are refused with a pointer at dlx_copy, except in copies,
+ * which move it through the queue (copy.c), and in the unpacking and packing of float6/float4 operands,
+ * which are copies too. An output alone in device USM (a fill, or an op on host-accessible inputs) is
+ * computed into shared scratch, which the queue copies into place. Scratch memory of ops (overlap copies,
+ * unpacked operands, staged scalars, gemm's compact copies) is shared USM, so the CPU loops can use it.
  *
  * Two tables, because backend.c names a compute backend and a memory backend per device type and the
  * two allocate differently: dlx__oneapi_backend computes (scratch: shared USM) and is the one in the
@@ -52,15 +53,41 @@ static dlx_status plan_view(const dlx_ew_op *op, const dlx_iter *plan, int k, dl
   return DLX_OK;
 }
 
+/* An op whose output alone is device USM (a fill of a new tensor, a cast or an add into one): the CPU loops
+ * compute into compact shared-USM scratch laid out in the plan's order, which the queue then copies into
+ * the output's strides. */
+static dlx_status execute_into_device_usm(const dlx_ew_op *op, const dlx_iter *plan) {
+  dlx_view dst;
+  DLX_FORWARD(plan_view(op, plan, 0, &dst));
+  const int64_t item = (int64_t)dlx_dtype_itemsize(op->dtype[0]);
+  void *scratch = NULL;
+  DLX_FORWARD(dlx__oneapi_alloc_shared(op->device, (uint64_t)(plan->size * item), false, &scratch, "dlx_ops"));
+  dlx_iter staged = *plan;
+  staged.data[0] = scratch;
+  int64_t step = item;
+  for (int d = plan->ndim - 1; d >= 0; --d) {
+    staged.strides[0][d] = step;
+    step *= plan->shape[d];
+  }
+  dlx_status st = dlx__cpu_backend.execute(op, &staged);
+  dlx_view from;
+  if (st == DLX_OK) st = plan_view(op, &staged, 0, &from);
+  if (st == DLX_OK) st = dlx__oneapi_copy(&dst, &from);
+  dlx__oneapi_free(op->device, scratch);
+  return st;
+}
+
 static dlx_status oneapi_execute(const dlx_ew_op *op, const dlx_iter *plan) {
   const int32_t id = op->device.device_id;
   const dlx_oneapi_state *s = NULL;
   DLX_FORWARD(dlx__oneapi_device("dlx_ops", id, &s));
-  int on_device = -1;
+  int on_device = -1, inputs_on_device = 0;
   for (int k = 0; k < plan->nop; ++k) {
     dlx_oneapi_usm kind;
     DLX_FORWARD(dlx__oneapi_kind(s, plan->data[k], id, "dlx_ops", &kind));
-    if (kind == DLX_ONEAPI_USM_DEVICE && on_device < 0) on_device = k;
+    if (kind != DLX_ONEAPI_USM_DEVICE) continue;
+    if (on_device < 0) on_device = k;
+    inputs_on_device += k > 0;
   }
   if (on_device < 0) return dlx__cpu_backend.execute(op, plan);
   if (op->kind == DLX_EW_COPY && plan->nop == 2) {
@@ -69,6 +96,7 @@ static dlx_status oneapi_execute(const dlx_ew_op *op, const dlx_iter *plan) {
     DLX_FORWARD(plan_view(op, plan, 1, &src));
     return dlx__oneapi_copy(&dst, &src);
   }
+  if (inputs_on_device == 0) return execute_into_device_usm(op, plan);
   return refuse_device_usm("dlx_ops", operand_name(on_device), plan->data[on_device], id);
 }
 
