@@ -593,6 +593,15 @@ def test_ops_refuse_mixing_host_and_device_tensors():
 
 
 @needs_device
+def test_scalar_conversions_of_device_tensors():
+    t = dlx.asarray([2.5, -1.0, 7.0], dtype="bfloat16", device="cuda")
+    assert t[0].item() == 2.5 and float(t[1]) == -1.0 and int(t[2]) == 7 and complex(t[0]) == 2.5 + 0j
+    assert bool(t[2]) and [1, 2, 3][dlx.asarray([1], dtype="int64", device="cuda")] == 2
+    with pytest.raises(TypeError, match="only a tensor of one element converts to a Python scalar"):
+        float(t)
+
+
+@needs_device
 def test_asarray_device():
     # dlx.asarray(device=) moves data as Tensor.to does; a dtype conversion runs on the host side of a move
     t = dlx.asarray([[1, 2], [3, 4]], dtype="float16", device="cuda:0")

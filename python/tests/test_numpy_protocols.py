@@ -634,3 +634,92 @@ def test_tolist_of_a_64_dimensional_vector_tensor():
     for _ in range(63):
         want = [want]
     assert dlx.from_dlpack(T.make_capsule((1,) * 63, "float32x2")).tolist() == want
+
+
+# --- item(), float(), int(), complex(), operator.index() against NumPy's scalars ----------------------------
+
+# odd values of every kind: signed zeros, NaN, infinities, the extremes of the dtype, values int() truncates
+_ODD = {
+    "bool": [True, False],
+    "float": [0.0, -0.0, 1.5, -2.75, float("nan"), float("inf"), float("-inf"), 1e-300, 3.4e38, 65504.0, -1e308],
+    "complex": [0j, complex(-0.0, -0.0), 1.5 - 2.5j, complex(float("nan"), 1.0), complex(float("inf"), -0.0)],
+}
+
+
+def _odd_values(dtype):
+    d = np.dtype(dtype)
+    if d.kind in "iu":
+        info = np.iinfo(d)
+        return [info.min, info.max, 0, 1, info.max // 3]
+    return _ODD["bool" if d.kind == "b" else "complex" if d.kind == "c" else "float"]
+
+
+def _same(a, b):
+    """Equal as Python values, NaN equal to NaN and -0.0 told from 0.0, types included."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, complex):
+        return _same(a.real, b.real) and _same(a.imag, b.imag)
+    if isinstance(a, float):
+        return (a != a and b != b) or (a == b and str(a) == str(b))
+    return a == b
+
+
+def _conversion(f, x):
+    try:
+        return "ok", f(x)
+    except Exception as e:  # noqa: BLE001 - the same refusal is what is compared
+        return "raised", type(e)
+
+
+@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
+def test_scalar_conversions_match_numpy(dtype):
+    import operator
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # overflow to inf in a float16 / float32 cast is the point
+        values = np.array(_odd_values(dtype)).astype(dtype)
+    for v in values:
+        ref = np.array(v, dtype=dtype)  # 0-d: NumPy's own conversions
+        for t in (dlx.asarray(ref), dlx.asarray(ref.reshape(1, 1))):
+            assert _same(t.item(), ref.item()), (dtype, v)
+            for f in (float, int, complex):
+                if dtype.startswith("complex") and f is not complex:
+                    # NumPy warns and drops the imaginary part; dlx does as Python's complex does
+                    assert _conversion(f, t) == ("raised", TypeError)
+                    continue
+                got, want = _conversion(f, t), _conversion(f, ref)
+                assert got[0] == want[0] and (_same(got[1], want[1]) if got[0] == "ok" else got[1] is want[1]), \
+                    (dtype, v, f)
+            if dtype.startswith(("int", "uint")):
+                assert operator.index(t) == operator.index(ref)
+            else:
+                with pytest.raises(TypeError, match=f"only an integer tensor of one element can be an index, "
+                                   f"not {dtype}"):
+                    operator.index(t)
+
+
+@pytest.mark.parametrize("name", NARROW + SUBBYTE)
+def test_item_of_narrow_formats_is_exact(name):
+    ml = need("ml_dtypes")
+    t = dlx.asarray([0.1], dtype="float32").astype(name)
+    want = float(np.array(0.1, np.float32).astype(getattr(ml, name)).astype(np.float64))
+    assert t.item() == want == float(t) and type(t.item()) is float
+
+
+def test_item_refusals():
+    import operator
+
+    for t, n in ((dlx.zeros(3, "int32"), 3), (dlx.zeros((0,)), 0), (dlx.zeros((2, 1)), 2)):
+        for f in (lambda t: t.item(), float, int, complex) + ((operator.index,) if t.dtype == "int32" else ()):
+            with pytest.raises(TypeError, match=f"only a tensor of one element converts to a Python scalar "
+                               rf"\(this one has {n}\)"):
+                f(t)
+    with pytest.raises(TypeError, match="an element of float32x4 is a vector"):
+        dlx.from_dlpack(T.make_capsule((1,), "float32x4")).item()
+    with pytest.raises(TypeError, match="no conversion from float128"):
+        dlx.from_dlpack(T.make_capsule((1,), "float128")).item()
+    # an integer tensor of one element is an index and a size anywhere Python takes one
+    i = dlx.asarray([2], dtype="uint8")
+    assert [10, 20, 30][i] == 30 and dlx.zeros(i).shape == (2,) and list(range(i)) == [0, 1]

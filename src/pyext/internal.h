@@ -150,8 +150,14 @@ extern PyBufferProcs dlx_tensor_as_buffer;
 PyObject *dlx_py_tensor_array(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *dlx_py_tensor_numpy(PyObject *self, PyObject *unused);
 PyObject *dlx_py_tensor_tolist(PyObject *self, PyObject *unused);
+/* Tensor.item, and float() / int() / operator.index() / complex() of a one-element tensor. */
+PyObject *dlx_py_tensor_item(PyObject *self, PyObject *unused);
+PyObject *dlx_py_tensor_float(PyObject *self);
+PyObject *dlx_py_tensor_int(PyObject *self);
+PyObject *dlx_py_tensor_index(PyObject *self);
+PyObject *dlx_py_tensor_complex(PyObject *self, PyObject *unused);
 PyObject *dlx_py_asarray(PyObject *module, PyObject *args, PyObject *kwargs);
-extern const char dlx_doc_array[], dlx_doc_numpy[], dlx_doc_tolist[], dlx_doc_asarray[];
+extern const char dlx_doc_array[], dlx_doc_numpy[], dlx_doc_tolist[], dlx_doc_item[], dlx_doc_asarray[];
 
 /* Interned strings used on hot paths. */
 extern PyObject *dlx_str_dlpack, *dlx_str_max_version, *dlx_str_copy, *dlx_str_dl_device, *dlx_str_stream,

@@ -53,20 +53,28 @@ static void restore_exception(PyObject *exc) {
 
 /* ---- host memory only ----------------------------------------------------------------------------- */
 
-/* -1 with exc when t's memory is not readable by the host. oneAPI memory is readable when it is host or
- * shared USM (asked of the runtime: the device type alone does not say). The message says where the data
- * is and how to bring it over (Tensor.to copies from any device). */
-static int require_host(const TensorObject *t, PyObject *exc, const char *what) {
+/* 1 when the host can read t's memory: host-accessible device types, and oneAPI host or shared USM
+ * (asked of the runtime: the device type alone does not say). *usm names device USM for messages. */
+static int host_readable(const TensorObject *t, const char **usm) {
   DLDevice d = t->view.device;
-  if (dlx_device_is_host_accessible(d)) return 0;
-  const char *usm = "";
+  *usm = "";
+  if (dlx_device_is_host_accessible(d)) return 1;
   if (d.device_type == kDLOneAPI && t->view.data != NULL) {
     dlx_oneapi_usm k = DLX_ONEAPI_USM_UNKNOWN;
     if (dlx_oneapi_usm_kind(t->view.data, d.device_id, &k) == DLX_OK) {
-      if (k == DLX_ONEAPI_USM_SHARED || k == DLX_ONEAPI_USM_HOST) return 0;
-      usm = " (device USM)";
+      if (k == DLX_ONEAPI_USM_SHARED || k == DLX_ONEAPI_USM_HOST) return 1;
+      *usm = " (device USM)";
     }
   }
+  return 0;
+}
+
+/* -1 with exc when t's memory is not readable by the host. The message says where the data is and how to
+ * bring it over (Tensor.to copies from any device). */
+static int require_host(const TensorObject *t, PyObject *exc, const char *what) {
+  DLDevice d = t->view.device;
+  const char *usm;
+  if (host_readable(t, &usm)) return 0;
   /* a tensor only ever holds a known device type, and every known type has a name */
   PyErr_Format(exc, "%s: the tensor is in %s:%d memory%s, which the host cannot read; copy it to the host first: "
                "t.to(\"cpu\")", what, dlx_device_type_name(d.device_type), (int)d.device_id, usm);
@@ -532,6 +540,77 @@ const char dlx_doc_numpy[] =
     "The tensor as a numpy.ndarray sharing its memory (read-only when the tensor is). bfloat16 and the\n"
     "float8 formats become ml_dtypes' dtypes without a copy, as do padded float6/float4; packed\n"
     "float6/float4 are unpacked into ml_dtypes' one-byte types, which is a copy. Host memory only.";
+/* item(): the one element as tolist() gives it, from any memory (device memory is copied to the host). */
+PyObject *dlx_py_tensor_item(PyObject *self, PyObject *unused) {
+  (void)unused;
+  TensorObject *t = (TensorObject *)self;
+  const int64_t n = dlx_view_size(&t->view);
+  char name[DLX_DTYPE_NAME_MAX];
+  if (n != 1)
+    return PyErr_Format(PyExc_TypeError, "only a tensor of one element converts to a Python scalar (this one has "
+                        "%lld)", (long long)n);
+  if (t->view.dtype.lanes != 1)
+    return PyErr_Format(PyExc_TypeError, "an element of %s is a vector, not a Python scalar (tolist() gives its "
+                        "lanes)", dlx__dtype_text(name, sizeof name, t->view.dtype));
+  const char *usm;
+  PyObject *host = NULL;
+  if (!host_readable(t, &usm) && (host = dlx_py_to_device(self, (DLDevice){kDLCPU, 0}, 1, PyExc_ValueError)) == NULL)
+    return NULL;
+  TensorObject *h = host != NULL ? (TensorObject *)host : t;
+  /* the element as a 0-d view of the same storage: the view's data already points at it */
+  dlx_view v = h->view;
+  v.ndim = 0;
+  PyObject *zero_d = dlx_pyops_wrap_view(h, &v);
+  Py_XDECREF(host);
+  if (zero_d == NULL) return NULL;
+  PyObject *r = dlx_py_tensor_tolist(zero_d, NULL);
+  Py_DECREF(zero_d);
+  return r;
+}
+
+/* float(t), int(t), complex(t) and operator.index(t): Python's own conversions of item(), as NumPy's
+ * scalars convert (int() truncates a float, NaN is ValueError and infinity OverflowError there; a complex
+ * is TypeError for float() and int()). __index__ takes integer tensors only (the Array API's rule). */
+PyObject *dlx_py_tensor_float(PyObject *self) {
+  PyObject *x = dlx_py_tensor_item(self, NULL);
+  if (x == NULL) return NULL;
+  PyObject *r = PyNumber_Float(x);
+  Py_DECREF(x);
+  return r;
+}
+
+PyObject *dlx_py_tensor_int(PyObject *self) {
+  PyObject *x = dlx_py_tensor_item(self, NULL);
+  if (x == NULL) return NULL;
+  PyObject *r = PyNumber_Long(x);
+  Py_DECREF(x);
+  return r;
+}
+
+PyObject *dlx_py_tensor_index(PyObject *self) {
+  const DLDataType dt = ((TensorObject *)self)->view.dtype;
+  if (dt.code != DLX_CODE_INT && dt.code != DLX_CODE_UINT) {
+    char name[DLX_DTYPE_NAME_MAX];
+    return PyErr_Format(PyExc_TypeError, "only an integer tensor of one element can be an index, not %s",
+                        dlx__dtype_text(name, sizeof name, dt));
+  }
+  return dlx_py_tensor_int(self);
+}
+
+PyObject *dlx_py_tensor_complex(PyObject *self, PyObject *unused) {
+  (void)unused;
+  PyObject *x = dlx_py_tensor_item(self, NULL);
+  if (x == NULL) return NULL;
+  PyObject *r = PyObject_CallOneArg((PyObject *)&PyComplex_Type, x);
+  Py_DECREF(x);
+  return r;
+}
+
+const char dlx_doc_item[] =
+    "item($self, /)\n--\n\n"
+    "The one element as a Python scalar (bool, int, float or complex, as tolist() gives it), copied\n"
+    "from device memory when needed. TypeError unless the tensor has exactly one element.";
+
 const char dlx_doc_tolist[] =
     "tolist($self, /)\n--\n\n"
     "Nested lists of Python scalars (bool, int, float, complex), as numpy.ndarray.tolist(); a 0-d\n"

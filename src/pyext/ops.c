@@ -779,6 +779,9 @@ PyNumberMethods dlx_pyops_as_number = {
     .nb_negative = nb_negative,
     .nb_positive = nb_positive,
     .nb_bool = nb_bool,
+    .nb_int = dlx_py_tensor_int,
+    .nb_float = dlx_py_tensor_float,
+    .nb_index = dlx_py_tensor_index,
     .nb_matrix_multiply = nb_matrix_multiply,
     .nb_inplace_matrix_multiply = nb_inplace_matrix_multiply,
 };

@@ -573,6 +573,8 @@ static PyMethodDef tensor_methods[] = {
     {"__array__", (PyCFunction)(void (*)(void))dlx_py_tensor_array, METH_VARARGS | METH_KEYWORDS, dlx_doc_array},
     {"numpy", (PyCFunction)dlx_py_tensor_numpy, METH_NOARGS, dlx_doc_numpy},
     {"tolist", (PyCFunction)dlx_py_tensor_tolist, METH_NOARGS, dlx_doc_tolist},
+    {"item", (PyCFunction)dlx_py_tensor_item, METH_NOARGS, dlx_doc_item},
+    {"__complex__", (PyCFunction)dlx_py_tensor_complex, METH_NOARGS, "complex(t) of a one-element tensor"},
     {NULL, NULL, 0, NULL},
 };
 

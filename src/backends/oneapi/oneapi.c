@@ -81,23 +81,25 @@ static dlx_status oneapi_execute(const dlx_ew_op *op, const dlx_iter *plan) {
   const int32_t id = op->device.device_id;
   const dlx_oneapi_state *s = NULL;
   DLX_FORWARD(dlx__oneapi_device("dlx_ops", id, &s));
-  int on_device = -1, inputs_on_device = 0;
+  /* which operands are device USM: the output, and the first input (the input is what blocks an op) */
+  bool out_on_device = false;
+  int input_on_device = 0;
   for (int k = 0; k < plan->nop; ++k) {
     dlx_oneapi_usm kind;
     DLX_FORWARD(dlx__oneapi_kind(s, plan->data[k], id, "dlx_ops", &kind));
     if (kind != DLX_ONEAPI_USM_DEVICE) continue;
-    if (on_device < 0) on_device = k;
-    inputs_on_device += k > 0;
+    if (k == 0) out_on_device = true;
+    else if (input_on_device == 0) input_on_device = k;
   }
-  if (on_device < 0) return dlx__cpu_backend.execute(op, plan);
+  if (!out_on_device && input_on_device == 0) return dlx__cpu_backend.execute(op, plan);
   if (op->kind == DLX_EW_COPY && plan->nop == 2) {
     dlx_view dst, src;
     DLX_FORWARD(plan_view(op, plan, 0, &dst));
     DLX_FORWARD(plan_view(op, plan, 1, &src));
     return dlx__oneapi_copy(&dst, &src);
   }
-  if (inputs_on_device == 0) return execute_into_device_usm(op, plan);
-  return refuse_device_usm("dlx_ops", operand_name(on_device), plan->data[on_device], id);
+  if (input_on_device == 0) return execute_into_device_usm(op, plan);
+  return refuse_device_usm("dlx_ops", operand_name(input_on_device), plan->data[input_on_device], id);
 }
 
 /* A compact padded view of packed's shape over buf (the other side of an unpack or a pack). */
