@@ -129,6 +129,12 @@ def test_index_errors():
         t[1.5]
     with pytest.raises(IndexError, match="valid indices"):
         t[[0, 1]]
+    # a one-element integer tensor (or 0-d integer array) is an int index; others are not indices
+    assert t[dlx.asarray(1, dtype="int8"), dlx.asarray([2])].item() == 0.0
+    assert t[np.array(-1)].shape == (3,)
+    for bad in (dlx.asarray([0, 1]), dlx.asarray([1.0]), np.array(1.0), np.array([0, 1])):
+        with pytest.raises(IndexError, match=f"valid indices, not {type(bad).__module__}"):
+            t[bad]
     with pytest.raises(IndexError, match="boolean"):
         t[True]
     with pytest.raises(IndexError):

@@ -13,6 +13,14 @@
 
 /* ---- indexing ----------------------------------------------------------------------------------- */
 
+/* IndexError for what dlx's basic indexing does not take. -1. */
+static int not_an_index(PyObject *o) {
+  PyErr_Format(PyExc_IndexError,
+               "only integers, slices (`:`), ellipsis (`...`), None and tuples of them are valid indices, not %.100s",
+               Py_TYPE(o)->tp_name);
+  return -1;
+}
+
 /* The most index items one subscript may hold: every dimension consumed, plus as many newaxes as the
  * rank allows, plus an ellipsis. */
 #define MAX_ITEMS (2 * DLX_MAX_NDIM + 1)
@@ -37,15 +45,16 @@ static int parse_item(PyObject *o, dlx_index_item *it) {
     return -1;
   } else if (PyIndex_Check(o)) {
     Py_ssize_t i = PyNumber_AsSsize_t(o, PyExc_IndexError);
-    if (i == -1 && PyErr_Occurred()) return -1;
+    if (i == -1 && PyErr_Occurred()) {
+      /* __index__ refused: a tensor or array of several elements, or of floats (no advanced indexing) */
+      if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+      PyErr_Clear();
+      return not_an_index(o);
+    }
     it->kind = DLX_IDX_INT;
     it->i = i;
   } else {
-    PyErr_Format(PyExc_IndexError,
-                 "only integers, slices (`:`), ellipsis (`...`), None and tuples of them are valid indices, not "
-                 "%.100s",
-                 Py_TYPE(o)->tp_name);
-    return -1;
+    return not_an_index(o);
   }
   return 0;
 }
