@@ -571,21 +571,19 @@ PyObject *dlx_py_tensor_item(PyObject *self, PyObject *unused) {
 /* float(t), int(t), complex(t) and operator.index(t): Python's own conversions of item(), as NumPy's
  * scalars convert (int() truncates a float, NaN is ValueError and infinity OverflowError there; a complex
  * is TypeError for float() and int()). __index__ takes integer tensors only (the Array API's rule). */
-PyObject *dlx_py_tensor_float(PyObject *self) {
+static PyObject *item_as(PyObject *self, PyObject *(*convert)(PyObject *)) {
   PyObject *x = dlx_py_tensor_item(self, NULL);
   if (x == NULL) return NULL;
-  PyObject *r = PyNumber_Float(x);
+  PyObject *r = convert(x);
   Py_DECREF(x);
   return r;
 }
 
-PyObject *dlx_py_tensor_int(PyObject *self) {
-  PyObject *x = dlx_py_tensor_item(self, NULL);
-  if (x == NULL) return NULL;
-  PyObject *r = PyNumber_Long(x);
-  Py_DECREF(x);
-  return r;
-}
+static PyObject *to_complex(PyObject *x) { return PyObject_CallOneArg((PyObject *)&PyComplex_Type, x); }
+
+PyObject *dlx_py_tensor_float(PyObject *self) { return item_as(self, PyNumber_Float); }
+
+PyObject *dlx_py_tensor_int(PyObject *self) { return item_as(self, PyNumber_Long); }
 
 PyObject *dlx_py_tensor_index(PyObject *self) {
   const DLDataType dt = ((TensorObject *)self)->view.dtype;
@@ -594,16 +592,12 @@ PyObject *dlx_py_tensor_index(PyObject *self) {
     return PyErr_Format(PyExc_TypeError, "only an integer tensor of one element can be an index, not %s",
                         dlx__dtype_text(name, sizeof name, dt));
   }
-  return dlx_py_tensor_int(self);
+  return item_as(self, PyNumber_Long);
 }
 
 PyObject *dlx_py_tensor_complex(PyObject *self, PyObject *unused) {
   (void)unused;
-  PyObject *x = dlx_py_tensor_item(self, NULL);
-  if (x == NULL) return NULL;
-  PyObject *r = PyObject_CallOneArg((PyObject *)&PyComplex_Type, x);
-  Py_DECREF(x);
-  return r;
+  return item_as(self, to_complex);
 }
 
 const char dlx_doc_item[] =
