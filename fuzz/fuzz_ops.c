@@ -73,8 +73,9 @@
 #include "fuzz_common.h"
 /* Internal headers (src/ is not on the harness's include path): the reference switch and dtype
  * kinds, and the narrow-float decoder for NaN tests. */
-#include "../src/compute/convert.h"
-#include "../src/compute/ew.h"
+#include "kernels/convert.h"
+#include "compute/reference.h"
+#include "kernels/ew.h"
 
 /* From src/backends/cpu/loops.h (which needs src/ on the include path): the element count above which
  * an op is split over the pool's threads; 0 restores the default. */
@@ -751,11 +752,11 @@ static bool nan_at(const unsigned char *p, DLDataType dt, int part) {
   if ((dt.code == DLX_CODE_FLOAT && dt.bits == 16) || dt.code == DLX_CODE_BFLOAT) {
     uint16_t h;
     memcpy(&h, p, 2);
-    double x = dlx_cvt_narrow_decode(dt.code, h);
+    double x = dlx__cvt_narrow_decode(dt.code, h);
     return x != x;
   }
   if (dt.code >= DLX_CODE_FLOAT8_E3M4 && dt.code <= DLX_CODE_FLOAT8_E8M0FNU) {
-    double x = dlx_cvt_narrow_decode(dt.code, *p);
+    double x = dlx__cvt_narrow_decode(dt.code, *p);
     return x != x;
   }
   return false;

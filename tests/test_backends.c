@@ -26,8 +26,9 @@
 #endif
 #include "backends/cpu/loops.h"
 #include "backends/cpu/pool.h"
-#include "compute/convert.h"
-#include "compute/ew.h"
+#include "kernels/convert.h"
+#include "compute/reference.h"
+#include "kernels/ew.h"
 #include "dlx/ops.h"
 #include "dlx/view.h"
 
@@ -42,7 +43,7 @@ static uint64_t rnd(void) { /* splitmix64, seeded per case: a failing case repro
 }
 static bool chance(int percent) { return (int)(rnd() % 100) < percent; }
 
-/* Every dtype with a kernel, in dlx_kd order. */
+/* Every dtype with a kernel, in dlx__kd order. */
 static const DLDataType kd_dtypes[DLX_KD_COUNT] = {
     DLX_DTYPE_BOOL,          DLX_DTYPE_INT8,           DLX_DTYPE_INT16,         DLX_DTYPE_INT32,
     DLX_DTYPE_INT64,         DLX_DTYPE_UINT8,          DLX_DTYPE_UINT16,        DLX_DTYPE_UINT32,
@@ -253,7 +254,7 @@ static unsigned code_bits(uint8_t code) {
 
 /* The narrow format whose midpoints an input aims at: the other operand's, when it is one. */
 static uint8_t hint_of(DLDataType other) {
-  const dlx_kd k = dlx__kd_of(other);
+  const dlx__kd k = dlx__kd_of(other);
   if (k >= DLX_KD_F16) return dlx__kd_narrow_code(k);
   return narrow_codes[rnd() % sizeof narrow_codes];
 }
@@ -263,7 +264,7 @@ static double midpoint(uint8_t code) {
   const unsigned bits = code_bits(code);
   for (int t = 0; t < 16; ++t) {
     const uint32_t c = (uint32_t)(rnd() % ((1u << bits) - 1u));
-    const double x0 = dlx_cvt_narrow_decode(code, c), x1 = dlx_cvt_narrow_decode(code, c + 1);
+    const double x0 = dlx__cvt_narrow_decode(code, c), x1 = dlx__cvt_narrow_decode(code, c + 1);
     if (isfinite(x0) && isfinite(x1) && signbit(x0) == signbit(x1)) return (x0 + x1) / 2;
   }
   return 0.5;
@@ -361,9 +362,9 @@ static void gen_element(unsigned char *p, DLDataType dt, uint8_t hint) {
     }
   } else if (k >= DLX_KD_F16 && !is_subbyte(k)) {
     /* random codes, or a special / midpoint (of this format or another) encoded */
-    const uint8_t code = dlx__kd_narrow_code((dlx_kd)k);
+    const uint8_t code = dlx__kd_narrow_code((dlx__kd)k);
     uint32_t c = (uint32_t)rnd();
-    if (chance(35)) c = dlx_cvt_narrow_encode(code, chance(50) ? specials[rnd() % NSPECIALS] : midpoint(hint));
+    if (chance(35)) c = dlx__cvt_narrow_encode(code, chance(50) ? specials[rnd() % NSPECIALS] : midpoint(hint));
     memcpy(p, &c, size);
   } else if (is_subbyte(k)) {
     *p = (unsigned char)(rnd() & ((1u << dt.bits) - 1u));
@@ -478,7 +479,7 @@ static void make_inst(const tcase *c, inst *in) {
     const size_t size = dlx_dtype_itemsize(v->dtype);
     for (int64_t off = 0; off < hi[k] - lo[k]; off += (int64_t)size) gen_element(lowest + off, v->dtype, hint);
     /* 0-d inputs: half of them from dlx_scalar_view, as callers make scalars */
-    const dlx_kd kd = dlx__kd_of(v->dtype);
+    const dlx__kd kd = dlx__kd_of(v->dtype);
     if (v->ndim == 0 && kd != DLX_KD_NONE && !dlx__kd_is_subbyte(kd) && chance(50)) {
       dlx_view sv;
       dlx_scalar_buf buf;
@@ -534,11 +535,11 @@ static void describe(int ci, const tcase *c, const char *backend, const config *
 
 /* Element at offset off (elements) of v, whose data lies at base: its code (packed) or bytes. */
 static void show(const char *label, const dlx_view *v, const unsigned char *data, int64_t off) {
-  const dlx_kd k = dlx__kd_of(v->dtype);
+  const dlx__kd k = dlx__kd_of(v->dtype);
   uint64_t code = 0;
   unsigned char b[16] = {0};
   const size_t size = packed_view(v) ? 1 : dlx_dtype_itemsize(v->dtype);
-  if (packed_view(v)) b[0] = (unsigned char)dlx_cvt_bits_get(data, off * v->dtype.bits, v->dtype.bits);
+  if (packed_view(v)) b[0] = (unsigned char)dlx__cvt_bits_get(data, off * v->dtype.bits, v->dtype.bits);
   else memcpy(b, data + off * (int64_t)size, size);
   fprintf(stderr, "      %s %s 0x", label, dt_name(v->dtype));
   for (size_t i = size; i-- > 0;) fprintf(stderr, "%02x", b[i]);
@@ -554,7 +555,7 @@ static void show(const char *label, const dlx_view *v, const unsigned char *data
     if (k == DLX_KD_C128) fprintf(stderr, " (%.17g, %.17g)", f[0], f[1]);
     else fprintf(stderr, " (%.17g)", f[0]);
   } else if (k >= DLX_KD_F16) {
-    fprintf(stderr, " (%.9g)", dlx_cvt_narrow_decode(dlx__kd_narrow_code(k), (uint32_t)code & ((1u << v->dtype.bits) - 1u)));
+    fprintf(stderr, " (%.9g)", dlx__cvt_narrow_decode(dlx__kd_narrow_code(k), (uint32_t)code & ((1u << v->dtype.bits) - 1u)));
   } else if (k >= DLX_KD_I8 && k <= DLX_KD_I64) {
     const unsigned sh = 64 - v->dtype.bits;
     fprintf(stderr, " (%lld)", (long long)((int64_t)(code << sh) >> sh));
@@ -568,7 +569,7 @@ static int64_t elements_compared;
 static int failures_shown; /* in detail; later ones get one line */
 
 static bool is_nan_part(DLDataType dt, const unsigned char *p) {
-  const dlx_kd k = dlx__kd_of(dt);
+  const dlx__kd k = dlx__kd_of(dt);
   if (k == DLX_KD_F32 || k == DLX_KD_C64) {
     float f;
     memcpy(&f, p, 4);
@@ -581,7 +582,7 @@ static bool is_nan_part(DLDataType dt, const unsigned char *p) {
   }
   uint32_t code = 0;
   memcpy(&code, p, dlx_dtype_itemsize(dt));
-  const double x = dlx_cvt_narrow_decode(dt.code, code);
+  const double x = dlx__cvt_narrow_decode(dt.code, code);
   return x != x;
 }
 
@@ -614,8 +615,8 @@ static bool compare(int ci, const tcase *c, const inst *in, const unsigned char 
     for (int32_t d = 0; d < o->ndim; ++d) off += idx[d] * o->strides[d];
     bool same;
     if (packed_view(o)) {
-      same = dlx_cvt_bits_get(ref + off0, off * o->dtype.bits, o->dtype.bits) ==
-             dlx_cvt_bits_get(got + off0, off * o->dtype.bits, o->dtype.bits);
+      same = dlx__cvt_bits_get(ref + off0, off * o->dtype.bits, o->dtype.bits) ==
+             dlx__cvt_bits_get(got + off0, off * o->dtype.bits, o->dtype.bits);
     } else {
       unsigned char *g = (unsigned char *)got + off0 + off * (int64_t)size;
       const unsigned char *r = ref + off0 + off * (int64_t)size;
@@ -669,18 +670,18 @@ static bool compare(int ci, const tcase *c, const inst *in, const unsigned char 
 
 /* Run case c on backend be over a copy of in's arena; the arena after the op in result. */
 #ifdef DLX_WITH_CUDA
-static dlx_status emulated_execute(const dlx_ew_op *op, const dlx_iter *plan) {
+static dlx_status emulated_execute(const dlx__ew_op *op, const dlx_iter *plan) {
   return dlx__cuda_execute_emulated(op, plan);
 }
 #endif
 
-static dlx_status run_backend(const dlx_backend *be, const tcase *c, const inst *in, unsigned char *result) {
+static dlx_status run_backend(const dlx__backend *be, const tcase *c, const inst *in, unsigned char *result) {
   const int nop = 1 + nin_of(c);
   dlx_view v[3];
   if (be->copy == NULL && be->device_type == kDLCPU) { /* the CPU (or a table standing in for it): host memory */
     memcpy(result, in->init, in->bytes);
     rebase(in, nop, result, CPU, v);
-    const dlx_backend *was = dlx__backend_override_host(be == &dlx__cpu_backend ? NULL : be);
+    const dlx__backend *was = dlx__backend_override_host(be == &dlx__cpu_backend ? NULL : be);
     const dlx_status st = call_op(c, v);
     dlx__backend_override_host(was);
     return st;
@@ -713,11 +714,11 @@ static void test_every_backend(void) {
   /* which backends run: the CPU first, then any device backend with a device */
   const int nb = dlx__backend_count();
   CHECK(nb >= 1 && dlx__backend_at(0) == &dlx__cpu_backend && dlx__backend_at(nb) == NULL);
-  const dlx_backend *run[8];
+  const dlx__backend *run[8];
   int nrun = 0, nskip = 0;
   char skipped[256] = "";
   for (int i = 0; i < nb && i < 8; ++i) {
-    const dlx_backend *be = dlx__backend_at(i);
+    const dlx__backend *be = dlx__backend_at(i);
     CHECK(be != NULL && be->name != NULL && be->alloc != NULL && be->free != NULL && be->execute != NULL);
     if (be == NULL) continue;
     const char *why = NULL;
@@ -736,7 +737,7 @@ static void test_every_backend(void) {
 #ifdef DLX_WITH_CUDA
   /* the CUDA kernels' per-thread bodies, run on the host (kernels.h's emulation) in place of the CPU
    * loops: every case through the whole public pipeline, no GPU needed */
-  static dlx_backend emulated;
+  static dlx__backend emulated;
   emulated = dlx__cpu_backend;
   emulated.name = "cuda-kernels-emulated";
   emulated.execute = emulated_execute;

@@ -1,4 +1,4 @@
-/* Tests for src/compute/convert.c: the narrow-float codec against a slow reference written here with a
+/* Tests for src/kernels/convert.c: the narrow-float codec against a slow reference written here with a
  * different algorithm (enumerate every representable value, pick the nearest, ties to the even
  * significand), exhaustive round trips, the documented special-value rules, packed storage and the
  * integer/bool rules. Bit-exactness against ml_dtypes itself is python/tests/test_convert_mldtypes.py. */
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "compute/convert.h"
+#include "kernels/convert.h"
 #include "dlx/dtype.h"
 #include "runner.h"
 
@@ -187,17 +187,17 @@ static uint32_t ref_encode(size_t si, double x) {
   return c == 0 && s->fnuz ? 0u : (c | sb);
 }
 
-static const dlx_cvt_format *fmt_of(size_t si) { return dlx_cvt_format_of(specs[si].code); }
+static const dlx__cvt_format *fmt_of(size_t si) { return dlx__cvt_format_of(specs[si].code); }
 
 /* Encode through every entry point that takes this input type. */
-static uint32_t enc64(size_t si, double x) { return dlx_cvt_narrow_encode(specs[si].code, x); }
+static uint32_t enc64(size_t si, double x) { return dlx__cvt_narrow_encode(specs[si].code, x); }
 static uint32_t enc32(size_t si, float x) {
   const uint8_t code = specs[si].code;
-  const uint32_t g = dlx_cvt_encode_f32(fmt_of(si), x);
+  const uint32_t g = dlx__cvt_encode_f32(fmt_of(si), x);
   uint32_t fast = g;
-  if (code == DLX_CODE_FLOAT) fast = dlx_cvt_f32_to_f16(x);
-  if (code == DLX_CODE_BFLOAT) fast = dlx_cvt_f32_to_bf16(x);
-  if (fast != g || dlx_cvt_narrow_encode_f32(code, x) != g) return 0xdeadbeefu; /* entry points disagree */
+  if (code == DLX_CODE_FLOAT) fast = dlx__cvt_f32_to_f16(x);
+  if (code == DLX_CODE_BFLOAT) fast = dlx__cvt_f32_to_bf16(x);
+  if (fast != g || dlx__cvt_narrow_encode_f32(code, x) != g) return 0xdeadbeefu; /* entry points disagree */
   return g;
 }
 
@@ -214,7 +214,7 @@ static uint64_t rng(void) {
 
 static void test_descriptors(void) {
   for (size_t si = 0; si < NSPECS; ++si) {
-    const dlx_cvt_format *f = fmt_of(si);
+    const dlx__cvt_format *f = fmt_of(si);
     CHECK(f != NULL);
     if (!f) continue;
     CHECK_EQ(f->code, specs[si].code);
@@ -226,14 +226,14 @@ static void test_descriptors(void) {
   }
   static const uint8_t none[] = {0, 1, 3, 5, 6, 18, 19, 200, 255};
   for (size_t i = 0; i < sizeof none; ++i) {
-    CHECK(dlx_cvt_format_of(none[i]) == NULL);
-    CHECK(dlx_cvt_decode_table(none[i]) == NULL);
-    CHECK_EQ(dlx_cvt_narrow_encode(none[i], 1.0), 0);
-    CHECK_EQ(dlx_cvt_narrow_encode_f32(none[i], 1.0f), 0);
-    CHECK(is_nan(dlx_cvt_narrow_decode(none[i], 0x3c)));
+    CHECK(dlx__cvt_format_of(none[i]) == NULL);
+    CHECK(dlx__cvt_decode_table(none[i]) == NULL);
+    CHECK_EQ(dlx__cvt_narrow_encode(none[i], 1.0), 0);
+    CHECK_EQ(dlx__cvt_narrow_encode_f32(none[i], 1.0f), 0);
+    CHECK(is_nan(dlx__cvt_narrow_decode(none[i], 0x3c)));
   }
-  CHECK(dlx_cvt_decode_table(DLX_CODE_FLOAT) == NULL);
-  CHECK(dlx_cvt_decode_table(DLX_CODE_BFLOAT) == NULL);
+  CHECK(dlx__cvt_decode_table(DLX_CODE_FLOAT) == NULL);
+  CHECK(dlx__cvt_decode_table(DLX_CODE_BFLOAT) == NULL);
   /* the largest finite values (ml_dtypes.finfo(...).max) */
   static const struct { uint8_t code; double max; } maxes[] = {
       {DLX_CODE_FLOAT, 65504.0}, {DLX_CODE_BFLOAT, 3.3895313892515355e38}, {DLX_CODE_FLOAT8_E3M4, 15.5},
@@ -242,9 +242,9 @@ static void test_descriptors(void) {
       {DLX_CODE_FLOAT8_E8M0FNU, 1.7014118346046923e38}, {DLX_CODE_FLOAT6_E2M3FN, 7.5}, {DLX_CODE_FLOAT6_E3M2FN, 28.0},
       {DLX_CODE_FLOAT4_E2M1FN, 6.0}};
   for (size_t i = 0; i < sizeof maxes / sizeof maxes[0]; ++i) {
-    const dlx_cvt_format *f = dlx_cvt_format_of(maxes[i].code);
-    CHECK(dlx_cvt_narrow_decode(maxes[i].code, f->max_finite) == maxes[i].max);
-    CHECK(dlx_cvt_narrow_encode(maxes[i].code, maxes[i].max) == f->max_finite);
+    const dlx__cvt_format *f = dlx__cvt_format_of(maxes[i].code);
+    CHECK(dlx__cvt_narrow_decode(maxes[i].code, f->max_finite) == maxes[i].max);
+    CHECK(dlx__cvt_narrow_encode(maxes[i].code, maxes[i].max) == f->max_finite);
   }
 }
 
@@ -254,19 +254,19 @@ static void test_small_exhaustive_round_trip(void) {
   int checked = 0;
   for (size_t si = 2; si < NSPECS; ++si) {
     const ref_spec *s = &specs[si];
-    const dlx_cvt_format *f = fmt_of(si);
-    const float *table = dlx_cvt_decode_table(s->code);
+    const dlx__cvt_format *f = fmt_of(si);
+    const float *table = dlx__cvt_decode_table(s->code);
     CHECK(table != NULL);
     if (!table) continue;
     const uint32_t ncodes = 1u << s->bits;
     for (uint32_t c = 0; c < 256; ++c) {
       const uint32_t low = c & (ncodes - 1u);
       const double want = ref_value(s, low);
-      const double d = dlx_cvt_narrow_decode(s->code, c);
-      const float fl = dlx_cvt_decode_f32(f, c);
+      const double d = dlx__cvt_narrow_decode(s->code, c);
+      const float fl = dlx__cvt_decode_f32(f, c);
       /* the table repeats the low bits above 2^bits, and matches the scalar decoder bit for bit */
       CHECK_EQ(f32_bits(table[c]), f32_bits(fl));
-      CHECK_EQ(f32_bits(dlx_cvt_table_decode(table, c)), f32_bits(fl));
+      CHECK_EQ(f32_bits(dlx__cvt_table_decode(table, c)), f32_bits(fl));
       if (c >= ncodes) continue;
       if (is_nan(want)) {
         CHECK(is_nan(d) && is_nan(fl));
@@ -275,15 +275,15 @@ static void test_small_exhaustive_round_trip(void) {
         CHECK_EQ(f64_bits(d), (neg ? UINT64_C(0xfff8000000000000) : UINT64_C(0x7ff8000000000000)));
         CHECK_EQ(f32_bits(fl), (neg ? 0xffc00000u : 0x7fc00000u));
         /* and encodes back to the format's NaN of that sign */
-        CHECK_EQ(dlx_cvt_encode_f64(f, d), ref_nan_code(s, neg));
-        CHECK(ref_is_nan_code(s, dlx_cvt_encode_f32(f, fl)));
+        CHECK_EQ(dlx__cvt_encode_f64(f, d), ref_nan_code(s, neg));
+        CHECK(ref_is_nan_code(s, dlx__cvt_encode_f32(f, fl)));
         continue;
       }
       CHECK_EQ(f64_bits(d), f64_bits(want)); /* exact, signed zero and inf included */
       CHECK_EQ(f64_bits((double)fl), f64_bits(want));
-      CHECK_EQ(dlx_cvt_encode_f64(f, d), c);
+      CHECK_EQ(dlx__cvt_encode_f64(f, d), c);
       CHECK_EQ(enc32(si, fl), c);
-      CHECK_EQ(dlx_cvt_narrow_encode(s->code, d), c);
+      CHECK_EQ(dlx__cvt_narrow_encode(s->code, d), c);
       ++checked;
     }
   }
@@ -295,37 +295,37 @@ static void test_small_exhaustive_round_trip(void) {
 static void test_16bit_exhaustive(void) {
   for (uint32_t c = 0; c < 65536; ++c) {
     const uint16_t h = (uint16_t)c;
-    const float f16 = dlx_cvt_f16_to_f32(h), b16 = dlx_cvt_bf16_to_f32(h);
+    const float f16 = dlx__cvt_f16_to_f32(h), b16 = dlx__cvt_bf16_to_f32(h);
     const double want16 = ref_value(&specs[0], c), wantb = ref_value(&specs[1], c);
     if (is_nan(want16)) {
       /* NumPy keeps the payload both ways, so even NaNs round-trip */
       CHECK_EQ(f32_bits(f16), ((c & 0x8000u) << 16) | 0x7f800000u | ((c & 0x3ffu) << 13));
-      CHECK_EQ(f64_bits(dlx_cvt_f16_to_f64(h)),
+      CHECK_EQ(f64_bits(dlx__cvt_f16_to_f64(h)),
                ((uint64_t)(c & 0x8000u) << 48) | UINT64_C(0x7ff0000000000000) | ((uint64_t)(c & 0x3ffu) << 42));
     } else {
       CHECK_EQ(f64_bits((double)f16), f64_bits(want16));
-      CHECK_EQ(f64_bits(dlx_cvt_f16_to_f64(h)), f64_bits(want16));
-      CHECK_EQ(f64_bits(dlx_cvt_narrow_decode(DLX_CODE_FLOAT, c)), f64_bits(want16));
+      CHECK_EQ(f64_bits(dlx__cvt_f16_to_f64(h)), f64_bits(want16));
+      CHECK_EQ(f64_bits(dlx__cvt_narrow_decode(DLX_CODE_FLOAT, c)), f64_bits(want16));
     }
     CHECK_EQ(enc32(0, f16), c);
-    CHECK_EQ(dlx_cvt_f64_to_f16(dlx_cvt_f16_to_f64(h)), c);
-    CHECK_EQ(f32_bits(dlx_cvt_decode_f32(fmt_of(0), c)), f32_bits(f16));
+    CHECK_EQ(dlx__cvt_f64_to_f16(dlx__cvt_f16_to_f64(h)), c);
+    CHECK_EQ(f32_bits(dlx__cvt_decode_f32(fmt_of(0), c)), f32_bits(f16));
     if (is_nan(wantb)) {
       CHECK_EQ(f32_bits(b16), c << 16);
       /* widening to float64 sets the quiet bit, as float32 -> float64 does */
-      CHECK_EQ(f64_bits(dlx_cvt_bf16_to_f64(h)), f64_bits((double)b16) | UINT64_C(0x0008000000000000));
+      CHECK_EQ(f64_bits(dlx__cvt_bf16_to_f64(h)), f64_bits((double)b16) | UINT64_C(0x0008000000000000));
       CHECK_EQ(enc32(1, b16), (c & 0x8000u) | 0x7fc0u);
-      CHECK_EQ(dlx_cvt_f64_to_bf16(dlx_cvt_bf16_to_f64(h)), (c & 0x8000u) | 0x7fc0u);
+      CHECK_EQ(dlx__cvt_f64_to_bf16(dlx__cvt_bf16_to_f64(h)), (c & 0x8000u) | 0x7fc0u);
     } else {
       CHECK_EQ(f64_bits((double)b16), f64_bits(wantb));
-      CHECK_EQ(f64_bits(dlx_cvt_bf16_to_f64(h)), f64_bits(wantb));
+      CHECK_EQ(f64_bits(dlx__cvt_bf16_to_f64(h)), f64_bits(wantb));
       CHECK_EQ(enc32(1, b16), c);
-      CHECK_EQ(dlx_cvt_f64_to_bf16(dlx_cvt_bf16_to_f64(h)), c);
+      CHECK_EQ(dlx__cvt_f64_to_bf16(dlx__cvt_bf16_to_f64(h)), c);
     }
-    CHECK_EQ(f32_bits(dlx_cvt_decode_f32(fmt_of(1), c)), f32_bits(b16));
+    CHECK_EQ(f32_bits(dlx__cvt_decode_f32(fmt_of(1), c)), f32_bits(b16));
     /* the generic decoder agrees with the fast paths bit for bit, NaNs included */
-    CHECK_EQ(f64_bits(dlx_cvt_narrow_decode(DLX_CODE_BFLOAT, c)), f64_bits(dlx_cvt_bf16_to_f64(h)));
-    CHECK_EQ(f64_bits(dlx_cvt_narrow_decode(DLX_CODE_FLOAT, c)), f64_bits(dlx_cvt_f16_to_f64(h)));
+    CHECK_EQ(f64_bits(dlx__cvt_narrow_decode(DLX_CODE_BFLOAT, c)), f64_bits(dlx__cvt_bf16_to_f64(h)));
+    CHECK_EQ(f64_bits(dlx__cvt_narrow_decode(DLX_CODE_FLOAT, c)), f64_bits(dlx__cvt_f16_to_f64(h)));
   }
 }
 
@@ -415,96 +415,96 @@ static void test_specials(void) {
   const double inf = f64_from(UINT64_C(0x7ff0000000000000)), nan = f64_from(UINT64_C(0x7ff8000000000000));
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
     const special_row *r = &rows[i];
-    const dlx_cvt_format *f = dlx_cvt_format_of(r->code);
+    const dlx__cvt_format *f = dlx__cvt_format_of(r->code);
     /* smallest subnormal / 2, from the table of values (code 1) */
-    const double tiny = -0.5 * dlx_cvt_narrow_decode(r->code, 1);
+    const double tiny = -0.5 * dlx__cvt_narrow_decode(r->code, 1);
     const double in[] = {0.0, -0.0, nan, -nan, inf, -inf, 1e30, -1e30, tiny};
     const uint32_t want[] = {r->pos_zero, r->neg_zero, r->pos_nan, r->neg_nan, r->pos_inf,
                              r->neg_inf,  r->pos_big,  r->neg_big, r->neg_tiny};
     for (size_t k = 0; k < sizeof in / sizeof in[0]; ++k) {
-      CHECK_EQ(dlx_cvt_encode_f64(f, in[k]), want[k]);
-      CHECK_EQ(dlx_cvt_encode_f32(f, (float)in[k]), want[k]);
+      CHECK_EQ(dlx__cvt_encode_f64(f, in[k]), want[k]);
+      CHECK_EQ(dlx__cvt_encode_f32(f, (float)in[k]), want[k]);
     }
   }
   /* float16 NaN payloads, NumPy's rule: keep the top 10 bits, never let a NaN become inf */
-  CHECK_EQ(dlx_cvt_f32_to_f16(f32_from(0x7f800001u)), 0x7c01);
-  CHECK_EQ(dlx_cvt_f32_to_f16(f32_from(0xff802000u)), 0xfc01);
-  CHECK_EQ(dlx_cvt_f32_to_f16(f32_from(0x7fa00000u)), 0x7d00);
-  CHECK_EQ(dlx_cvt_f32_to_f16(f32_from(0x7fffffffu)), 0x7fff);
-  CHECK_EQ(dlx_cvt_f64_to_f16(f64_from(UINT64_C(0x7ff0000000000001))), 0x7c01);
-  CHECK_EQ(dlx_cvt_f64_to_f16(f64_from(UINT64_C(0x7ff4000000000000))), 0x7d00);
-  CHECK_EQ(dlx_cvt_encode_f32(dlx_cvt_format_of(DLX_CODE_FLOAT), f32_from(0x7f800001u)), 0x7c01);
+  CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0x7f800001u)), 0x7c01);
+  CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0xff802000u)), 0xfc01);
+  CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0x7fa00000u)), 0x7d00);
+  CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0x7fffffffu)), 0x7fff);
+  CHECK_EQ(dlx__cvt_f64_to_f16(f64_from(UINT64_C(0x7ff0000000000001))), 0x7c01);
+  CHECK_EQ(dlx__cvt_f64_to_f16(f64_from(UINT64_C(0x7ff4000000000000))), 0x7d00);
+  CHECK_EQ(dlx__cvt_encode_f32(dlx__cvt_format_of(DLX_CODE_FLOAT), f32_from(0x7f800001u)), 0x7c01);
   /* bfloat16 drops every payload for the one quiet NaN (ml_dtypes) */
-  CHECK_EQ(dlx_cvt_f32_to_bf16(f32_from(0x7f800001u)), 0x7fc0);
-  CHECK_EQ(dlx_cvt_f32_to_bf16(f32_from(0xffa00000u)), 0xffc0);
-  CHECK_EQ(dlx_cvt_f64_to_bf16(f64_from(UINT64_C(0x7ff0000000000001))), 0x7fc0);
+  CHECK_EQ(dlx__cvt_f32_to_bf16(f32_from(0x7f800001u)), 0x7fc0);
+  CHECK_EQ(dlx__cvt_f32_to_bf16(f32_from(0xffa00000u)), 0xffc0);
+  CHECK_EQ(dlx__cvt_f64_to_bf16(f64_from(UINT64_C(0x7ff0000000000001))), 0x7fc0);
 }
 
 /* Rounding ties, subnormals and overflow edges, by hand. */
 static void test_rounding_edges(void) {
   const uint8_t fn = DLX_CODE_FLOAT8_E4M3FN, e8 = DLX_CODE_FLOAT8_E8M0FNU;
   /* ties to even: 1 + 2^-4 sits between 1.0 (0x38) and 1.125 (0x39) */
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, 1.0625), 0x38);
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, 1.1875), 0x3a);
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, 1.0625 + 0x1p-40), 0x39);
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, -1.0625), 0xb8);
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, 1.0625), 0x38);
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, 1.1875), 0x3a);
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, 1.0625 + 0x1p-40), 0x39);
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, -1.0625), 0xb8);
   /* e4m3fn: 464 ties between 448 (mantissa 110, even) and the NaN; above it overflows to NaN */
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, 464.0), 0x7e);
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, 464.0 + 0x1p-30), 0x7f);
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, -465.0), 0xff);
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, 464.0), 0x7e);
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, 464.0 + 0x1p-30), 0x7f);
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, -465.0), 0xff);
   /* subnormals: 2^-9 is the smallest; half of it ties to 0 (even), a hair more rounds up */
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, 0x1p-9), 0x01);
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, 0x1p-10), 0x00);
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, 0x1.000002p-10), 0x01);
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, 3 * 0x1p-10), 0x02); /* 1.5 ulps ties to 2 */
-  CHECK_EQ(dlx_cvt_narrow_encode(fn, 0x1.fp-7), 0x08);    /* rounds up into the smallest normal */
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, 0x1p-9), 0x01);
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, 0x1p-10), 0x00);
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, 0x1.000002p-10), 0x01);
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, 3 * 0x1p-10), 0x02); /* 1.5 ulps ties to 2 */
+  CHECK_EQ(dlx__cvt_narrow_encode(fn, 0x1.fp-7), 0x08);    /* rounds up into the smallest normal */
   /* fnuz: a negative value that underflows is +0, because 0x80 is the NaN */
-  CHECK_EQ(dlx_cvt_narrow_encode(DLX_CODE_FLOAT8_E4M3FNUZ, -0x1p-12), 0x00);
-  CHECK_EQ(dlx_cvt_narrow_encode(DLX_CODE_FLOAT8_E4M3FNUZ, -0x1p-10), 0x81);
+  CHECK_EQ(dlx__cvt_narrow_encode(DLX_CODE_FLOAT8_E4M3FNUZ, -0x1p-12), 0x00);
+  CHECK_EQ(dlx__cvt_narrow_encode(DLX_CODE_FLOAT8_E4M3FNUZ, -0x1p-10), 0x81);
   /* IEEE-like e5m2: the max is 57344; 61440 ties to even = inf */
-  CHECK_EQ(dlx_cvt_narrow_encode(DLX_CODE_FLOAT8_E5M2, 61439.0), 0x7b);
-  CHECK_EQ(dlx_cvt_narrow_encode(DLX_CODE_FLOAT8_E5M2, 61440.0), 0x7c);
+  CHECK_EQ(dlx__cvt_narrow_encode(DLX_CODE_FLOAT8_E5M2, 61439.0), 0x7b);
+  CHECK_EQ(dlx__cvt_narrow_encode(DLX_CODE_FLOAT8_E5M2, 61440.0), 0x7c);
   /* e8m0fnu: ties (1.5 * 2^k) round up; 0x00 is 2^-127 and everything below rounds there */
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, 1.0), 0x7f);
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, 1.5), 0x80);
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, 1.4999999), 0x7f);
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, 3.0), 0x81);
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, 0x1p-127), 0x00);
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, 0x1p-140), 0x00);
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, 0x1p-1074), 0x00);
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, 0x1.2p-127), 0x01); /* above 2^-127 it rounds as if 0x00 were 0 */
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, 0x1p127), 0xfe);
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, 0x1.7p127), 0xfe);
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, 0x1.8p127), 0xff);
-  CHECK_EQ(dlx_cvt_narrow_encode(e8, -1e-30), 0xff);
-  CHECK(dlx_cvt_narrow_decode(e8, 0x00) == 0x1p-127);
-  CHECK_EQ(f32_bits(dlx_cvt_decode_table(e8)[0]), 0x00400000u); /* a float32 subnormal */
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 1.0), 0x7f);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 1.5), 0x80);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 1.4999999), 0x7f);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 3.0), 0x81);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1p-127), 0x00);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1p-140), 0x00);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1p-1074), 0x00);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1.2p-127), 0x01); /* above 2^-127 it rounds as if 0x00 were 0 */
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1p127), 0xfe);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1.7p127), 0xfe);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1.8p127), 0xff);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, -1e-30), 0xff);
+  CHECK(dlx__cvt_narrow_decode(e8, 0x00) == 0x1p-127);
+  CHECK_EQ(f32_bits(dlx__cvt_decode_table(e8)[0]), 0x00400000u); /* a float32 subnormal */
   /* fp6/fp4 saturate */
-  CHECK_EQ(dlx_cvt_narrow_encode(DLX_CODE_FLOAT4_E2M1FN, 7.0), 0x7);
-  CHECK_EQ(dlx_cvt_narrow_encode(DLX_CODE_FLOAT4_E2M1FN, -1e300), 0xf);
-  CHECK_EQ(dlx_cvt_narrow_encode(DLX_CODE_FLOAT4_E2M1FN, 2.5), 0x4);  /* tie -> 2.0 (even) */
-  CHECK_EQ(dlx_cvt_narrow_encode(DLX_CODE_FLOAT4_E2M1FN, 3.5), 0x6);  /* tie -> 4.0 */
+  CHECK_EQ(dlx__cvt_narrow_encode(DLX_CODE_FLOAT4_E2M1FN, 7.0), 0x7);
+  CHECK_EQ(dlx__cvt_narrow_encode(DLX_CODE_FLOAT4_E2M1FN, -1e300), 0xf);
+  CHECK_EQ(dlx__cvt_narrow_encode(DLX_CODE_FLOAT4_E2M1FN, 2.5), 0x4);  /* tie -> 2.0 (even) */
+  CHECK_EQ(dlx__cvt_narrow_encode(DLX_CODE_FLOAT4_E2M1FN, 3.5), 0x6);  /* tie -> 4.0 */
   /* float16: overflow edge, subnormal edge */
-  CHECK_EQ(dlx_cvt_f32_to_f16(65519.996f), 0x7bff);
-  CHECK_EQ(dlx_cvt_f32_to_f16(65520.0f), 0x7c00);
-  CHECK_EQ(dlx_cvt_f32_to_f16(0x1p-25f), 0x0000);
-  CHECK_EQ(dlx_cvt_f32_to_f16(0x1.000002p-25f), 0x0001);
-  CHECK_EQ(dlx_cvt_f32_to_f16(-0x1.8p-24f), 0x8002);
-  CHECK_EQ(dlx_cvt_f32_to_f16(0x1p-149f), 0x0000);
-  CHECK_EQ(dlx_cvt_f64_to_f16(65520.0), 0x7c00);
-  CHECK_EQ(dlx_cvt_f64_to_f16(0x1p-1074), 0x0000);
+  CHECK_EQ(dlx__cvt_f32_to_f16(65519.996f), 0x7bff);
+  CHECK_EQ(dlx__cvt_f32_to_f16(65520.0f), 0x7c00);
+  CHECK_EQ(dlx__cvt_f32_to_f16(0x1p-25f), 0x0000);
+  CHECK_EQ(dlx__cvt_f32_to_f16(0x1.000002p-25f), 0x0001);
+  CHECK_EQ(dlx__cvt_f32_to_f16(-0x1.8p-24f), 0x8002);
+  CHECK_EQ(dlx__cvt_f32_to_f16(0x1p-149f), 0x0000);
+  CHECK_EQ(dlx__cvt_f64_to_f16(65520.0), 0x7c00);
+  CHECK_EQ(dlx__cvt_f64_to_f16(0x1p-1074), 0x0000);
   /* float64 sources round once: 1 + 2^-8 + 2^-40 is above the bfloat16 tie, though its float32 is on it */
-  CHECK_EQ(dlx_cvt_f64_to_bf16(1.0 + 0x1p-8 + 0x1p-40), 0x3f81);
-  CHECK_EQ(dlx_cvt_f32_to_bf16((float)(1.0 + 0x1p-8 + 0x1p-40)), 0x3f80);
-  CHECK_EQ(dlx_cvt_f64_to_f16(1.0 + 0x1p-11 + 0x1p-40), 0x3c01);
-  CHECK_EQ(dlx_cvt_narrow_encode(DLX_CODE_FLOAT8_E5M2, 1.0 + 0x1p-3 + 0x1p-40), 0x3d);
-  CHECK_EQ(dlx_cvt_narrow_encode_f32(DLX_CODE_FLOAT8_E5M2, (float)(1.0 + 0x1p-3 + 0x1p-40)), 0x3c);
+  CHECK_EQ(dlx__cvt_f64_to_bf16(1.0 + 0x1p-8 + 0x1p-40), 0x3f81);
+  CHECK_EQ(dlx__cvt_f32_to_bf16((float)(1.0 + 0x1p-8 + 0x1p-40)), 0x3f80);
+  CHECK_EQ(dlx__cvt_f64_to_f16(1.0 + 0x1p-11 + 0x1p-40), 0x3c01);
+  CHECK_EQ(dlx__cvt_narrow_encode(DLX_CODE_FLOAT8_E5M2, 1.0 + 0x1p-3 + 0x1p-40), 0x3d);
+  CHECK_EQ(dlx__cvt_narrow_encode_f32(DLX_CODE_FLOAT8_E5M2, (float)(1.0 + 0x1p-3 + 0x1p-40)), 0x3c);
   /* bfloat16: RNE near the top, overflow to inf, subnormals kept */
-  CHECK_EQ(dlx_cvt_f32_to_bf16(f32_from(0x7f7fffffu)), 0x7f80);
-  CHECK_EQ(dlx_cvt_f32_to_bf16(f32_from(0x7f7f7fffu)), 0x7f7f);
-  CHECK_EQ(dlx_cvt_f32_to_bf16(f32_from(0x00008000u)), 0x0000);
-  CHECK_EQ(dlx_cvt_f32_to_bf16(f32_from(0x00018000u)), 0x0002);
-  CHECK_EQ(dlx_cvt_f64_to_bf16(1e39), 0x7f80);
+  CHECK_EQ(dlx__cvt_f32_to_bf16(f32_from(0x7f7fffffu)), 0x7f80);
+  CHECK_EQ(dlx__cvt_f32_to_bf16(f32_from(0x7f7f7fffu)), 0x7f7f);
+  CHECK_EQ(dlx__cvt_f32_to_bf16(f32_from(0x00008000u)), 0x0000);
+  CHECK_EQ(dlx__cvt_f32_to_bf16(f32_from(0x00018000u)), 0x0002);
+  CHECK_EQ(dlx__cvt_f64_to_bf16(1e39), 0x7f80);
 }
 
 static void test_packed(void) {
@@ -514,17 +514,17 @@ static void test_packed(void) {
     unsigned char *buf = malloc(bytes); /* exact size: ASan catches a read or write past the end */
     uint32_t model[N];
     memset(buf, 0xa5, bytes);
-    for (size_t i = 0; i < N; ++i) model[i] = dlx_cvt_packed_get(buf, i, bits);
+    for (size_t i = 0; i < N; ++i) model[i] = dlx__cvt_packed_get(buf, i, bits);
     for (int round = 0; round < 2000; ++round) {
       const size_t i = (size_t)(rng() % N);
       const uint32_t v = (uint32_t)rng();
-      dlx_cvt_packed_set(buf, i, bits, v); /* bits above the width are ignored */
+      dlx__cvt_packed_set(buf, i, bits, v); /* bits above the width are ignored */
       model[i] = v & ((1u << bits) - 1u);
-      for (size_t j = 0; j < N; ++j) CHECK_EQ(dlx_cvt_packed_get(buf, j, bits), model[j]);
+      for (size_t j = 0; j < N; ++j) CHECK_EQ(dlx__cvt_packed_get(buf, j, bits), model[j]);
     }
     /* the layout: element i at bits [i*bits, (i+1)*bits), least significant first */
     memset(buf, 0, bytes);
-    dlx_cvt_packed_set(buf, 1, bits, (1u << bits) - 1u);
+    dlx__cvt_packed_set(buf, 1, bits, (1u << bits) - 1u);
     if (bits == 4) CHECK_EQ(buf[0], 0xf0);
     if (bits == 6) {
       CHECK_EQ(buf[0], 0xc0);
@@ -535,55 +535,55 @@ static void test_packed(void) {
   }
   /* DLPack's example: element i of word D is (D >> (i*bits)) & mask */
   const unsigned char word[3] = {0x21, 0x43, 0x65};
-  for (unsigned i = 0; i < 6; ++i) CHECK_EQ(dlx_cvt_packed_get(word, i, 4), (0x654321u >> (4 * i)) & 0xf);
-  for (unsigned i = 0; i < 4; ++i) CHECK_EQ(dlx_cvt_packed_get(word, i, 6), (0x654321u >> (6 * i)) & 0x3f);
+  for (unsigned i = 0; i < 6; ++i) CHECK_EQ(dlx__cvt_packed_get(word, i, 4), (0x654321u >> (4 * i)) & 0xf);
+  for (unsigned i = 0; i < 4; ++i) CHECK_EQ(dlx__cvt_packed_get(word, i, 6), (0x654321u >> (6 * i)) & 0x3f);
 }
 
 static void test_int_and_bool(void) {
   const double inf = f64_from(UINT64_C(0x7ff0000000000000)), nan = f64_from(UINT64_C(0x7ff8000000000000));
-  CHECK_EQ(dlx_cvt_f64_to_int(nan, INT8_MIN, INT8_MAX), 0);
-  CHECK_EQ(dlx_cvt_f64_to_int(-nan, INT64_MIN, INT64_MAX), 0);
-  CHECK_EQ(dlx_cvt_f64_to_int(inf, INT8_MIN, INT8_MAX), 127);
-  CHECK_EQ(dlx_cvt_f64_to_int(-inf, INT8_MIN, INT8_MAX), -128);
-  CHECK_EQ(dlx_cvt_f64_to_int(127.99, INT8_MIN, INT8_MAX), 127);
-  CHECK_EQ(dlx_cvt_f64_to_int(128.0, INT8_MIN, INT8_MAX), 127);
-  CHECK_EQ(dlx_cvt_f64_to_int(-128.99, INT8_MIN, INT8_MAX), -128);
-  CHECK_EQ(dlx_cvt_f64_to_int(-129.0, INT8_MIN, INT8_MAX), -128);
-  CHECK_EQ(dlx_cvt_f64_to_int(-2.7, INT8_MIN, INT8_MAX), -2);
-  CHECK_EQ(dlx_cvt_f64_to_int(2.7, INT32_MIN, INT32_MAX), 2);
-  CHECK_EQ(dlx_cvt_f64_to_int(-0.5, INT32_MIN, INT32_MAX), 0);
-  CHECK_EQ(dlx_cvt_f64_to_int(3e9, INT32_MIN, INT32_MAX), INT32_MAX);
-  CHECK_EQ(dlx_cvt_f64_to_int(-2147483648.9, INT32_MIN, INT32_MAX), INT32_MIN);
-  CHECK_EQ(dlx_cvt_f64_to_int(0x1p63, INT64_MIN, INT64_MAX), INT64_MAX);
-  CHECK_EQ(dlx_cvt_f64_to_int(-0x1p63, INT64_MIN, INT64_MAX), INT64_MIN);
-  CHECK_EQ(dlx_cvt_f64_to_int(-0x1p64, INT64_MIN, INT64_MAX), INT64_MIN);
-  CHECK_EQ(dlx_cvt_f64_to_int(0x1.fffffffffffffp62, INT64_MIN, INT64_MAX), (int64_t)0x7ffffffffffffc00);
-  CHECK(dlx_cvt_f64_to_uint(nan, UINT8_MAX) == 0);
-  CHECK(dlx_cvt_f64_to_uint(-0.99, UINT8_MAX) == 0);
-  CHECK(dlx_cvt_f64_to_uint(-1.0, UINT8_MAX) == 0);
-  CHECK(dlx_cvt_f64_to_uint(-inf, UINT64_MAX) == 0);
-  CHECK(dlx_cvt_f64_to_uint(255.9, UINT8_MAX) == 255);
-  CHECK(dlx_cvt_f64_to_uint(256.0, UINT8_MAX) == 255);
-  CHECK(dlx_cvt_f64_to_uint(inf, UINT16_MAX) == 65535);
-  CHECK(dlx_cvt_f64_to_uint(0x1p64, UINT64_MAX) == UINT64_MAX);
-  CHECK(dlx_cvt_f64_to_uint(0x1.fffffffffffffp63, UINT64_MAX) == UINT64_C(0xfffffffffffff800));
-  CHECK(dlx_cvt_f64_to_uint(0x1p63, UINT64_MAX) == UINT64_C(0x8000000000000000));
-  CHECK(dlx_cvt_f64_to_bool(nan));
-  CHECK(dlx_cvt_f64_to_bool(-1e-300));
-  CHECK(!dlx_cvt_f64_to_bool(0.0));
-  CHECK(!dlx_cvt_f64_to_bool(-0.0));
+  CHECK_EQ(dlx__cvt_f64_to_int(nan, INT8_MIN, INT8_MAX), 0);
+  CHECK_EQ(dlx__cvt_f64_to_int(-nan, INT64_MIN, INT64_MAX), 0);
+  CHECK_EQ(dlx__cvt_f64_to_int(inf, INT8_MIN, INT8_MAX), 127);
+  CHECK_EQ(dlx__cvt_f64_to_int(-inf, INT8_MIN, INT8_MAX), -128);
+  CHECK_EQ(dlx__cvt_f64_to_int(127.99, INT8_MIN, INT8_MAX), 127);
+  CHECK_EQ(dlx__cvt_f64_to_int(128.0, INT8_MIN, INT8_MAX), 127);
+  CHECK_EQ(dlx__cvt_f64_to_int(-128.99, INT8_MIN, INT8_MAX), -128);
+  CHECK_EQ(dlx__cvt_f64_to_int(-129.0, INT8_MIN, INT8_MAX), -128);
+  CHECK_EQ(dlx__cvt_f64_to_int(-2.7, INT8_MIN, INT8_MAX), -2);
+  CHECK_EQ(dlx__cvt_f64_to_int(2.7, INT32_MIN, INT32_MAX), 2);
+  CHECK_EQ(dlx__cvt_f64_to_int(-0.5, INT32_MIN, INT32_MAX), 0);
+  CHECK_EQ(dlx__cvt_f64_to_int(3e9, INT32_MIN, INT32_MAX), INT32_MAX);
+  CHECK_EQ(dlx__cvt_f64_to_int(-2147483648.9, INT32_MIN, INT32_MAX), INT32_MIN);
+  CHECK_EQ(dlx__cvt_f64_to_int(0x1p63, INT64_MIN, INT64_MAX), INT64_MAX);
+  CHECK_EQ(dlx__cvt_f64_to_int(-0x1p63, INT64_MIN, INT64_MAX), INT64_MIN);
+  CHECK_EQ(dlx__cvt_f64_to_int(-0x1p64, INT64_MIN, INT64_MAX), INT64_MIN);
+  CHECK_EQ(dlx__cvt_f64_to_int(0x1.fffffffffffffp62, INT64_MIN, INT64_MAX), (int64_t)0x7ffffffffffffc00);
+  CHECK(dlx__cvt_f64_to_uint(nan, UINT8_MAX) == 0);
+  CHECK(dlx__cvt_f64_to_uint(-0.99, UINT8_MAX) == 0);
+  CHECK(dlx__cvt_f64_to_uint(-1.0, UINT8_MAX) == 0);
+  CHECK(dlx__cvt_f64_to_uint(-inf, UINT64_MAX) == 0);
+  CHECK(dlx__cvt_f64_to_uint(255.9, UINT8_MAX) == 255);
+  CHECK(dlx__cvt_f64_to_uint(256.0, UINT8_MAX) == 255);
+  CHECK(dlx__cvt_f64_to_uint(inf, UINT16_MAX) == 65535);
+  CHECK(dlx__cvt_f64_to_uint(0x1p64, UINT64_MAX) == UINT64_MAX);
+  CHECK(dlx__cvt_f64_to_uint(0x1.fffffffffffffp63, UINT64_MAX) == UINT64_C(0xfffffffffffff800));
+  CHECK(dlx__cvt_f64_to_uint(0x1p63, UINT64_MAX) == UINT64_C(0x8000000000000000));
+  CHECK(dlx__cvt_f64_to_bool(nan));
+  CHECK(dlx__cvt_f64_to_bool(-1e-300));
+  CHECK(!dlx__cvt_f64_to_bool(0.0));
+  CHECK(!dlx__cvt_f64_to_bool(-0.0));
   /* integers into narrow formats: through float32 (ml_dtypes' route) or rounded once through double */
   const int64_t big = (INT64_C(1) << 30) + (INT64_C(1) << 22) + 1;
-  CHECK_EQ(dlx_cvt_encode_f32(dlx_cvt_format_of(DLX_CODE_BFLOAT), (float)big), 0x4e80);
-  CHECK_EQ(dlx_cvt_encode_f64(dlx_cvt_format_of(DLX_CODE_BFLOAT), (double)big), 0x4e81);
+  CHECK_EQ(dlx__cvt_encode_f32(dlx__cvt_format_of(DLX_CODE_BFLOAT), (float)big), 0x4e80);
+  CHECK_EQ(dlx__cvt_encode_f64(dlx__cvt_format_of(DLX_CODE_BFLOAT), (double)big), 0x4e81);
   /* narrow formats through bool: a NaN code is true, a zero (either sign) false */
-  CHECK(dlx_cvt_f64_to_bool(dlx_cvt_narrow_decode(DLX_CODE_FLOAT8_E4M3FNUZ, 0x80)));
-  CHECK(!dlx_cvt_f64_to_bool(dlx_cvt_narrow_decode(DLX_CODE_FLOAT6_E2M3FN, 0x20)));
+  CHECK(dlx__cvt_f64_to_bool(dlx__cvt_narrow_decode(DLX_CODE_FLOAT8_E4M3FNUZ, 0x80)));
+  CHECK(!dlx__cvt_f64_to_bool(dlx__cvt_narrow_decode(DLX_CODE_FLOAT6_E2M3FN, 0x20)));
 }
 
 /* The first use of the decode tables, from many threads at once, gives every thread the same table. */
 static void *table_thread(void *arg) {
-  const float *t = dlx_cvt_decode_table((uint8_t)(DLX_CODE_FLOAT8_E3M4 + (uintptr_t)arg % 11));
+  const float *t = dlx__cvt_decode_table((uint8_t)(DLX_CODE_FLOAT8_E3M4 + (uintptr_t)arg % 11));
   return (void *)(uintptr_t)(t != NULL && t[1] > 0.0f);
 }
 static void test_tables_thread_safe_first_use(void) {
@@ -594,9 +594,9 @@ static void test_tables_thread_safe_first_use(void) {
     pthread_join(th[i], &ret);
     CHECK(ret == (void *)1);
   }
-  CHECK(dlx_cvt_decode_table(DLX_CODE_FLOAT8_E4M3FN)[0x38] == 1.0f);
-  CHECK(dlx_cvt_decode_table(DLX_CODE_FLOAT4_E2M1FN)[0x7] == 6.0f);
-  CHECK(dlx_cvt_decode_table(DLX_CODE_FLOAT4_E2M1FN)[0x17] == 6.0f);
+  CHECK(dlx__cvt_decode_table(DLX_CODE_FLOAT8_E4M3FN)[0x38] == 1.0f);
+  CHECK(dlx__cvt_decode_table(DLX_CODE_FLOAT4_E2M1FN)[0x7] == 6.0f);
+  CHECK(dlx__cvt_decode_table(DLX_CODE_FLOAT4_E2M1FN)[0x17] == 6.0f);
 }
 
 /* Flush-to-zero / denormals-are-zero modes (set by -ffast-math libraries loaded into Python) must not
@@ -608,15 +608,15 @@ static void test_ftz_daz_modes(void) {
   volatile uint16_t bf_sub = 0x0001, h_sub = 0x0001;
   volatile uint32_t f_sub = 0x00018000u, f_tiny = 0x33000001u, f_e8 = 0x00400000u;
   const uint8_t e8 = DLX_CODE_FLOAT8_E8M0FNU;
-  const uint64_t bf_sub_f64 = f64_bits(dlx_cvt_bf16_to_f64(bf_sub));
-  const uint32_t bf_sub_f32 = f32_bits(dlx_cvt_bf16_to_f32(bf_sub));
-  const uint32_t h_sub_f32 = f32_bits(dlx_cvt_f16_to_f32(h_sub));
-  const uint32_t bf_from_sub = dlx_cvt_f32_to_bf16(f32_from(f_sub));
-  const uint32_t h_from_tiny = dlx_cvt_f32_to_f16(f32_from(f_tiny));
-  const uint32_t e8_from_sub = dlx_cvt_narrow_encode_f32(e8, f32_from(f_e8));
-  const uint32_t e8_table0 = f32_bits(dlx_cvt_decode_table(e8)[0]);
-  const uint64_t e8_dec0 = f64_bits(dlx_cvt_narrow_decode(e8, 0));
-  const uint32_t bf_gen = f32_bits(dlx_cvt_decode_f32(dlx_cvt_format_of(DLX_CODE_BFLOAT), bf_sub));
+  const uint64_t bf_sub_f64 = f64_bits(dlx__cvt_bf16_to_f64(bf_sub));
+  const uint32_t bf_sub_f32 = f32_bits(dlx__cvt_bf16_to_f32(bf_sub));
+  const uint32_t h_sub_f32 = f32_bits(dlx__cvt_f16_to_f32(h_sub));
+  const uint32_t bf_from_sub = dlx__cvt_f32_to_bf16(f32_from(f_sub));
+  const uint32_t h_from_tiny = dlx__cvt_f32_to_f16(f32_from(f_tiny));
+  const uint32_t e8_from_sub = dlx__cvt_narrow_encode_f32(e8, f32_from(f_e8));
+  const uint32_t e8_table0 = f32_bits(dlx__cvt_decode_table(e8)[0]);
+  const uint64_t e8_dec0 = f64_bits(dlx__cvt_narrow_decode(e8, 0));
+  const uint32_t bf_gen = f32_bits(dlx__cvt_decode_f32(dlx__cvt_format_of(DLX_CODE_BFLOAT), bf_sub));
   _mm_setcsr(saved);
   CHECK_EQ(bf_sub_f64, UINT64_C(0x37a0000000000000)); /* 2^-133 */
   CHECK_EQ(bf_sub_f32, 0x00010000u);

@@ -22,8 +22,8 @@ static void *alloc(uint64_t bytes, bool zero) {
 }
 static void release(void *p) { dlx__cpu_backend.free(cpu, p); }
 
-static dlx_cpu_cache_stats stats(void) {
-  dlx_cpu_cache_stats s;
+static dlx__cpu_cache_counts stats(void) {
+  dlx__cpu_cache_counts s;
   dlx__cpu_cache_stats(&s);
   return s;
 }
@@ -59,12 +59,12 @@ static void test_small_blocks(void) {
 
 static void test_reuse_by_class(void) {
   defaults();
-  const dlx_cpu_cache_stats s0 = stats();
+  const dlx__cpu_cache_counts s0 = stats();
   CHECK_EQ(s0.blocks, 0);
   unsigned char *a = alloc(3 * MiB, false);
   memset(a, 0x5A, 3 * MiB); /* every page touched */
   release(a);
-  dlx_cpu_cache_stats s = stats();
+  dlx__cpu_cache_counts s = stats();
   CHECK_EQ(s.blocks, 1);
   CHECK_EQ(s.bytes, 3 * MiB); /* a class: 2^k times 1, 1.25, 1.5 or 1.75 */
   /* another size of the same class takes it back */
@@ -155,7 +155,7 @@ static void test_bounds(void) {
 static void test_environment(void) {
   const char *bytes = getenv("DLX_CPU_CACHE_BYTES"), *blocks = getenv("DLX_CPU_CACHE_BLOCKS");
   if (bytes == NULL && blocks == NULL) return; /* covered by the other cases' defaults */
-  const dlx_cpu_cache_stats s = stats();
+  const dlx__cpu_cache_counts s = stats();
   CHECK_EQ(s.max_bytes, 3 * MiB);
   CHECK_EQ(s.max_blocks, 5);
   void *a = alloc(4 * MiB, false); /* larger than 3 MiB: never cached */
@@ -170,7 +170,7 @@ static void test_environment(void) {
 /* The first case run: no allocation has read the environment yet. */
 static void test_defaults_first(void) {
   if (getenv("DLX_CPU_CACHE_BYTES") != NULL || getenv("DLX_CPU_CACHE_BLOCKS") != NULL) return;
-  const dlx_cpu_cache_stats s = stats();
+  const dlx__cpu_cache_counts s = stats();
   CHECK_EQ(s.max_bytes, (uint64_t)256 << 20);
   CHECK_EQ(s.max_blocks, 16);
 }
@@ -222,7 +222,7 @@ static void test_threads(void) {
     pthread_join(th[i], &ret);
     CHECK(ret == NULL);
   }
-  const dlx_cpu_cache_stats s = stats();
+  const dlx__cpu_cache_counts s = stats();
   CHECK(s.blocks <= 3 && s.bytes <= 8 * MiB);
   defaults();
 }

@@ -8,8 +8,9 @@
 
 #include "runner.h"
 
-#include "compute/convert.h"
-#include "compute/ew.h"
+#include "kernels/convert.h"
+#include "compute/reference.h"
+#include "kernels/ew.h"
 #include "backends/cpu/loops.h"
 #include "dlx/ops.h"
 #include "dlx/viewops.h"
@@ -25,7 +26,7 @@ static uint64_t rnd(void) { /* splitmix64, fixed seed: failures reproduce */
   return z ^ (z >> 31);
 }
 
-/* Every dtype with a kernel, in dlx_kd order. */
+/* Every dtype with a kernel, in dlx__kd order. */
 static const DLDataType kd_dtypes[DLX_KD_COUNT] = {
     DLX_DTYPE_BOOL,          DLX_DTYPE_INT8,           DLX_DTYPE_INT16,         DLX_DTYPE_INT32,
     DLX_DTYPE_INT64,         DLX_DTYPE_UINT8,          DLX_DTYPE_UINT16,        DLX_DTYPE_UINT32,
@@ -55,7 +56,7 @@ static void test_encode_sweep(void) {
   uint16_t *out = malloc(N * sizeof(uint16_t));
   for (int k = DLX_KD_F16; k < DLX_KD_COUNT; ++k) {
     const DLDataType dt = kd_dtypes[k];
-    const dlx_cvt_format *fmt = dlx_cvt_format_of(dt.code);
+    const dlx__cvt_format *fmt = dlx__cvt_format_of(dt.code);
     const int s = 23 - fmt->man_bits;
     const int emin = 1 - fmt->bias, emax = (int)(fmt->max_finite >> fmt->man_bits) - fmt->bias;
     for (int pass = 0; pass < 2; ++pass) {
@@ -81,11 +82,11 @@ static void test_encode_sweep(void) {
       CHECK_OK(dlx_cast(&vo, &vf));
       int bad = 0;
       for (int i = 0; i < N; ++i) {
-        const uint32_t want = dlx_cvt_encode_f32(fmt, f[i]);
+        const uint32_t want = dlx__cvt_encode_f32(fmt, f[i]);
         const uint32_t got = fmt->bits == 16 ? out[i] : ((const uint8_t *)out)[i];
         if (got != want && bad++ < 3)
           fprintf(stderr, "    %s: float32 bits 0x%08x encode to 0x%x, expected 0x%x\n", fmt->name,
-                  (unsigned)dlx_cvt__f32_bits(f[i]), (unsigned)got, (unsigned)want);
+                  (unsigned)dlx__cvt_f32_bits(f[i]), (unsigned)got, (unsigned)want);
       }
       CHECK_EQ(bad, 0);
     }

@@ -20,7 +20,7 @@
 #include "runner.h"
 
 #include "backends/cpu/loops.h"
-#include "compute/convert.h"
+#include "kernels/convert.h"
 #include "dlx/ops.h"
 
 #if defined(__x86_64__) || defined(__SSE2__)
@@ -39,11 +39,11 @@ static uint64_t rnd(void) { /* splitmix64, fixed seed: failures reproduce */
   return z ^ (z >> 31);
 }
 
-static uint32_t bits_of(float f) { return dlx_cvt__f32_bits(f); }
-static float float_of(uint32_t u) { return dlx_cvt__f32_from_bits(u); }
+static uint32_t bits_of(float f) { return dlx__cvt_f32_bits(f); }
+static float float_of(uint32_t u) { return dlx__cvt_f32_from_bits(u); }
 
 /* The DLPack codes of the narrow formats, in dlx__kd_narrow_index order. */
-static uint8_t code_at(int i) { return dlx__kd_narrow_code((dlx_kd)(DLX_KD_F16 + i)); }
+static uint8_t code_at(int i) { return dlx__kd_narrow_code((dlx__kd)(DLX_KD_F16 + i)); }
 
 /* ---- the levels to test --------------------------------------------------------------------------- */
 
@@ -74,7 +74,7 @@ typedef enum { L_CONTIGUOUS, L_STRIDED, L_REVERSED, L_BROADCAST, L_COUNT } layou
  * isz/osz bytes compactly; checks each output element against want(in element) (bytes). */
 typedef void (*elem_ref)(const unsigned char *in, unsigned char *want, uint8_t code);
 
-static int run_and_compare(dlx_loop_fn fn, layout lay, int offset, const unsigned char *in, size_t isz, size_t osz,
+static int run_and_compare(dlx__loop_fn fn, layout lay, int offset, const unsigned char *in, size_t isz, size_t osz,
                            int64_t n, elem_ref ref, uint8_t code, const char *what, const char *level) {
   /* room for a 3x stride and offsets, 64-byte aligned bases */
   const size_t cap = (size_t)(n + 8) * 3;
@@ -130,7 +130,7 @@ static int run_and_compare(dlx_loop_fn fn, layout lay, int offset, const unsigne
 
 /* Runs a loop over a whole input set in every layout: contiguous at offsets 0..3 and with lengths that
  * leave every tail, strided, reversed, and a broadcast of a few single elements. */
-static void run_all_layouts(dlx_loop_fn fn, const unsigned char *in, size_t isz, size_t osz, int64_t n, elem_ref ref,
+static void run_all_layouts(dlx__loop_fn fn, const unsigned char *in, size_t isz, size_t osz, int64_t n, elem_ref ref,
                             uint8_t code, const char *what, const char *level) {
   for (int off = 0; off < 4; ++off)
     if (run_and_compare(fn, L_CONTIGUOUS, off, in, isz, osz, n, ref, code, what, level)) return;
@@ -151,8 +151,8 @@ static void run_all_layouts(dlx_loop_fn fn, const unsigned char *in, size_t isz,
 static void ref_enc32(const unsigned char *in, unsigned char *want, uint8_t code) {
   float x;
   memcpy(&x, in, 4);
-  const dlx_cvt_format *f = dlx_cvt_format_of(code);
-  const uint32_t c = dlx_cvt_encode_f32(f, x);
+  const dlx__cvt_format *f = dlx__cvt_format_of(code);
+  const uint32_t c = dlx__cvt_encode_f32(f, x);
   if (f->bits == 16) {
     const uint16_t h = (uint16_t)c;
     memcpy(want, &h, 2);
@@ -161,21 +161,21 @@ static void ref_enc32(const unsigned char *in, unsigned char *want, uint8_t code
   }
 }
 static void ref_dec32(const unsigned char *in, unsigned char *want, uint8_t code) {
-  const dlx_cvt_format *f = dlx_cvt_format_of(code);
+  const dlx__cvt_format *f = dlx__cvt_format_of(code);
   uint32_t c = in[0];
   if (f->bits == 16) {
     uint16_t h;
     memcpy(&h, in, 2);
     c = h;
   }
-  const float v = dlx_cvt_decode_f32(f, c);
+  const float v = dlx__cvt_decode_f32(f, c);
   memcpy(want, &v, 4);
 }
 static void ref_enc64(const unsigned char *in, unsigned char *want, uint8_t code) {
   double x;
   memcpy(&x, in, 8);
-  const dlx_cvt_format *f = dlx_cvt_format_of(code);
-  const uint32_t c = dlx_cvt_encode_f64(f, x);
+  const dlx__cvt_format *f = dlx__cvt_format_of(code);
+  const uint32_t c = dlx__cvt_encode_f64(f, x);
   if (f->bits == 16) {
     const uint16_t h = (uint16_t)c;
     memcpy(want, &h, 2);
@@ -184,7 +184,7 @@ static void ref_enc64(const unsigned char *in, unsigned char *want, uint8_t code
   }
 }
 static void ref_dec64(const unsigned char *in, unsigned char *want, uint8_t code) {
-  const dlx_cvt_format *f = dlx_cvt_format_of(code);
+  const dlx__cvt_format *f = dlx__cvt_format_of(code);
   uint32_t c = in[0];
   if (f->bits == 16) {
     uint16_t h;
@@ -192,20 +192,20 @@ static void ref_dec64(const unsigned char *in, unsigned char *want, uint8_t code
     c = h;
   }
   /* float16 and bfloat16 keep their documented NaN rules through the fast functions */
-  const double v = code == DLX_CODE_FLOAT    ? dlx_cvt_f16_to_f64((uint16_t)c)
-                   : code == DLX_CODE_BFLOAT ? dlx_cvt_bf16_to_f64((uint16_t)c)
-                                             : dlx_cvt_decode_f64(f, c);
+  const double v = code == DLX_CODE_FLOAT    ? dlx__cvt_f16_to_f64((uint16_t)c)
+                   : code == DLX_CODE_BFLOAT ? dlx__cvt_bf16_to_f64((uint16_t)c)
+                                             : dlx__cvt_decode_f64(f, c);
   memcpy(want, &v, 8);
 }
 static void ref_neg(const unsigned char *in, unsigned char *want, uint8_t code) {
-  const dlx_cvt_format *f = dlx_cvt_format_of(code);
+  const dlx__cvt_format *f = dlx__cvt_format_of(code);
   if (f->bits == 16) {
     uint16_t h;
     memcpy(&h, in, 2);
-    h = (uint16_t)dlx_cvt_negate(f, h);
+    h = (uint16_t)dlx__cvt_negate(f, h);
     memcpy(want, &h, 2);
   } else {
-    want[0] = (uint8_t)dlx_cvt_negate(f, in[0]);
+    want[0] = (uint8_t)dlx__cvt_negate(f, in[0]);
   }
 }
 
@@ -234,7 +234,7 @@ static void push_around(fbuf *b, uint32_t bits, int reach) {
 }
 
 /* Every float32 input class for format f: see the file comment. */
-static void boundary_inputs(const dlx_cvt_format *f, fbuf *b) {
+static void boundary_inputs(const dlx__cvt_format *f, fbuf *b) {
   b->n = 0;
   static const uint32_t specials[] = {
       0x00000000u, 0x00000001u, 0x00000002u, 0x000003ffu, 0x00200000u, 0x003fffffu, 0x00400000u, 0x00400001u,
@@ -249,7 +249,7 @@ static void boundary_inputs(const dlx_cvt_format *f, fbuf *b) {
   /* the positive finite codes in increasing order: magnitude codes 0 .. max_finite */
   for (uint32_t c = 0; c <= f->max_finite && c < ncodes; ++c) {
     if (f->sign_bit == 0 && c == 0xff) break;
-    const float v = dlx_cvt_decode_f32(f, c);
+    const float v = dlx__cvt_decode_f32(f, c);
     if (v != v) continue; /* NaN codes inside the range (none, but be safe) */
     push_around(b, bits_of(v), 1);
     if (have_prev && v > prev) {
@@ -262,12 +262,12 @@ static void boundary_inputs(const dlx_cvt_format *f, fbuf *b) {
     have_prev = true;
   }
   /* past max finite: half a step above it is the overflow threshold */
-  const float maxv = dlx_cvt_decode_f32(f, f->max_finite);
-  const float below = dlx_cvt_decode_f32(f, f->max_finite - 1);
+  const float maxv = dlx__cvt_decode_f32(f, f->max_finite);
+  const float below = dlx__cvt_decode_f32(f, f->max_finite - 1);
   push_around(b, bits_of((float)((double)maxv + ((double)maxv - (double)below) / 2.0)), 2);
   push_around(b, bits_of(maxv * 2.0f), 1);
   /* below the smallest value: half of it, a quarter */
-  const float tiny = dlx_cvt_decode_f32(f, f->has_zero ? 1u : 0u);
+  const float tiny = dlx__cvt_decode_f32(f, f->has_zero ? 1u : 0u);
   push_around(b, bits_of(tiny / 2.0f), 2);
   push_around(b, bits_of(tiny / 4.0f), 1);
 }
@@ -282,11 +282,11 @@ static void random_inputs(fbuf *b, int64_t n) {
 static int64_t g_random_count = 1 << 17;
 
 static void codec_at_level(const char *level) {
-  const dlx_cpu_narrow_loops *nar = dlx__cpu_kernels()->narrow;
+  const dlx__cpu_narrow_loops *nar = dlx__cpu_kernels()->narrow;
   fbuf in = {0};
   for (int k = 0; k < DLX_KD_NARROW_COUNT; ++k) {
     const uint8_t code = code_at(k);
-    const dlx_cvt_format *f = dlx_cvt_format_of(code);
+    const dlx__cvt_format *f = dlx__cvt_format_of(code);
     const size_t csz = f->bits == 16 ? 2 : 1;
     char what[64];
     /* encoders from float32 */
@@ -321,7 +321,7 @@ static void codec_at_level(const char *level) {
     for (int64_t i = 0; i < 4096; ++i) {
       const uint64_t u = rnd();
       /* exponents within +-64 of 1.0 keep most of them in the format's neighbourhood */
-      dv[in.n + i] = dlx_cvt__f64_from_bits((u & UINT64_C(0x800fffffffffffff)) |
+      dv[in.n + i] = dlx__cvt_f64_from_bits((u & UINT64_C(0x800fffffffffffff)) |
                                             ((uint64_t)(1023 - 64 + (int)((u >> 52) & 127)) << 52));
     }
     snprintf(what, sizeof what, "float64 -> %s", f->name);
@@ -370,7 +370,7 @@ static void casts_at_level(const char *level) {
   const int64_t n = N;
   for (int k = 0; k < DLX_KD_NARROW_COUNT; ++k) {
     const uint8_t code = code_at(k);
-    const dlx_cvt_format *fm = dlx_cvt_format_of(code);
+    const dlx__cvt_format *fm = dlx__cvt_format_of(code);
     const DLDataType dt = {code, (uint8_t)fm->bits, 1};
     dlx_view vf, vc, vb;
     CHECK_OK(dlx_view_init(&vf, f, DLX_DTYPE_FLOAT32, cpu, 1, &n, NULL));
@@ -385,9 +385,9 @@ static void casts_at_level(const char *level) {
       dlx__ops_set_grain(g);
       int bad = 0;
       for (int i = 0; i < N; ++i) {
-        const uint32_t want = dlx_cvt_encode_f32(fm, f[i]);
+        const uint32_t want = dlx__cvt_encode_f32(fm, f[i]);
         const uint32_t got = fm->bits == 16 ? codes[i] : ((const uint8_t *)codes)[i];
-        const uint32_t back_want = bits_of(dlx_cvt_decode_f32(fm, want));
+        const uint32_t back_want = bits_of(dlx__cvt_decode_f32(fm, want));
         if ((got != want || bits_of(back[i]) != back_want) && bad++ < 3)
           fprintf(stderr, "    %s, %s, %d threads: 0x%08x -> 0x%x (want 0x%x) -> 0x%08x (want 0x%08x)\n", level, fm->name,
                   threads, (unsigned)bits_of(f[i]), (unsigned)got, (unsigned)want, (unsigned)bits_of(back[i]),
@@ -415,7 +415,7 @@ static void packed_at_level(const char *level) {
   unsigned char *buf = malloc(2 * MAXN), *want = malloc(2 * MAXN);
   for (int i = 0; i < 2 * MAXN; ++i) f[i] = (float)((int)(rnd() % 129) - 64) / 8.0f;
   for (size_t c = 0; c < sizeof packed_codes; ++c) {
-    const dlx_cvt_format *fm = dlx_cvt_format_of(packed_codes[c]);
+    const dlx__cvt_format *fm = dlx__cvt_format_of(packed_codes[c]);
     const DLDataType dt = {packed_codes[c], (uint8_t)fm->bits, 1};
     for (int64_t n = 1; n <= MAXN; n = n < 20 ? n + 1 : n + MAXN - 20) { /* 1..20, then MAXN */
       for (int every_other = 0; every_other < 2; ++every_other) {
@@ -424,7 +424,7 @@ static void packed_at_level(const char *level) {
         memset(buf, 0xA5, bytes);
         memcpy(want, buf, bytes);
         for (int64_t i = 0; i < n; ++i)
-          dlx_cvt_packed_set(want, (uint64_t)(every_other ? 2 * i : i), fm->bits, dlx_cvt_encode_f32(fm, f[i]));
+          dlx__cvt_packed_set(want, (uint64_t)(every_other ? 2 * i : i), fm->bits, dlx__cvt_encode_f32(fm, f[i]));
         dlx_view vf, vp, vb, base;
         const int64_t strides[1] = {every_other ? 2 : 1};
         CHECK_OK(dlx_view_init(&vf, f, DLX_DTYPE_FLOAT32, cpu, 1, &n, NULL));
@@ -435,8 +435,8 @@ static void packed_at_level(const char *level) {
         CHECK_OK(dlx_cast(&vb, &vp));
         int bad = memcmp(buf, want, bytes) != 0;
         for (int64_t i = 0; i < n && !bad; ++i) {
-          const uint32_t code = dlx_cvt_encode_f32(fm, f[i]);
-          bad = dlx_cvt__f32_bits(back[i]) != dlx_cvt__f32_bits(dlx_cvt_decode_f32(fm, code));
+          const uint32_t code = dlx__cvt_encode_f32(fm, f[i]);
+          bad = dlx__cvt_f32_bits(back[i]) != dlx__cvt_f32_bits(dlx__cvt_decode_f32(fm, code));
         }
         if (bad) {
           fprintf(stderr, "    %s, packed %s, n %lld%s: wrong bytes or values\n", level, fm->name, (long long)n,
@@ -570,7 +570,7 @@ static void test_dispatch(void) {
   for (int l = 0; l < NLEVELS; ++l) {
     if (!dlx__cpu_variant_supported(level_names[l])) continue;
     CHECK_OK(dlx__cpu_force_variant(level_names[l]));
-    const dlx_cpu_kernels *k = dlx__cpu_kernels();
+    const dlx__cpu_kernel_set *k = dlx__cpu_kernels();
     CHECK_STR(k->name, level_names[l]);
     for (int i = 0; i < DLX_KD_NARROW_COUNT; ++i)
       CHECK(k->narrow->dec32[i] && k->narrow->enc32[i] && k->narrow->dec64[i] && k->narrow->enc64[i] &&

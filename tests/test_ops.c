@@ -13,8 +13,9 @@
 
 #include "runner.h"
 
-#include "compute/convert.h"
-#include "compute/ew.h"
+#include "kernels/convert.h"
+#include "compute/reference.h"
+#include "kernels/ew.h"
 #include "backends/cpu/loops.h"
 #include "backends/cpu/pool.h"
 #include "dlx/layout.h"
@@ -56,7 +57,7 @@ static uint64_t rnd(void) { /* splitmix64, fixed seed: failures reproduce */
 static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
 static bool chance(int percent) { return (int)(rnd() % 100) < percent; }
 
-/* Every dtype with a kernel, in dlx_kd order. */
+/* Every dtype with a kernel, in dlx__kd order. */
 static const DLDataType kd_dtypes[DLX_KD_COUNT] = {
     DLX_DTYPE_BOOL,          DLX_DTYPE_INT8,           DLX_DTYPE_INT16,         DLX_DTYPE_INT32,
     DLX_DTYPE_INT64,         DLX_DTYPE_UINT8,          DLX_DTYPE_UINT16,        DLX_DTYPE_UINT32,
@@ -217,12 +218,12 @@ static bool is_nan_element(const unsigned char *p, DLDataType dt, int part) {
     case DLX_KD_BF16: {
       uint16_t h;
       memcpy(&h, p, 2);
-      const double x = dlx_cvt_narrow_decode(dt.code, h);
+      const double x = dlx__cvt_narrow_decode(dt.code, h);
       return x != x;
     }
     default:
       if (k >= DLX_KD_F8_E3M4 && k <= DLX_KD_F8_E8M0FNU) {
-        const double x = dlx_cvt_narrow_decode(dt.code, *p);
+        const double x = dlx__cvt_narrow_decode(dt.code, *p);
         return x != x;
       }
       return false;

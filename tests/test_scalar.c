@@ -7,12 +7,12 @@
 
 #include "runner.h"
 
-#include "compute/ew.h"
+#include "kernels/ew.h"
 #include "dlx/ops.h"
 
 #define CPU ((DLDevice){kDLCPU, 0})
 
-/* Every dtype with a kernel, in dlx_kd order. */
+/* Every dtype with a kernel, in dlx__kd order. */
 static const DLDataType kd_dtypes[DLX_KD_COUNT] = {
     DLX_DTYPE_BOOL,          DLX_DTYPE_INT8,           DLX_DTYPE_INT16,         DLX_DTYPE_INT32,
     DLX_DTYPE_INT64,         DLX_DTYPE_UINT8,          DLX_DTYPE_UINT16,        DLX_DTYPE_UINT32,
@@ -107,7 +107,7 @@ static void test_scalar_view_shape(void) {
       CHECK_EQ(v.device.device_type, kDLCPU);
       CHECK_EQ(v.device.device_id, 0);
       CHECK_EQ(dlx_view_size(&v), 1);
-      CHECK_EQ(v.flags, dlx__kd_is_subbyte((dlx_kd)k) ? DLX_VIEW_SUBBYTE_PADDED : 0);
+      CHECK_EQ(v.flags, dlx__kd_is_subbyte((dlx__kd)k) ? DLX_VIEW_SUBBYTE_PADDED : 0);
       /* the bytes past the element are zero */
       const size_t size = dlx_dtype_is_subbyte(dt) ? 1 : dlx_dtype_itemsize(dt);
       int junk = 0;

@@ -1,6 +1,6 @@
-"""Bit-exactness of the narrow-float codec (src/compute/convert.c) against ml_dtypes, and NumPy for float16.
+"""Bit-exactness of the narrow-float codec (src/kernels/convert.c) against ml_dtypes, and NumPy for float16.
 
-The codec is internal C, so these tests compile a small stdin -> stdout driver around src/compute/convert.h
+The codec is internal C, so these tests compile a small stdin -> stdout driver around src/kernels/convert.h
 with the system C compiler (into a temporary directory) and compare its output, bit for bit, with
 ml_dtypes' own casts:
 
@@ -54,14 +54,14 @@ DRIVER = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compute/convert.h"
+#include "kernels/convert.h"
 /* argv: mode code. enc32/genc32: float32 in, uint16 codes out (fast paths / generic encoder);
  * enc64: float64 in, uint16 out; dec32/dec64: uint16 codes in, float32/float64 out. */
 int main(int argc, char **argv) {
   if (argc != 3) return 2;
   const char *mode = argv[1];
   const uint8_t code = (uint8_t)atoi(argv[2]);
-  const dlx_cvt_format *fmt = dlx_cvt_format_of(code);
+  const dlx__cvt_format *fmt = dlx__cvt_format_of(code);
   if (!fmt) return 3;
   size_t cap = 1u << 20, n = 0, r;
   unsigned char *in = malloc(cap);
@@ -70,43 +70,43 @@ int main(int argc, char **argv) {
     if (n == cap) in = realloc(in, cap *= 2);
   }
   if (!in) return 5;
-  const float *table = dlx_cvt_decode_table(code);
+  const float *table = dlx__cvt_decode_table(code);
   if (!strcmp(mode, "enc32") || !strcmp(mode, "genc32")) {
     const int fast = !strcmp(mode, "enc32");
     for (size_t i = 0; i + 4 <= n; i += 4) {
       float x;
       memcpy(&x, in + i, 4);
-      uint16_t c = (uint16_t)(!fast ? dlx_cvt_encode_f32(fmt, x)
-                              : code == DLX_CODE_FLOAT ? dlx_cvt_f32_to_f16(x)
-                              : code == DLX_CODE_BFLOAT ? dlx_cvt_f32_to_bf16(x)
-                              : dlx_cvt_narrow_encode_f32(code, x));
+      uint16_t c = (uint16_t)(!fast ? dlx__cvt_encode_f32(fmt, x)
+                              : code == DLX_CODE_FLOAT ? dlx__cvt_f32_to_f16(x)
+                              : code == DLX_CODE_BFLOAT ? dlx__cvt_f32_to_bf16(x)
+                              : dlx__cvt_narrow_encode_f32(code, x));
       fwrite(&c, 2, 1, stdout);
     }
   } else if (!strcmp(mode, "enc64")) {
     for (size_t i = 0; i + 8 <= n; i += 8) {
       double x;
       memcpy(&x, in + i, 8);
-      uint16_t c = (uint16_t)(code == DLX_CODE_FLOAT ? dlx_cvt_f64_to_f16(x)
-                              : code == DLX_CODE_BFLOAT ? dlx_cvt_f64_to_bf16(x)
-                              : dlx_cvt_narrow_encode(code, x));
+      uint16_t c = (uint16_t)(code == DLX_CODE_FLOAT ? dlx__cvt_f64_to_f16(x)
+                              : code == DLX_CODE_BFLOAT ? dlx__cvt_f64_to_bf16(x)
+                              : dlx__cvt_narrow_encode(code, x));
       fwrite(&c, 2, 1, stdout);
     }
   } else if (!strcmp(mode, "dec32")) {
     for (size_t i = 0; i + 2 <= n; i += 2) {
       uint16_t c;
       memcpy(&c, in + i, 2);
-      float x = code == DLX_CODE_FLOAT ? dlx_cvt_f16_to_f32(c)
-              : code == DLX_CODE_BFLOAT ? dlx_cvt_bf16_to_f32(c)
-              : dlx_cvt_table_decode(table, c);
+      float x = code == DLX_CODE_FLOAT ? dlx__cvt_f16_to_f32(c)
+              : code == DLX_CODE_BFLOAT ? dlx__cvt_bf16_to_f32(c)
+              : dlx__cvt_table_decode(table, c);
       fwrite(&x, 4, 1, stdout);
     }
   } else if (!strcmp(mode, "dec64")) {
     for (size_t i = 0; i + 2 <= n; i += 2) {
       uint16_t c;
       memcpy(&c, in + i, 2);
-      double x = code == DLX_CODE_FLOAT ? dlx_cvt_f16_to_f64(c)
-               : code == DLX_CODE_BFLOAT ? dlx_cvt_bf16_to_f64(c)
-               : dlx_cvt_narrow_decode(code, c);
+      double x = code == DLX_CODE_FLOAT ? dlx__cvt_f16_to_f64(c)
+               : code == DLX_CODE_BFLOAT ? dlx__cvt_bf16_to_f64(c)
+               : dlx__cvt_narrow_decode(code, c);
       fwrite(&x, 8, 1, stdout);
     }
   } else {

@@ -16,8 +16,8 @@
 
 typedef struct backend_row {
   int32_t device_type;
-  const dlx_backend *compute; /* computes on this memory; NULL: not in this build */
-  const dlx_backend *memory;  /* allocates it; NULL: not in this build */
+  const dlx__backend *compute; /* computes on this memory; NULL: not in this build */
+  const dlx__backend *memory;  /* allocates it; NULL: not in this build */
   const char *needs;          /* what a build needs for it, when a column is NULL */
   /* The device type's import rule, run on a non-empty import's data (dlx__device_check_import); NULL:
    * none. A property of the exchange protocol of the device type (seed 004 for kDLOneAPI), not of a
@@ -40,7 +40,7 @@ static const backend_row backend_rows[] = {
 };
 
 /* Every backend compiled in. */
-static const dlx_backend *const backends[] = {
+static const dlx__backend *const backends[] = {
     &dlx__cpu_backend,
 #ifdef DLX_WITH_CUDA
     &dlx__cuda_backend,
@@ -50,7 +50,7 @@ static const dlx_backend *const backends[] = {
 
 int dlx__backend_count(void) { return (int)(sizeof backends / sizeof backends[0]); }
 
-const dlx_backend *dlx__backend_at(int i) { return i >= 0 && i < dlx__backend_count() ? backends[i] : NULL; }
+const dlx__backend *dlx__backend_at(int i) { return i >= 0 && i < dlx__backend_count() ? backends[i] : NULL; }
 
 static const backend_row *row_of(int32_t device_type) {
   for (size_t i = 0; i < sizeof backend_rows / sizeof backend_rows[0]; ++i)
@@ -75,15 +75,15 @@ static dlx_status no_backend(const backend_row *row, DLDevice device, const char
 }
 
 /* Tests only: the table that computes on host memory instead of the CPU backend, for the calling thread. */
-static _Thread_local const dlx_backend *host_override;
+static _Thread_local const dlx__backend *host_override;
 
-const dlx_backend *dlx__backend_override_host(const dlx_backend *be) {
-  const dlx_backend *was = host_override;
+const dlx__backend *dlx__backend_override_host(const dlx__backend *be) {
+  const dlx__backend *was = host_override;
   host_override = be;
   return was;
 }
 
-dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *what, const dlx_backend **out,
+dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *what, const dlx__backend **out,
                                 DLDevice *home) {
   const backend_row *row = row_of((int32_t)device.device_type);
   if (row == NULL || row->compute == NULL) return no_backend(row, device, fn, what != NULL ? what : "an operand");
@@ -93,7 +93,7 @@ dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *wha
   return DLX_OK;
 }
 
-dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx_backend **out) {
+dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx__backend **out) {
   const backend_row *row = row_of((int32_t)device.device_type);
   if (row == NULL || row->memory == NULL) return no_backend(row, device, fn, NULL);
   *out = row->memory;

@@ -11,7 +11,7 @@
  *  - a device type whose backend is not in this build gets one clear error naming the device and the
  *    build it needs ("out is on cuda:0, which needs a build with CUDA (DLX_WITH_CUDA=ON)").
  *
- * Adding a backend: a folder src/backends/<name>/ defining a `const dlx_backend dlx__<name>_backend`,
+ * Adding a backend: a folder src/backends/<name>/ defining a `const dlx__backend dlx__<name>_backend`,
  * and its entries in backend.c's two tables (the list of backends, and the rows by device type). */
 #ifndef DLX_BACKENDS_BACKEND_H
 #define DLX_BACKENDS_BACKEND_H
@@ -19,14 +19,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "compute/ew.h"
+#include "kernels/ew.h"
 #include "dlx/layout.h"
 #include "dlx/view.h"
 
 /* One gemm call, its operands already in layouts BLAS takes: C (m x n, row-major, leading dimension ldc)
  * = alpha * op(A) @ op(B) + beta * C, where op(X) is X (row-major, ld) or its transpose (ta / tb). The
  * compute layer made any copy needed; A and B do not overlap C. alpha and beta: (re, im). */
-typedef struct dlx_gemm_call {
+typedef struct dlx__gemm_call {
   DLDataType dtype; /* float32, float64, complex64, complex128 */
   DLDevice device;
   bool ta, tb;
@@ -35,9 +35,9 @@ typedef struct dlx_gemm_call {
   void *c;
   int lda, ldb, ldc;
   double alpha[2], beta[2];
-} dlx_gemm_call;
+} dlx__gemm_call;
 
-typedef struct dlx_backend {
+typedef struct dlx__backend {
   const char *name;    /* "cpu", "cuda" */
   int32_t device_type; /* the memory it allocates and computes on: kDLCPU, kDLCUDA */
   /* Devices of that type present at run time (the CPU: 1; CUDA without a GPU or driver: 0). */
@@ -60,10 +60,10 @@ typedef struct dlx_backend {
 
   /* Run op over plan (operand 0 the output; plan->size > 0). Never fails for a validated op on the
    * CPU; a device backend reports launch failures as DLX_ERR_BACKEND. */
-  dlx_status (*execute)(const dlx_ew_op *op, const dlx_iter *plan);
+  dlx_status (*execute)(const dlx__ew_op *op, const dlx_iter *plan);
 
   /* C = alpha * op(A) @ op(B) + beta * C; DLX_ERR_UNSUPPORTED when this build has no BLAS for it. */
-  dlx_status (*gemm)(const dlx_gemm_call *call);
+  dlx_status (*gemm)(const dlx__gemm_call *call);
 
   /* The device a pointer into this backend's memory belongs to (cudaPointerGetAttributes); NULL when
    * memory carries no device (the CPU). */
@@ -74,26 +74,26 @@ typedef struct dlx_backend {
    * the CPU loops can compute on the results of ops on them. `like` may be NULL (empty tensors). NULL
    * entry: alloc, as for any new tensor. */
   dlx_status (*alloc_like)(DLDevice device, const void *like, uint64_t bytes, bool zero, void **out, const char *fn);
-} dlx_backend;
+} dlx__backend;
 
 /* The backend that computes on memory of device (fn, what: the message's function and operand names),
  * and its home: the device its loops and scratch memory use for that memory (cpu:0 for every
  * host-accessible kind, the device itself otherwise). */
-dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *what, const dlx_backend **out,
+dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *what, const dlx__backend **out,
                                 DLDevice *home);
 /* The backend that allocates memory of device. */
-dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx_backend **out);
+dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx__backend **out);
 
 
 /* The backends of this build, the CPU first, for tests that run the same cases on each. */
 int dlx__backend_count(void);
-const dlx_backend *dlx__backend_at(int i); /* NULL past the end */
+const dlx__backend *dlx__backend_at(int i); /* NULL past the end */
 
-extern const dlx_backend dlx__cpu_backend;
+extern const dlx__backend dlx__cpu_backend;
 
 /* Tests only: compute on host memory with `be` instead of the CPU backend, on the calling thread (NULL
  * restores it); returns the previous override. tests/test_backends.c runs the CUDA kernels' host
  * emulation through every op this way. */
-const dlx_backend *dlx__backend_override_host(const dlx_backend *be);
+const dlx__backend *dlx__backend_override_host(const dlx__backend *be);
 
 #endif

@@ -34,9 +34,9 @@ static dlx_status check_operand(const dlx_view *v, const char *name) {
 }
 
 /* The backend all three operands share, and its home device. */
-static dlx_status check_devices(const dlx_view *const *v, const dlx_backend **be, DLDevice *home) {
+static dlx_status check_devices(const dlx_view *const *v, const dlx__backend **be, DLDevice *home) {
   static const char *const names[3] = {"A", "B", "C"};
-  const dlx_backend *b[3];
+  const dlx__backend *b[3];
   DLDevice h[3];
   for (int i = 0; i < 3; ++i) DLX_FORWARD(dlx__backend_compute(v[i]->device, "dlx_gemm", names[i], &b[i], &h[i]));
   for (int i = 0; i < 2; ++i) {
@@ -52,7 +52,7 @@ static dlx_status check_devices(const dlx_view *const *v, const dlx_backend **be
   return DLX_OK;
 }
 
-static dlx_status check_args(const dlx_view *a, const dlx_view *b, const dlx_view *c, const dlx_backend **be,
+static dlx_status check_args(const dlx_view *a, const dlx_view *b, const dlx_view *c, const dlx__backend **be,
                              DLDevice *home) {
   DLX_FORWARD(check_operand(a, "A"));
   DLX_FORWARD(check_operand(b, "B"));
@@ -110,7 +110,7 @@ static bool blas_layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1, bool
 
 /* The call's scratch memory: compact row-major copies, freed at the end. */
 typedef struct gemm_temps {
-  const dlx_backend *be;
+  const dlx__backend *be;
   DLDevice home;
   void *ptr[3];
   int n;
@@ -180,7 +180,7 @@ static dlx_status run_gemm(gemm_temps *t, const double alpha[2], const dlx_view 
     ct = false;
     ldc = (int)n;
   }
-  dlx_gemm_call g;
+  dlx__gemm_call g;
   memset(&g, 0, sizeof g);
   g.dtype = a->dtype;
   g.device = t->home;

@@ -26,55 +26,11 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "compute/ew.h"
+#include "compute/reference.h"
+#include "kernels/ew.h"
 #include "core/error_internal.h"
 #include "dlx/layout.h"
 #include "dlx/ops.h"
-
-/* ======================================================================================================
- * Dtype classification.
- * ==================================================================================================== */
-
-dlx_kd dlx__kd_of(DLDataType dt) {
-  if (dt.lanes != 1 || !dlx_dtype_is_valid(dt)) return DLX_KD_NONE;
-  switch (dt.code) {
-    case DLX_CODE_BOOL: return DLX_KD_BOOL;
-    case DLX_CODE_INT:
-      switch (dt.bits) {
-        case 8: return DLX_KD_I8;
-        case 16: return DLX_KD_I16;
-        case 32: return DLX_KD_I32;
-        case 64: return DLX_KD_I64;
-        default: return DLX_KD_NONE;
-      }
-    case DLX_CODE_UINT:
-      switch (dt.bits) {
-        case 8: return DLX_KD_U8;
-        case 16: return DLX_KD_U16;
-        case 32: return DLX_KD_U32;
-        case 64: return DLX_KD_U64;
-        default: return DLX_KD_NONE;
-      }
-    case DLX_CODE_FLOAT:
-      switch (dt.bits) {
-        case 16: return DLX_KD_F16;
-        case 32: return DLX_KD_F32;
-        case 64: return DLX_KD_F64;
-        default: return DLX_KD_NONE;
-      }
-    case DLX_CODE_BFLOAT: return DLX_KD_BF16;
-    case DLX_CODE_COMPLEX:
-      switch (dt.bits) {
-        case 64: return DLX_KD_C64;
-        case 128: return DLX_KD_C128;
-        default: return DLX_KD_NONE;
-      }
-    default:
-      if (dt.code >= DLX_CODE_FLOAT8_E3M4 && dt.code <= DLX_CODE_FLOAT4_E2M1FN)
-        return (dlx_kd)(DLX_KD_F8_E3M4 + (dt.code - DLX_CODE_FLOAT8_E3M4));
-      return DLX_KD_NONE;
-  }
-}
 
 static inline bool is_packed(const dlx_view *v) {
   return dlx_dtype_is_subbyte(v->dtype) && (v->flags & DLX_VIEW_SUBBYTE_PADDED) == 0;
@@ -87,15 +43,15 @@ static inline bool is_packed(const dlx_view *v) {
 
 typedef struct opcall {
   const char *fn; /* public name, for messages */
-  dlx_ew_kind kind;
+  dlx__ew_kind kind;
   dlx_unop unop;
   dlx_binop op;
   double scalar;
   int nin;
   const char *names[3]; /* out, inputs */
-  const dlx_backend *be;
+  const dlx__backend *be;
   DLDevice home;        /* where the backend computes (and keeps temporaries) */
-  const dlx_backend *foreign[2]; /* input k lives on another backend: the one that moves it, else NULL */
+  const dlx__backend *foreign[2]; /* input k lives on another backend: the one that moves it, else NULL */
   dlx_view out;
   dlx_view in[2];
   void *temps[4];
@@ -120,7 +76,7 @@ static dlx_status check_view(const char *fn, const char *name, const dlx_view *v
                 (long long)v->shape[d], (int)d);
     if (v->shape[d] == 0) empty = true;
   }
-  const dlx_backend *be;
+  const dlx__backend *be;
   DLX_FORWARD(dlx__backend_compute(v->device, fn, name, &be, NULL));
   DLX_FAIL_IF(!empty && v->data == NULL, DLX_ERR_NULL_DATA, "%s: %s has elements but NULL data", fn, name);
   return DLX_OK;
@@ -161,7 +117,7 @@ static dlx_status check_broadcast(const char *fn, const char *name, const dlx_vi
 static dlx_status check_devices(opcall *c) {
   DLX_FORWARD(dlx__backend_compute(c->out.device, c->fn, c->names[0], &c->be, &c->home));
   for (int k = 0; k < c->nin; ++k) {
-    const dlx_backend *be;
+    const dlx__backend *be;
     DLDevice home;
     DLX_FORWARD(dlx__backend_compute(c->in[k].device, c->fn, c->names[k + 1], &be, &home));
     c->foreign[k] = NULL;
@@ -170,7 +126,7 @@ static dlx_status check_devices(opcall *c) {
       continue;
     }
     /* the backend that can move data between the two: the one with a copy entry */
-    const dlx_backend *mover = c->be->copy != NULL ? c->be : be->copy != NULL ? be : NULL;
+    const dlx__backend *mover = c->be->copy != NULL ? c->be : be->copy != NULL ? be : NULL;
     const bool scalar = dlx_view_size(&c->in[k]) == 1 && dlx_device_is_host_accessible(c->in[k].device);
     if (mover == NULL || (c->kind != DLX_EW_COPY && !scalar)) {
       char x[DLX_DEVICE_TEXT_CAP], y[DLX_DEVICE_TEXT_CAP];
@@ -241,7 +197,7 @@ static dlx_status temp_like(opcall *c, const dlx_view *v, bool padded, dlx_view 
  * The pipeline.
  * ==================================================================================================== */
 
-static void init_call(opcall *c, const char *fn, dlx_ew_kind kind, int nin, const char *out_name, const char *n1,
+static void init_call(opcall *c, const char *fn, dlx__ew_kind kind, int nin, const char *out_name, const char *n1,
                       const char *n2) {
   /* field by field: the views (3 KiB) are filled by load_operands */
   c->unop = DLX_UNOP_NEG;
@@ -258,8 +214,8 @@ static void init_call(opcall *c, const char *fn, dlx_ew_kind kind, int nin, cons
   c->names[2] = n2;
 }
 
-static dlx_ew_op ew_op_of(const opcall *c) {
-  dlx_ew_op op;
+static dlx__ew_op ew_op_of(const opcall *c) {
+  dlx__ew_op op;
   op.kind = c->kind;
   op.unop = c->unop;
   op.op = c->op;
@@ -288,7 +244,7 @@ static dlx_status plan_and_execute(opcall *c) {
       it.strides[k][d] = -it.strides[k][d];
     }
   }
-  const dlx_ew_op op = ew_op_of(c);
+  const dlx__ew_op op = ew_op_of(c);
   return c->be->execute(&op, &it);
 }
 
@@ -331,7 +287,7 @@ static dlx_status run_call(opcall *c) {
     DLX_FAIL_IF(!dlx_device_is_host_accessible(c->home), DLX_ERR_UNSUPPORTED,
                 "%s: the reference path runs on host memory only", c->fn);
     const dlx_view *views[3] = {&c->out, &c->in[0], &c->in[1]};
-    const dlx_ew_op op = ew_op_of(c);
+    const dlx__ew_op op = ew_op_of(c);
     dlx__ref_run(&op, views);
     return DLX_OK;
   }
@@ -394,7 +350,7 @@ static dlx_status check_packed_supported(const opcall *c) {
   return DLX_OK;
 }
 
-static dlx_status same_dtype_op(const char *fn, dlx_ew_kind kind, const char *out_name, const char *in_name,
+static dlx_status same_dtype_op(const char *fn, dlx__ew_kind kind, const char *out_name, const char *in_name,
                                 const dlx_view *dst, const dlx_view *src) {
   opcall c;
   init_call(&c, fn, kind, 1, out_name, in_name, NULL);
@@ -440,7 +396,7 @@ dlx_status dlx_cast(const dlx_view *dst, const dlx_view *src) {
 }
 
 /* The dtype of an arithmetic operand: numeric, byte-sized family. */
-static dlx_status check_arith_dtype(const opcall *c, const char *what, dlx_kd k, DLDataType dt) {
+static dlx_status check_arith_dtype(const opcall *c, const char *what, dlx__kd k, DLDataType dt) {
   char t[DLX_DTYPE_TEXT_CAP];
   DLX_FAIL_IF(k == DLX_KD_NONE, DLX_ERR_UNSUPPORTED, "%s: %s is not supported for dtype %s", c->fn, what,
               dlx__dtype_text(t, sizeof t, dt));
@@ -459,7 +415,7 @@ dlx_status dlx_unary(dlx_unop op, const dlx_view *out, const dlx_view *a) {
   init_call(&c, "dlx_unary", DLX_EW_UNARY, 1, "out", "a", NULL);
   c.unop = op;
   DLX_FORWARD(load_operands(&c, out, a, NULL));
-  const dlx_kd k = dlx__kd_of(c.in[0].dtype);
+  const dlx__kd k = dlx__kd_of(c.in[0].dtype);
   DLX_FORWARD(check_arith_dtype(&c, unop_names[op], k, c.in[0].dtype));
   DLX_FAIL_IF(k == DLX_KD_BOOL, DLX_ERR_UNSUPPORTED, "dlx_unary: %s is not supported for bool (NumPy refuses it too)",
               unop_names[op]);
@@ -479,7 +435,7 @@ dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view *a, cons
   c.op = op;
   DLX_FORWARD(load_operands(&c, out, a, b));
   if (!dlx_dtype_equal(c.in[0].dtype, c.in[1].dtype)) return dtype_mismatch(&c, 1, 2);
-  const dlx_kd k = dlx__kd_of(c.in[0].dtype);
+  const dlx__kd k = dlx__kd_of(c.in[0].dtype);
   DLX_FORWARD(check_arith_dtype(&c, op_names[op], k, c.in[0].dtype));
   char t[DLX_DTYPE_TEXT_CAP];
   DLX_FAIL_IF(k == DLX_KD_BOOL && (op == DLX_OP_SUB || op == DLX_OP_DIV), DLX_ERR_UNSUPPORTED,
@@ -507,7 +463,7 @@ dlx_status dlx_fma(const dlx_view *out, double scalar, const dlx_view *t1, const
   init_call(&c, "dlx_fma", DLX_EW_FMA, 2, "out", "t1", "t2");
   c.scalar = scalar;
   DLX_FORWARD(load_operands(&c, out, t1, t2));
-  const dlx_kd k2 = dlx__kd_of(c.in[1].dtype), k1 = dlx__kd_of(c.in[0].dtype);
+  const dlx__kd k2 = dlx__kd_of(c.in[1].dtype), k1 = dlx__kd_of(c.in[0].dtype);
   DLX_FORWARD(check_arith_dtype(&c, "fma", k2, c.in[1].dtype));
   /* t1 may be the signed partner of an unsigned t2 (same width) */
   const bool partner = k2 >= DLX_KD_U8 && k2 <= DLX_KD_U64 && k1 == k2 - DLX_KD_U8 + DLX_KD_I8;

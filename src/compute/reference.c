@@ -1,5 +1,5 @@
 /* The reference path: the N-d index walked element by element, each element loaded into a wide value,
- * computed with the rules of compute/expr.h and stored back with its cast rules.
+ * computed with the rules of kernels/expr.h and stored back with its cast rules.
  *
  * It shares the per-element rules with every backend (so that a GPU cannot drift from the CPU), and
  * nothing else: no dlx_iter plan (broadcast strides come from the views themselves), no backend, no
@@ -8,8 +8,9 @@
  * bits, which checks the backends' planning, tiling, staging, vectorised and threaded paths. */
 #include <string.h>
 
-#include "compute/ew.h"
-#include "compute/expr.h"
+#include "compute/reference.h"
+#include "kernels/ew.h"
+#include "kernels/expr.h"
 #include "dlx/dtype.h"
 
 static _Thread_local bool reference_mode;
@@ -48,7 +49,7 @@ static void set_f32(rv *r, float re, float im) {
 
 static uint32_t get_code(const dlx_view *v, int64_t off) {
   const unsigned bits = v->dtype.bits;
-  if (is_packed(v)) return dlx_cvt_bits_get(v->data, off * (int64_t)bits, bits);
+  if (is_packed(v)) return dlx__cvt_bits_get(v->data, off * (int64_t)bits, bits);
   const unsigned char *p = (const unsigned char *)v->data + off * (int64_t)dlx_dtype_itemsize(v->dtype);
   if (bits == 16) {
     uint16_t h;
@@ -61,7 +62,7 @@ static uint32_t get_code(const dlx_view *v, int64_t off) {
 static void set_code(const dlx_view *v, int64_t off, uint32_t code) {
   const unsigned bits = v->dtype.bits;
   if (is_packed(v)) {
-    dlx_cvt_bits_set(v->data, off * (int64_t)bits, bits, code);
+    dlx__cvt_bits_set(v->data, off * (int64_t)bits, bits, code);
     return;
   }
   unsigned char *p = (unsigned char *)v->data + off * (int64_t)dlx_dtype_itemsize(v->dtype);
@@ -76,7 +77,7 @@ static void set_code(const dlx_view *v, int64_t off, uint32_t code) {
 static rv load(const dlx_view *v, int64_t off) {
   rv r;
   memset(&r, 0, sizeof r);
-  const dlx_kd k = dlx__kd_of(v->dtype);
+  const dlx__kd k = dlx__kd_of(v->dtype);
   const char *p = (const char *)v->data + (dlx__kd_is_native(k) ? off * (int64_t)dlx_dtype_itemsize(v->dtype) : 0);
   switch (k) {
     case DLX_KD_BOOL: r.cat = RV_BOOL; r.u = *(const unsigned char *)p != 0; break;
@@ -95,11 +96,11 @@ static rv load(const dlx_view *v, int64_t off) {
     default: {
       /* narrow floats: exact in double through the generic codec (not the backends' tables), then
        * computed in float32 */
-      const dlx_cvt_format fmt = dlx_cvt_format_value(v->dtype.code);
+      const dlx__cvt_format fmt = dlx__cvt_format_value(v->dtype.code);
       const uint32_t code = get_code(v, off);
       r.cat = RV_F32;
-      r.g = dlx_cvt_decode_f32(&fmt, code);
-      r.f = dlx_cvt_decode_f64(&fmt, code); /* what a cast to float64 gives (NaN payloads included) */
+      r.g = dlx__cvt_decode_f32(&fmt, code);
+      r.f = dlx__cvt_decode_f64(&fmt, code); /* what a cast to float64 gives (NaN payloads included) */
       break;
     }
   }
@@ -128,7 +129,7 @@ static bool rv_nonzero(const rv *x) {
 
 /* Store x into element off of v, converted with the cast rules. */
 static void store(const dlx_view *v, int64_t off, const rv *x) {
-  const dlx_kd k = dlx__kd_of(v->dtype);
+  const dlx__kd k = dlx__kd_of(v->dtype);
   char *p = (char *)v->data + (dlx__kd_is_native(k) ? off * (int64_t)dlx_dtype_itemsize(v->dtype) : 0);
   const bool is_int = x->cat == RV_BOOL || x->cat == RV_SINT || x->cat == RV_UINT;
   const uint64_t pattern = x->cat == RV_SINT ? (uint64_t)x->i : x->u; /* modular integer conversion */
@@ -172,10 +173,10 @@ static void store(const dlx_view *v, int64_t off, const rv *x) {
       return;
     }
     default: {
-      const dlx_cvt_format fmt = dlx_cvt_format_value(v->dtype.code);
+      const dlx__cvt_format fmt = dlx__cvt_format_value(v->dtype.code);
       /* float32-valued sources encode from float, everything else (integers too) from double */
-      const uint32_t code = (x->cat == RV_F32 || x->cat == RV_C64) ? dlx_cvt_encode_f32(&fmt, x->g)
-                                                                   : dlx_cvt_encode_f64(&fmt, re);
+      const uint32_t code = (x->cat == RV_F32 || x->cat == RV_C64) ? dlx__cvt_encode_f32(&fmt, x->g)
+                                                                   : dlx__cvt_encode_f64(&fmt, re);
       set_code(v, off, code);
       return;
     }
@@ -207,12 +208,12 @@ static rv binop(dlx_binop op, const rv *a, const rv *b) {
       case RV_F32: res = ORDER(op, REAL, f32, a->g, b->g); break;
       case RV_F64: res = ORDER(op, REAL, f64, a->f, b->f); break;
       case RV_C64: {
-        const dlx_cf32 x = dlx_cf32_make(a->g, a->gim), y = dlx_cf32_make(b->g, b->gim);
+        const dlx__cf32 x = dlx_cf32_make(a->g, a->gim), y = dlx_cf32_make(b->g, b->gim);
         res = op == DLX_OP_EQ ? EQ_CPLX(x, y, c64) : NE_CPLX(x, y, c64);
         break;
       }
       case RV_C128: {
-        const dlx_cf64 x = dlx_cf64_make(a->f, a->im), y = dlx_cf64_make(b->f, b->im);
+        const dlx__cf64 x = dlx_cf64_make(a->f, a->im), y = dlx_cf64_make(b->f, b->im);
         res = op == DLX_OP_EQ ? EQ_CPLX(x, y, c128) : NE_CPLX(x, y, c128);
         break;
       }
@@ -231,14 +232,14 @@ static rv binop(dlx_binop op, const rv *a, const rv *b) {
     case RV_F32: set_f32(&r, ARITH(op, REAL, f32, a->g, b->g), 0.0f); break;
     case RV_F64: r.f = ARITH(op, REAL, f64, a->f, b->f); break;
     case RV_C64: {
-      const dlx_cf32 x = dlx_cf32_make(a->g, a->gim), y = dlx_cf32_make(b->g, b->gim);
-      const dlx_cf32 z = ARITH(op, CPLX, c64, x, y);
+      const dlx__cf32 x = dlx_cf32_make(a->g, a->gim), y = dlx_cf32_make(b->g, b->gim);
+      const dlx__cf32 z = ARITH(op, CPLX, c64, x, y);
       set_f32(&r, z.re, z.im);
       break;
     }
     case RV_C128: {
-      const dlx_cf64 x = dlx_cf64_make(a->f, a->im), y = dlx_cf64_make(b->f, b->im);
-      const dlx_cf64 z = ARITH(op, CPLX, c128, x, y);
+      const dlx__cf64 x = dlx_cf64_make(a->f, a->im), y = dlx_cf64_make(b->f, b->im);
+      const dlx__cf64 z = ARITH(op, CPLX, c128, x, y);
       r.f = z.re;
       r.im = z.im;
       break;
@@ -259,12 +260,12 @@ static rv unop(dlx_unop op, const rv *a) {
     case RV_F32: set_f32(&r, UN_RULE(neg, f32, a->g), 0.0f); break;
     case RV_F64: r.f = UN_RULE(neg, f64, a->f); break;
     case RV_C64: {
-      const dlx_cf32 z = UN_RULE(neg, c64, dlx_cf32_make(a->g, a->gim));
+      const dlx__cf32 z = UN_RULE(neg, c64, dlx_cf32_make(a->g, a->gim));
       set_f32(&r, z.re, z.im);
       break;
     }
     case RV_C128: {
-      const dlx_cf64 z = UN_RULE(neg, c128, dlx_cf64_make(a->f, a->im));
+      const dlx__cf64 z = UN_RULE(neg, c128, dlx_cf64_make(a->f, a->im));
       r.f = z.re;
       r.im = z.im;
       break;
@@ -287,12 +288,12 @@ static rv fma_elem(double s, const rv *a, const rv *b) {
     case RV_F32: set_f32(&r, FMA_REAL(s, a->g, b->g, f32), 0.0f); break;
     case RV_F64: r.f = FMA_REAL(s, a->f, b->f, f64); break;
     case RV_C64: {
-      const dlx_cf32 z = FMA_CPLX(s, dlx_cf32_make(a->g, a->gim), dlx_cf32_make(b->g, b->gim), c64);
+      const dlx__cf32 z = FMA_CPLX(s, dlx_cf32_make(a->g, a->gim), dlx_cf32_make(b->g, b->gim), c64);
       set_f32(&r, z.re, z.im);
       break;
     }
     case RV_C128: {
-      const dlx_cf64 z = FMA_CPLX(s, dlx_cf64_make(a->f, a->im), dlx_cf64_make(b->f, b->im), c128);
+      const dlx__cf64 z = FMA_CPLX(s, dlx_cf64_make(a->f, a->im), dlx_cf64_make(b->f, b->im), c128);
       r.f = z.re;
       r.im = z.im;
       break;
@@ -301,7 +302,7 @@ static rv fma_elem(double s, const rv *a, const rv *b) {
   return r;
 }
 
-static void element(const dlx_ew_op *op, const dlx_view *const *v, int64_t oo, const int64_t *io) {
+static void element(const dlx__ew_op *op, const dlx_view *const *v, int64_t oo, const int64_t *io) {
   /* a cast to the same dtype is a copy (bytes kept as they are, as the backends do) */
   if (dlx__ew_is_move(op)) {
     /* dtype-blind: bytes, or bit fields of packed elements */
@@ -320,8 +321,8 @@ static void element(const dlx_ew_op *op, const dlx_view *const *v, int64_t oo, c
   }
   if (op->kind == DLX_EW_UNARY && !dlx__kd_is_native(dlx__kd_of(v[0]->dtype))) {
     /* narrow formats negate their codes (NaN payloads kept) */
-    const dlx_cvt_format fmt = dlx_cvt_format_value(v[0]->dtype.code);
-    set_code(v[0], oo, dlx_cvt_negate(&fmt, get_code(v[1], io[0])));
+    const dlx__cvt_format fmt = dlx__cvt_format_value(v[0]->dtype.code);
+    set_code(v[0], oo, dlx__cvt_negate(&fmt, get_code(v[1], io[0])));
     return;
   }
   if (op->kind == DLX_EW_UNARY) {
@@ -334,7 +335,7 @@ static void element(const dlx_ew_op *op, const dlx_view *const *v, int64_t oo, c
   store(v[0], oo, &r);
 }
 
-void dlx__ref_run(const dlx_ew_op *op, const dlx_view *const *views) {
+void dlx__ref_run(const dlx__ew_op *op, const dlx_view *const *views) {
   const dlx_view *o = views[0];
   const int32_t nd = o->ndim;
   int64_t st[2][DLX_MAX_NDIM];

@@ -2,12 +2,12 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "compute/convert.h"
-#include "compute/ew.h"
+#include "kernels/convert.h"
+#include "kernels/ew.h"
 #include "core/error_internal.h"
 #include "dlx/ops.h"
 
-static dlx_status scalar_init(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, const char *fn, dlx_kd *k) {
+static dlx_status scalar_init(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, const char *fn, dlx__kd *k) {
   DLX_FAIL_IF(v == NULL, DLX_ERR_NULL_ARGUMENT, "%s: argument 'v' is NULL", fn);
   DLX_FAIL_IF(buf == NULL, DLX_ERR_NULL_ARGUMENT, "%s: argument 'buf' is NULL", fn);
   char t[DLX_DTYPE_TEXT_CAP];
@@ -18,7 +18,7 @@ static dlx_status scalar_init(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, c
   return DLX_OK;
 }
 
-static dlx_status scalar_finish(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, dlx_kd k) {
+static dlx_status scalar_finish(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, dlx__kd k) {
   DLX_FORWARD(dlx_view_init(v, buf->bytes, dt, (DLDevice){kDLCPU, 0}, 0, NULL, NULL));
   /* one float6/float4 code in the low bits of one byte is both the packed and the padded layout;
    * padded lets the kernels read it directly */
@@ -26,7 +26,7 @@ static dlx_status scalar_finish(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt,
   return DLX_OK;
 }
 
-static void store_narrow(dlx_scalar_buf *buf, dlx_kd k, uint32_t code) {
+static void store_narrow(dlx_scalar_buf *buf, dlx__kd k, uint32_t code) {
   if (k == DLX_KD_F16 || k == DLX_KD_BF16) {
     const uint16_t h = (uint16_t)code;
     memcpy(buf->bytes, &h, 2);
@@ -42,7 +42,7 @@ static void store_narrow(dlx_scalar_buf *buf, dlx_kd k, uint32_t code) {
   } while (0)
 
 dlx_status dlx_scalar_view(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, double re, double im) {
-  dlx_kd k = DLX_KD_NONE;
+  dlx__kd k = DLX_KD_NONE;
   DLX_FORWARD(scalar_init(v, buf, dt, "dlx_scalar_view", &k));
   char t[DLX_DTYPE_TEXT_CAP];
   if (k >= DLX_KD_I8 && k <= DLX_KD_U64) {
@@ -80,13 +80,13 @@ dlx_status dlx_scalar_view(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, doub
       memcpy(buf->bytes, p, sizeof p);
       break;
     }
-    default: store_narrow(buf, k, dlx_cvt_narrow_encode(dlx__kd_narrow_code(k), re)); break;
+    default: store_narrow(buf, k, dlx__cvt_narrow_encode(dlx__kd_narrow_code(k), re)); break;
   }
   return scalar_finish(v, buf, dt, k);
 }
 
 dlx_status dlx_scalar_view_int(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, int64_t value) {
-  dlx_kd k = DLX_KD_NONE;
+  dlx__kd k = DLX_KD_NONE;
   DLX_FORWARD(scalar_init(v, buf, dt, "dlx_scalar_view_int", &k));
   char t[DLX_DTYPE_TEXT_CAP];
   if (k >= DLX_KD_I8 && k <= DLX_KD_U64) {
@@ -125,7 +125,7 @@ dlx_status dlx_scalar_view_int(dlx_view *v, dlx_scalar_buf *buf, DLDataType dt, 
       break;
     }
     /* convert.h: integer -> narrow goes through double */
-    default: store_narrow(buf, k, dlx_cvt_narrow_encode(dlx__kd_narrow_code(k), (double)value)); break;
+    default: store_narrow(buf, k, dlx__cvt_narrow_encode(dlx__kd_narrow_code(k), (double)value)); break;
   }
   return scalar_finish(v, buf, dt, k);
 }

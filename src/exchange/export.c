@@ -73,7 +73,7 @@ static dlx_status check_rank(const dlx_view *v, const char *fn) {
   return DLX_OK;
 }
 
-dlx_status dlx__export_versioned(dlx_storage *s, const dlx_view *v, uint64_t extra_flags, const char *fn,
+dlx_status dlx__export_versioned(dlx__storage *s, const dlx_view *v, uint64_t extra_flags, const char *fn,
                                  DLManagedTensorVersioned **out) {
   DLX_FORWARD(check_rank(v, fn));
   DLManagedTensorVersioned *m = malloc(sizeof *m + 2 * (size_t)v->ndim * sizeof(int64_t));
@@ -90,7 +90,7 @@ dlx_status dlx__export_versioned(dlx_storage *s, const dlx_view *v, uint64_t ext
   return DLX_OK;
 }
 
-dlx_status dlx__export_legacy(dlx_storage *s, const dlx_view *v, const char *fn, DLManagedTensor **out) {
+dlx_status dlx__export_legacy(dlx__storage *s, const dlx_view *v, const char *fn, DLManagedTensor **out) {
   DLX_FORWARD(check_rank(v, fn));
   DLManagedTensor *m = malloc(sizeof *m + 2 * (size_t)v->ndim * sizeof(int64_t));
   DLX_FAIL_IF(m == NULL, DLX_ERR_OUT_OF_MEMORY, "%s: out of memory allocating a managed tensor", fn);

@@ -4,8 +4,8 @@
 #include "core/error_internal.h"
 #include "exchange/storage.h"
 
-dlx_storage *dlx__storage_new(dlx_release_fn release, void *ctx, void *ptr, DLDevice device) {
-  dlx_storage *s = malloc(sizeof *s);
+dlx__storage *dlx__storage_new(dlx__release_fn release, void *ctx, void *ptr, DLDevice device) {
+  dlx__storage *s = malloc(sizeof *s);
   if (s == NULL) return NULL;
   atomic_init(&s->refs, 1);
   s->ptr = ptr;
@@ -18,7 +18,7 @@ dlx_storage *dlx__storage_new(dlx_release_fn release, void *ctx, void *ptr, DLDe
   return s;
 }
 
-void dlx__storage_release(dlx_storage *s) {
+void dlx__storage_release(dlx__storage *s) {
   if (s == NULL) return;
   /* acq_rel: every user's writes happen before the release that follows the last reference */
   if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1) return;
@@ -42,10 +42,10 @@ static void release_legacy(void *ctx, void *ptr, DLDevice device) {
   if (m->deleter != NULL) m->deleter(m);
 }
 
-dlx_storage *dlx__storage_of_managed_versioned(DLManagedTensorVersioned *m) {
+dlx__storage *dlx__storage_of_managed_versioned(DLManagedTensorVersioned *m) {
   return dlx__storage_new(release_versioned, m, NULL, m->dl_tensor.device);
 }
 
-dlx_storage *dlx__storage_of_managed(DLManagedTensor *m) {
+dlx__storage *dlx__storage_of_managed(DLManagedTensor *m) {
   return dlx__storage_new(release_legacy, m, NULL, m->dl_tensor.device);
 }

@@ -1,4 +1,4 @@
-/* Internal: the one ownership layer. A dlx_storage is refcounted memory shared by tensors, their views
+/* Internal: the one ownership layer. A dlx__storage is refcounted memory shared by tensors, their views
  * and the managed tensors exported from them, in C (src/tensor) and in the Python module (src/pyext).
  *
  * When the last reference goes, the storage's release callback runs exactly once, on whatever thread that
@@ -26,37 +26,37 @@
 #include "dlx/view.h"
 
 /* Runs once, when the last reference goes: ctx and ptr as given to dlx__storage_new. */
-typedef void (*dlx_release_fn)(void *ctx, void *ptr, DLDevice device);
+typedef void (*dlx__release_fn)(void *ctx, void *ptr, DLDevice device);
 
-typedef struct dlx_storage dlx_storage;
+typedef struct dlx__storage dlx__storage;
 
-typedef struct dlx_storage {
+typedef struct dlx__storage {
   _Atomic int64_t refs;
   void *ptr;     /* the memory, or the managed tensor (what release gets) */
   DLDevice device;
-  dlx_release_fn release; /* NULL: nothing to release */
+  dlx__release_fn release; /* NULL: nothing to release */
   void *ctx;
   /* The event of dlx_tensor_record (src/tensor/memory.c): NULL until a first record creates it (under
    * that file's lock); event_release runs once before release when it is set (and destroys it). */
   void *event;
   int32_t event_device;
-  void (*event_release)(dlx_storage *s);
-} dlx_storage;
+  void (*event_release)(dlx__storage *s);
+} dlx__storage;
 
 /* New storage with one reference, or NULL when out of memory (release is NOT called then: the caller
  * still owns what it meant to hand over). */
-dlx_storage *dlx__storage_new(dlx_release_fn release, void *ctx, void *ptr, DLDevice device);
+dlx__storage *dlx__storage_new(dlx__release_fn release, void *ctx, void *ptr, DLDevice device);
 
 /* Storage that runs m's deleter when released. NULL when out of memory (m untouched). */
-dlx_storage *dlx__storage_of_managed_versioned(DLManagedTensorVersioned *m);
-dlx_storage *dlx__storage_of_managed(DLManagedTensor *m);
+dlx__storage *dlx__storage_of_managed_versioned(DLManagedTensorVersioned *m);
+dlx__storage *dlx__storage_of_managed(DLManagedTensor *m);
 
-static inline dlx_storage *dlx__storage_retain(dlx_storage *s) {
+static inline dlx__storage *dlx__storage_retain(dlx__storage *s) {
   atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
   return s;
 }
 /* Any thread, with or without an interpreter. NULL is a no-op. */
-void dlx__storage_release(dlx_storage *s);
+void dlx__storage_release(dlx__storage *s);
 
 /* ---- exports (export.c) ---------------------------------------------------------------------------- */
 
@@ -76,10 +76,10 @@ static inline void dlx__copy_dims(int64_t *dst, const int64_t *src, int32_t n) {
 
 /* v (whose memory s holds) as a managed tensor in one allocation that keeps s alive. Flags: read-only
  * and padded sub-byte from v, plus extra_flags (DLPACK_FLAG_BITMASK_IS_COPIED). */
-dlx_status dlx__export_versioned(dlx_storage *s, const dlx_view *v, uint64_t extra_flags, const char *fn,
+dlx_status dlx__export_versioned(dlx__storage *s, const dlx_view *v, uint64_t extra_flags, const char *fn,
                                  DLManagedTensorVersioned **out);
 /* The same as a pre-1.0 DLManagedTensor (no flags: the caller decides whether v may travel that way). */
-dlx_status dlx__export_legacy(dlx_storage *s, const dlx_view *v, const char *fn, DLManagedTensor **out);
+dlx_status dlx__export_legacy(dlx__storage *s, const dlx_view *v, const char *fn, DLManagedTensor **out);
 /* Managed tensors exported and not yet deleted, process-wide (a test hook). Exports are counted from the
  * first call on (none before it: the count costs every export two locked instructions), so compare
  * counts taken after a first call. */

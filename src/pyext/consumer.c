@@ -8,7 +8,7 @@
 #include "dlx/dtype.h"
 
 /* The import every consumer path ends in: validate, then hand ownership to a new Tensor. */
-static PyObject *import_checked(const dlx_view *v, dlx_storage *s, uint32_t alignment) {
+static PyObject *import_checked(const dlx_view *v, dlx__storage *s, uint32_t alignment) {
   if (s == NULL) return NULL;
   return dlx_py_tensor_wrap(s, v, alignment);
 }
@@ -405,7 +405,7 @@ static PyObject *call_dlpack(PyObject *x) {
 
 static PyObject *copy_tensor(PyObject *src_obj) {
   TensorObject *src = (TensorObject *)src_obj;
-  dlx_storage *s;
+  dlx__storage *s;
   dlx_view v;
   if (dlx_py_copy_compact(&src->view, &s, &v) != 0) return NULL;
   return dlx_py_tensor_wrap(s, &v, src->alignment);
@@ -587,7 +587,7 @@ static PyObject *import_ndarray_fields(PyObject *x, uint32_t alignment) {
   if (ndarray_view(&v, a->data, a->nd, a->dimensions, a->strides, itemsize, dt, !(a->flags & NP_ARRAY_WRITEABLE),
                    alignment, dims) != 0)
     return NULL;
-  dlx_storage *s = dlx_py_storage_of_object(x, v.data, v.device); /* NumPy's capsule holds x too */
+  dlx__storage *s = dlx_py_storage_of_object(x, v.data, v.device); /* NumPy's capsule holds x too */
   if (s == NULL) return NULL;
   ++dlx_py_ndarray_path_hits;
   return dlx_py_tensor_wrap(s, &v, alignment);

@@ -133,7 +133,7 @@ static PyObject *tensor_new(DLDevice device, const void *like, int32_t ndim, con
   uint64_t nbytes = 0;
   if (st == DLX_OK) st = dlx_dtype_storage_bytes(dt, (uint64_t)dlx_view_size(&v), false, &nbytes);
   if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
-  dlx_storage *s = dlx_py_storage_alloc(device, like, nbytes, zero);
+  dlx__storage *s = dlx_py_storage_alloc(device, like, nbytes, zero);
   if (s == NULL) return NULL;
   v.data = s->ptr;
   v.device = device;
@@ -148,10 +148,10 @@ PyObject *dlx_py_tensor_new_like(const dlx_view *like, int32_t ndim, const int64
   return tensor_new(dlx_py_home(like->device), like->data, ndim, shape, dt, 0);
 }
 
-int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx_storage **out, dlx_view *out_view) {
+int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx__storage **out, dlx_view *out_view) {
   const bool padded = (src->flags & DLX_VIEW_SUBBYTE_PADDED) != 0;
   uint64_t bytes = 0;
-  dlx_storage *s = NULL;
+  dlx__storage *s = NULL;
   dlx_view v;
   dlx_status st = dlx_dtype_storage_bytes(src->dtype, (uint64_t)dlx_view_size(src), padded, &bytes);
   /* a copy on the same device keeps src's kind of memory (oneAPI host and shared USM) */
@@ -184,7 +184,7 @@ PyObject *dlx_py_to_device(PyObject *obj, DLDevice device, int copy, PyObject *e
   if (!there && copy == 0)
     return PyErr_Format(PyExc_BufferError, "moving data from device (%d, %d) to (%d, %d) needs a copy, but copy=False",
                         (int)d.device_type, (int)d.device_id, (int)device.device_type, (int)device.device_id);
-  dlx_storage *s;
+  dlx__storage *s;
   dlx_view v;
   if (dlx_py_copy_to(&t->view, device, exc, &s, &v) != 0) return NULL;
   return dlx_py_tensor_wrap(s, &v, 0);

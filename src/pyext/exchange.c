@@ -29,7 +29,7 @@ static int x_allocator(DLTensor *proto, DLManagedTensorVersioned **out, void *er
    * non-NULL data for a non-empty view; a placeholder stands in until the allocation below. */
   dlx_view v;
   uint64_t nbytes = 0;
-  dlx_storage *s = NULL;
+  dlx__storage *s = NULL;
   dlx_status st = dlx_view_init(&v, &v, proto->dtype, proto->device, proto->ndim, proto->shape, NULL);
   if (st == DLX_OK) st = dlx_dtype_storage_bytes(v.dtype, (uint64_t)dlx_view_size(&v), false, &nbytes);
   /* on the prototype's device, through the backend that owns its memory (or its error) */

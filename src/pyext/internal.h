@@ -27,7 +27,7 @@ PyObject *dlx_py_tensor_new_on(DLDevice device, int32_t ndim, const int64_t *sha
  * loops can write it). NULL + exception. */
 PyObject *dlx_py_tensor_new_like(const dlx_view *like, int32_t ndim, const int64_t *shape, DLDataType dt);
 /* A compact copy of src on device (dlx_copy across memory kinds). -1 + exc (MemoryError when out of memory). */
-int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx_storage **out, dlx_view *out_view);
+int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx__storage **out, dlx_view *out_view);
 /* 1 when memory on d needs no move to be on want: the same device, or host-accessible memory for cpu:0. */
 int dlx_py_is_on(DLDevice d, DLDevice want);
 /* The Tensor obj on device: obj itself when it is there (host-accessible memory counts as cpu:0) and copy

@@ -261,7 +261,7 @@ PyObject *dlx_pyops_reshape(PyObject *self, PyObject *args) {
   if (st == DLX_OK) return dlx_pyops_wrap_view(t, &v);
   if (st != DLX_ERR_LAYOUT_MISMATCH) return dlx_py_raise_op(st);
   /* no view has these strides: copy compactly first, as NumPy's reshape does */
-  dlx_storage *s;
+  dlx__storage *s;
   dlx_view c;
   if (dlx_py_copy_compact(&t->view, &s, &c) != 0) return NULL;
   c.flags = t->view.flags & ~(uint32_t)DLX_VIEW_READ_ONLY;

@@ -141,7 +141,7 @@ static PyObject *capi_tensor_from_view(const dlx_view *view, PyObject *owner) {
   if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
   v.data = view->data;
   v.flags = view->flags;
-  dlx_storage *s = dlx_py_storage_of_object(owner, v.data, v.device);
+  dlx__storage *s = dlx_py_storage_of_object(owner, v.data, v.device);
   if (s == NULL) return NULL;
   return dlx_py_tensor_wrap(s, &v, 0);
 }

@@ -748,7 +748,7 @@ static PyObject *import_buffer(PyObject *obj, int copy, int *fresh) {
     goto done;
   }
   if (b->readonly) v.flags |= DLX_VIEW_READ_ONLY;
-  dlx_storage *s = dlx_py_storage_of_object(mv, b->buf, cpu);
+  dlx__storage *s = dlx_py_storage_of_object(mv, b->buf, cpu);
   if (s != NULL) t = dlx_py_tensor_wrap(s, &v, 0);
 done:
   Py_DECREF(mv);
@@ -1047,7 +1047,7 @@ PyObject *dlx_py_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   if (want != NULL && !dlx_dtype_equal(*want, tt->view.dtype)) {
     Py_SETREF(t, copy == 0 ? copy_refused("dlx.asarray", "a dtype conversion") : dlx_pyops_cast_new(&tt->view, *want));
   } else if (copy == 1 && !fresh && !(moves && convert_first)) { /* (a move still to come is the copy) */
-    dlx_storage *s;
+    dlx__storage *s;
     dlx_view v;
     if (dlx_py_copy_compact(&tt->view, &s, &v) != 0) {
       Py_DECREF(t);

@@ -30,28 +30,28 @@ static void release_object(void *ctx, void *ptr, DLDevice device) {
   PyGILState_Release(g);
 }
 
-static dlx_storage *new_or_raise(dlx_release_fn release, void *ctx, void *ptr, DLDevice device) {
-  dlx_storage *s = dlx__storage_new(release, ctx, ptr, device);
+static dlx__storage *new_or_raise(dlx__release_fn release, void *ctx, void *ptr, DLDevice device) {
+  dlx__storage *s = dlx__storage_new(release, ctx, ptr, device);
   if (s == NULL) PyErr_NoMemory();
   return s;
 }
 
-dlx_storage *dlx_py_storage_of_versioned(DLManagedTensorVersioned *m) {
+dlx__storage *dlx_py_storage_of_versioned(DLManagedTensorVersioned *m) {
   return new_or_raise(release_versioned, m, NULL, m->dl_tensor.device);
 }
 
-dlx_storage *dlx_py_storage_of_legacy(DLManagedTensor *m) {
+dlx__storage *dlx_py_storage_of_legacy(DLManagedTensor *m) {
   return new_or_raise(release_legacy, m, NULL, m->dl_tensor.device);
 }
 
-dlx_storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice device) {
-  dlx_storage *s = new_or_raise(release_object, owner, data, device);
+dlx__storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice device) {
+  dlx__storage *s = new_or_raise(release_object, owner, data, device);
   if (s != NULL) Py_INCREF(owner);
   return s;
 }
 
-dlx_storage *dlx_py_storage_alloc(DLDevice device, const void *like, uint64_t nbytes, int zero) {
-  dlx_storage *s = NULL;
+dlx__storage *dlx_py_storage_alloc(DLDevice device, const void *like, uint64_t nbytes, int zero) {
+  dlx__storage *s = NULL;
   dlx_status st = dlx__storage_alloc_like(device, like, nbytes, zero != 0, "dlx", &s);
   if (st != DLX_OK) {
     dlx_py_raise(st, PyExc_ValueError);
@@ -60,7 +60,7 @@ dlx_storage *dlx_py_storage_alloc(DLDevice device, const void *like, uint64_t nb
   return s;
 }
 
-int dlx_py_copy_compact(const dlx_view *src, dlx_storage **storage, dlx_view *out) {
+int dlx_py_copy_compact(const dlx_view *src, dlx__storage **storage, dlx_view *out) {
   dlx_status st = dlx__storage_copy_compact(src, "copy", storage, out);
   if (st != DLX_OK) {
     dlx_py_raise(st, PyExc_BufferError);

@@ -1,5 +1,5 @@
 /* The Python module's side of the one ownership layer (src/exchange/storage.h): dlx.Tensor objects hold a
- * core dlx_storage, the same refcounted memory C tensors use. Only what Python adds lives here: release
+ * core dlx__storage, the same refcounted memory C tensors use. Only what Python adds lives here: release
  * callbacks that know about the interpreter, and allocation / copies that raise Python exceptions.
  *
  * Why the storage is not a PyObject: the deleter of a capsule dlx exports may run on any thread, without
@@ -17,17 +17,17 @@
 /* Storage that runs a producer's deleter when released, unless the interpreter is finalizing or gone (a
  * producer's deleter, NumPy's or PyTorch's, may need Python; the memory is then left to the process's
  * exit). NULL + MemoryError. */
-dlx_storage *dlx_py_storage_of_versioned(DLManagedTensorVersioned *m);
-dlx_storage *dlx_py_storage_of_legacy(DLManagedTensor *m);
+dlx__storage *dlx_py_storage_of_versioned(DLManagedTensorVersioned *m);
+dlx__storage *dlx_py_storage_of_legacy(DLManagedTensor *m);
 /* Storage of memory kept alive by a Python object: the reference is dropped under the GIL on release
  * (skipped once the interpreter is gone). NULL + MemoryError. */
-dlx_storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice device);
+dlx__storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice device);
 
 
 /* New dlx-owned storage of nbytes on device, in the kind of memory at like (NULL: none) where device has
  * several (dlx__storage_alloc_like). NULL + exception. */
-dlx_storage *dlx_py_storage_alloc(DLDevice device, const void *like, uint64_t nbytes, int zero);
+dlx__storage *dlx_py_storage_alloc(DLDevice device, const void *like, uint64_t nbytes, int zero);
 /* A compact copy of src (dlx__storage_copy_compact). -1 + BufferError (MemoryError when out of memory). */
-int dlx_py_copy_compact(const dlx_view *src, dlx_storage **storage, dlx_view *out);
+int dlx_py_copy_compact(const dlx_view *src, dlx__storage **storage, dlx_view *out);
 
 #endif

@@ -33,7 +33,7 @@ PyObject *dlx_py_raise(dlx_status st, PyObject *default_exc) {
 static TensorObject *tensor_freelist[TENSOR_FREELIST_MAX];
 static int tensor_freelist_len;
 
-PyObject *dlx_py_tensor_wrap(dlx_storage *storage, const dlx_view *view, uint32_t alignment) {
+PyObject *dlx_py_tensor_wrap(dlx__storage *storage, const dlx_view *view, uint32_t alignment) {
   /* No zeroing of the 1 KiB inline view: only ndim entries are ever read. */
   TensorObject *t = tensor_freelist_len ? tensor_freelist[--tensor_freelist_len]
                                         : (TensorObject *)PyObject_Malloc(sizeof(TensorObject));
@@ -342,7 +342,7 @@ done:
 
 /* Source of an export: the tensor's own storage, or a fresh compact copy, on target when given (one new
  * reference either way). */
-static int export_source(TensorObject *t, int copy, const DLDevice *target, dlx_storage **s, dlx_view *v) {
+static int export_source(TensorObject *t, int copy, const DLDevice *target, dlx__storage **s, dlx_view *v) {
   if (copy && target != NULL) return dlx_py_copy_to(&t->view, *target, PyExc_BufferError, s, v);
   if (copy) return dlx_py_copy_compact(&t->view, s, v);
   *s = dlx__storage_retain(t->storage);
@@ -357,7 +357,7 @@ DLManagedTensorVersioned *dlx_py_export_versioned(TensorObject *t, int copy, con
     dlx_status st = dlx__export_versioned(t->storage, &t->view, 0, "__dlpack__", &m);
     return st == DLX_OK ? m : (DLManagedTensorVersioned *)dlx_py_raise(st, PyExc_BufferError);
   }
-  dlx_storage *s;
+  dlx__storage *s;
   dlx_view v;
   if (export_source(t, copy, target, &s, &v) != 0) return NULL;
   dlx_status st = dlx__export_versioned(s, &v, copy ? DLPACK_FLAG_BITMASK_IS_COPIED : 0, "__dlpack__", &m);
@@ -384,7 +384,7 @@ DLManagedTensor *dlx_py_export_legacy(TensorObject *t, int copy, const DLDevice 
     dlx_status st = dlx__export_legacy(t->storage, &t->view, "__dlpack__", &m);
     return st == DLX_OK ? m : (DLManagedTensor *)dlx_py_raise(st, PyExc_BufferError);
   }
-  dlx_storage *s;
+  dlx__storage *s;
   dlx_view v;
   if (export_source(t, copy, target, &s, &v) != 0) return NULL;
   dlx_status st = dlx__export_legacy(s, &v, "__dlpack__", &m);

@@ -11,7 +11,7 @@
 
 typedef struct TensorObject {
   PyObject_HEAD
-  dlx_storage *storage;
+  dlx__storage *storage;
   dlx_dynlayout *dyn; /* NULL while the layout is fully static */
   uint32_t alignment; /* assumed alignment of data in bytes (seed 003) */
   dlx_view view;      /* last: only its first ndim shape/stride entries are ever written */
@@ -20,7 +20,7 @@ typedef struct TensorObject {
 extern PyTypeObject dlx_TensorType;
 
 /* New tensor over storage (the reference is taken over, even on failure). The view is copied. */
-PyObject *dlx_py_tensor_wrap(dlx_storage *storage, const dlx_view *view, uint32_t alignment);
+PyObject *dlx_py_tensor_wrap(dlx__storage *storage, const dlx_view *view, uint32_t alignment);
 
 /* The Python exception a dlx_status becomes in the given context; the message is dlx_last_error(). */
 PyObject *dlx_py_raise(dlx_status st, PyObject *default_exc);

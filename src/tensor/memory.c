@@ -17,13 +17,13 @@
 /* ---- dlx's own memory ---------------------------------------------------------------------------- */
 
 static void release_backend_memory(void *ctx, void *ptr, DLDevice device) {
-  const dlx_backend *be = ctx;
+  const dlx__backend *be = ctx;
   be->free(device, ptr);
 }
 
 dlx_status dlx__storage_alloc_like(DLDevice device, const void *like, uint64_t bytes, bool zero, const char *fn,
-                                   dlx_storage **out) {
-  const dlx_backend *be;
+                                   dlx__storage **out) {
+  const dlx__backend *be;
   DLX_FORWARD(dlx__backend_memory(device, fn, &be));
   void *p = NULL;
   if (like != NULL && be->alloc_like != NULL) {
@@ -31,7 +31,7 @@ dlx_status dlx__storage_alloc_like(DLDevice device, const void *like, uint64_t b
   } else {
     DLX_FORWARD(be->alloc(device, bytes, zero, &p, fn));
   }
-  dlx_storage *s = dlx__storage_new(release_backend_memory, (void *)(uintptr_t)be, p, device);
+  dlx__storage *s = dlx__storage_new(release_backend_memory, (void *)(uintptr_t)be, p, device);
   if (s == NULL) {
     be->free(device, p);
     return dlx_set_error(DLX_ERR_OUT_OF_MEMORY, "%s: out of memory allocating a storage", fn);
@@ -40,18 +40,18 @@ dlx_status dlx__storage_alloc_like(DLDevice device, const void *like, uint64_t b
   return DLX_OK;
 }
 
-dlx_status dlx__storage_alloc(DLDevice device, uint64_t bytes, bool zero, const char *fn, dlx_storage **out) {
+dlx_status dlx__storage_alloc(DLDevice device, uint64_t bytes, bool zero, const char *fn, dlx__storage **out) {
   return dlx__storage_alloc_like(device, NULL, bytes, zero, fn, out);
 }
 
 /* ---- copies ------------------------------------------------------------------------------------- */
 
-dlx_status dlx__storage_copy_compact(const dlx_view *src, const char *fn, dlx_storage **out, dlx_view *out_view) {
+dlx_status dlx__storage_copy_compact(const dlx_view *src, const char *fn, dlx__storage **out, dlx_view *out_view) {
   const bool padded = (src->flags & DLX_VIEW_SUBBYTE_PADDED) != 0;
   uint64_t bytes;
   DLX_FORWARD(dlx_dtype_storage_bytes(src->dtype, (uint64_t)dlx_view_size(src), padded, &bytes));
   const DLDevice dev = dlx_device_is_host_accessible(src->device) ? (DLDevice){kDLCPU, 0} : src->device;
-  dlx_storage *s;
+  dlx__storage *s;
   DLX_FORWARD(dlx__storage_alloc_like(dev, src->data, bytes, false, fn, &s));
   dlx_view v;
   dlx_status st = dlx_view_init(&v, s->ptr, src->dtype, dev, src->ndim, src->shape, NULL);
@@ -76,7 +76,7 @@ static pthread_mutex_t event_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Before the memory goes (storage.c): dlx's own device memory stays out of the allocator's reuse until the
  * recorded use is done (its stream waits for the event, without blocking); any other memory (a
  * producer's, whose deleter frees it at once, or managed memory) is waited for on the host first. */
-static void event_release(dlx_storage *s) {
+static void event_release(dlx__storage *s) {
   const bool own_device = s->release == release_backend_memory && s->device.device_type == kDLCUDA;
   if (own_device) dlx__cuda_guard_block(s->ptr, s->event);
   dlx__cuda_event_destroy(s->event_device, s->event, !own_device);
@@ -116,7 +116,7 @@ static dlx_status resolve_stream(int32_t device, void **stream) {
   return dlx_cuda_get_stream(device, stream);
 }
 
-dlx_status dlx__storage_record(dlx_storage *s, DLDevice device, void *stream, const char *fn) {
+dlx_status dlx__storage_record(dlx__storage *s, DLDevice device, void *stream, const char *fn) {
   int32_t dev = -1;
   DLX_FORWARD(event_device(device, fn, &dev));
   if (dev < 0) return DLX_OK;
@@ -139,7 +139,7 @@ dlx_status dlx__storage_record(dlx_storage *s, DLDevice device, void *stream, co
   return dlx__cuda_event_record(ev_dev, ev, stream, fn);
 }
 
-dlx_status dlx__storage_wait(dlx_storage *s, DLDevice device, void *stream, const char *fn) {
+dlx_status dlx__storage_wait(dlx__storage *s, DLDevice device, void *stream, const char *fn) {
   int32_t dev = -1;
   DLX_FORWARD(event_device(device, fn, &dev));
   if (dev < 0) return DLX_OK;

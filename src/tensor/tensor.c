@@ -20,12 +20,12 @@
 
 struct dlx_tensor {
   _Atomic int64_t refs;
-  dlx_storage *storage;
+  dlx__storage *storage;
   dlx_view view;
 };
 
 /* A tensor with view v on storage s; takes a new reference on s. */
-static dlx_status tensor_new(dlx_tensor **out, dlx_storage *s, const dlx_view *v, const char *fn) {
+static dlx_status tensor_new(dlx_tensor **out, dlx__storage *s, const dlx_view *v, const char *fn) {
   dlx_tensor *t = malloc(sizeof *t);
   DLX_FAIL_IF(t == NULL, DLX_ERR_OUT_OF_MEMORY, "%s: out of memory allocating a tensor", fn);
   atomic_init(&t->refs, 1);
@@ -72,7 +72,7 @@ static dlx_status tensor_alloc(dlx_tensor **out, int32_t ndim, const int64_t *sh
   uint64_t bytes;
   const bool pad = padded && dlx_dtype_is_subbyte(dtype);
   DLX_FORWARD(dlx_dtype_storage_bytes(dtype, (uint64_t)dlx_view_size(&v), pad, &bytes));
-  dlx_storage *s;
+  dlx__storage *s;
   DLX_FORWARD(dlx__storage_alloc_like(device, like, bytes, zero, fn, &s));
   v.data = s->ptr;
   if (pad) v.flags |= DLX_VIEW_SUBBYTE_PADDED;
@@ -105,7 +105,7 @@ dlx_status dlx_tensor_from_managed_versioned(dlx_tensor **out, DLManagedTensorVe
   DLX_CHECK_NULL(m);
   dlx_status st;
   dlx_view v;
-  dlx_storage *s = NULL;
+  dlx__storage *s = NULL;
   if (out == NULL) {
     st = dlx_set_error(DLX_ERR_NULL_ARGUMENT, "dlx_tensor_from_managed_versioned: argument 'out' is NULL");
   } else if ((st = dlx_view_from_managed_versioned(&v, m, &take_spec)) == DLX_OK) {
@@ -126,7 +126,7 @@ dlx_status dlx_tensor_from_managed(dlx_tensor **out, DLManagedTensor *m) {
   DLX_CHECK_NULL(m);
   dlx_status st;
   dlx_view v;
-  dlx_storage *s = NULL;
+  dlx__storage *s = NULL;
   if (out == NULL) {
     st = dlx_set_error(DLX_ERR_NULL_ARGUMENT, "dlx_tensor_from_managed: argument 'out' is NULL");
   } else if ((st = dlx_view_from_managed(&v, m, &take_spec)) == DLX_OK) {
@@ -204,7 +204,7 @@ dlx_status dlx_tensor_reshape_copy(dlx_tensor **out, dlx_tensor *t, int32_t ndim
   if (st != DLX_ERR_LAYOUT_MISMATCH) return st;
   /* the strides forbid a view: copy into C order, where every reshape is a view */
   dlx_clear_error();
-  dlx_storage *cs;
+  dlx__storage *cs;
   dlx_view c;
   DLX_FORWARD(dlx__storage_copy_compact(&t->view, "dlx_tensor_reshape_copy", &cs, &c));
   st = dlx_view_reshape(&c, ndim, shape, &v);
@@ -223,7 +223,7 @@ static dlx_status out_tensor(dlx_tensor **out, const dlx_tensor *like, const cha
                              const int64_t *shape, DLDataType dtype, bool zero, bool *fresh, const char *fn) {
   *fresh = false;
   if (*out != NULL) return DLX_OK;
-  const dlx_backend *be;
+  const dlx__backend *be;
   DLDevice home;
   DLX_FORWARD(dlx__backend_compute(like->view.device, fn, like_name, &be, &home));
   DLX_FORWARD(tensor_alloc(out, ndim, shape, dtype, home, like->view.data, false, zero, fn));

@@ -1,4 +1,4 @@
-/* Every rule of src/compute/expr.h and every narrow-float conversion of src/compute/convert.h, evaluated
+/* Every rule of src/kernels/expr.h and every narrow-float conversion of src/kernels/convert.h, evaluated
  * on a list of odd values into one byte string. The same function is compiled as C (expr_eval.c, with
  * the library's flags), by nvcc for the host, and by nvcc for the GPU (test_expr_cuda.cu): equal bytes
  * prove that a CUDA kernel computes what the CPU computes, bit for bit. */
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "compute/expr.h"
+#include "kernels/expr.h"
 
 /* Odd values: zeros of both signs, infinities, NaNs of both signs, integer extremes, rounding midpoints
  * of the narrow formats, subnormals, ordinary numbers. */
@@ -93,22 +93,22 @@ DLX_EXPR size_t dlx_expr_eval_pair(double a, double b, double s, unsigned char *
 #define EVX_CAST_ROW(_, S) NATIVE_LIST2(EVX_CAST, S)
   NATIVE_LIST(EVX_CAST_ROW, _)
   for (unsigned code = 2; code <= 17; ++code) {
-    const dlx_cvt_format f = dlx_cvt_format_value((uint8_t)code);
+    const dlx__cvt_format f = dlx__cvt_format_value((uint8_t)code);
     if (f.bits == 0) continue;
-    DLX_EXPR_PUT(uint32_t, dlx_cvt_encode_f32(&f, (float)a));
-    DLX_EXPR_PUT(uint32_t, dlx_cvt_encode_f64(&f, a));
-    const uint32_t c = dlx_cvt_encode_f64(&f, b);
-    DLX_EXPR_PUT(float, dlx_cvt_decode_f32(&f, c));
-    DLX_EXPR_PUT(double, dlx_cvt_decode_f64(&f, c));
+    DLX_EXPR_PUT(uint32_t, dlx__cvt_encode_f32(&f, (float)a));
+    DLX_EXPR_PUT(uint32_t, dlx__cvt_encode_f64(&f, a));
+    const uint32_t c = dlx__cvt_encode_f64(&f, b);
+    DLX_EXPR_PUT(float, dlx__cvt_decode_f32(&f, c));
+    DLX_EXPR_PUT(double, dlx__cvt_decode_f64(&f, c));
   }
-  DLX_EXPR_PUT(uint16_t, dlx_cvt_f32_to_f16((float)a));
-  DLX_EXPR_PUT(uint16_t, dlx_cvt_f64_to_f16(a));
-  DLX_EXPR_PUT(uint16_t, dlx_cvt_f32_to_bf16((float)a));
-  DLX_EXPR_PUT(uint16_t, dlx_cvt_f64_to_bf16(a));
-  DLX_EXPR_PUT(float, dlx_cvt_f16_to_f32(dlx_cvt_f64_to_f16(b)));
-  DLX_EXPR_PUT(double, dlx_cvt_f16_to_f64(dlx_cvt_f64_to_f16(b)));
-  DLX_EXPR_PUT(float, dlx_cvt_bf16_to_f32(dlx_cvt_f64_to_bf16(b)));
-  DLX_EXPR_PUT(double, dlx_cvt_bf16_to_f64(dlx_cvt_f64_to_bf16(b)));
+  DLX_EXPR_PUT(uint16_t, dlx__cvt_f32_to_f16((float)a));
+  DLX_EXPR_PUT(uint16_t, dlx__cvt_f64_to_f16(a));
+  DLX_EXPR_PUT(uint16_t, dlx__cvt_f32_to_bf16((float)a));
+  DLX_EXPR_PUT(uint16_t, dlx__cvt_f64_to_bf16(a));
+  DLX_EXPR_PUT(float, dlx__cvt_f16_to_f32(dlx__cvt_f64_to_f16(b)));
+  DLX_EXPR_PUT(double, dlx__cvt_f16_to_f64(dlx__cvt_f64_to_f16(b)));
+  DLX_EXPR_PUT(float, dlx__cvt_bf16_to_f32(dlx__cvt_f64_to_bf16(b)));
+  DLX_EXPR_PUT(double, dlx__cvt_bf16_to_f64(dlx__cvt_f64_to_bf16(b)));
   DLX_EXPR_PUT(double, dlx__round_half_even(a));
   return n;
 }

@@ -28,8 +28,8 @@
 
 #include "backends/backend.h"
 #include "backends/cuda/kernels.h"
-#include "compute/convert.h"
-#include "compute/ew.h"
+#include "kernels/convert.h"
+#include "kernels/ew.h"
 #include "dlx/layout.h"
 #include "dlx/view.h"
 
@@ -45,7 +45,7 @@ static uint64_t rnd(void) { /* splitmix64 */
 static bool chance(int percent) { return (int)(rnd() % 100) < percent; }
 static int64_t rrange(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
 
-/* Every dtype with a kernel, in dlx_kd order. */
+/* Every dtype with a kernel, in dlx__kd order. */
 static const DLDataType kd_dtypes[DLX_KD_COUNT] = {
     DLX_DTYPE_BOOL,          DLX_DTYPE_INT8,           DLX_DTYPE_INT16,         DLX_DTYPE_INT32,
     DLX_DTYPE_INT64,         DLX_DTYPE_UINT8,          DLX_DTYPE_UINT16,        DLX_DTYPE_UINT32,
@@ -152,7 +152,7 @@ static void gen_element(unsigned char *p, DLDataType dt) {
     }
   } else if (k >= DLX_KD_F16 && !is_subbyte_kd(k)) {
     uint32_t c = (uint32_t)rnd(); /* any code, or a special value encoded */
-    if (chance(35)) c = dlx_cvt_narrow_encode(dlx__kd_narrow_code((dlx_kd)k), specials[rnd() % NSPECIALS]);
+    if (chance(35)) c = dlx__cvt_narrow_encode(dlx__kd_narrow_code((dlx__kd)k), specials[rnd() % NSPECIALS]);
     memcpy(p, &c, size);
   } else if (is_subbyte_kd(k)) {
     *p = (unsigned char)(rnd() & ((1u << dt.bits) - 1u));
@@ -201,7 +201,7 @@ static void elem_extent(const dlx_view *v, int64_t *lo, int64_t *hi) {
 }
 
 typedef struct scase {
-  dlx_ew_op op;
+  dlx__ew_op op;
   int nop;
   dlx_view v[3]; /* data: offsets into the arena until placed */
   bool alias;    /* input 0 is the output's memory */
@@ -328,11 +328,11 @@ static bool is_nan_part(int k, const unsigned char *p) {
   }
   uint32_t code = 0;
   memcpy(&code, p, dlx_dtype_itemsize(kd_dtypes[k]));
-  const double x = dlx_cvt_narrow_decode(dlx__kd_narrow_code((dlx_kd)k), code);
+  const double x = dlx__cvt_narrow_decode(dlx__kd_narrow_code((dlx__kd)k), code);
   return x != x;
 }
 
-static const char *kind_name(dlx_ew_kind k) {
+static const char *kind_name(dlx__ew_kind k) {
   static const char *const names[] = {"copy", "fill", "cast", "unary", "binary", "fma"};
   return names[k];
 }
@@ -409,7 +409,7 @@ static const int launch_shapes[3][2] = {{256, 65536}, {32, 3}, {1, 1}};
 
 static int64_t failed_cases;
 
-static void run_op(dlx_ew_kind kind, int unop_or_op, double scalar, DLDataType o, DLDataType a, DLDataType b,
+static void run_op(dlx__ew_kind kind, int unop_or_op, double scalar, DLDataType o, DLDataType a, DLDataType b,
                    int layouts) {
   for (int li = 0; li < layouts; ++li) {
     scase c;
@@ -636,7 +636,7 @@ static void test_index_math(void) {
   it.ndim = DLX_CUDA_MAX_DIMS + 1;
   it.size = 1;
   for (int d = 0; d < it.ndim; ++d) it.shape[d] = 1;
-  dlx_ew_op op;
+  dlx__ew_op op;
   memset(&op, 0, sizeof op);
   op.kind = DLX_EW_COPY;
   op.nin = 1;

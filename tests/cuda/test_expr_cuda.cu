@@ -1,4 +1,4 @@
-/* The kernel expressions (src/compute/expr.h, convert.h) compiled by nvcc: for the host, and for the GPU
+/* The kernel expressions (src/kernels/expr.h, convert.h) compiled by nvcc: for the host, and for the GPU
  * (sm_90 and PTX), with --fmad=false as every dlx kernel must be built (a fused multiply-add rounds once
  * where the CPU rounds twice: complex products and fma would differ in the last bit). Every rule is
  * evaluated on every pair of odd values and compared byte for byte with the C build of the same rules

@@ -260,7 +260,7 @@ dlx_status dlx_cpu_empty_cache(void) {
   return DLX_OK;
 }
 
-void dlx__cpu_cache_stats(dlx_cpu_cache_stats *out) {
+void dlx__cpu_cache_stats(dlx__cpu_cache_counts *out) {
   pthread_mutex_lock(&lock);
   configure_locked();
   out->blocks = cached_blocks;

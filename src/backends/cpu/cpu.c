@@ -9,7 +9,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/cpu.h"
 #include "backends/cpu/loops.h"
-#include "compute/convert.h"
+#include "kernels/convert.h"
 #include "core/error_internal.h"
 
 /* ---- packed float6 / float4 ----------------------------------------------------------------------- */
@@ -64,8 +64,8 @@ static void packed_walk(const dlx_view *p, uint8_t *buf, bool unpack) {
   const bool contiguous = dlx_view_is_c_contiguous(p);
   if (contiguous) {
     for (int64_t i = packed_groups(data, buf, n, bits, unpack); i < n; ++i) {
-      if (unpack) buf[i] = (uint8_t)dlx_cvt_bits_get(data, i * (int64_t)bits, bits);
-      else dlx_cvt_bits_set(data, i * (int64_t)bits, bits, buf[i]);
+      if (unpack) buf[i] = (uint8_t)dlx__cvt_bits_get(data, i * (int64_t)bits, bits);
+      else dlx__cvt_bits_set(data, i * (int64_t)bits, bits, buf[i]);
     }
     return;
   }
@@ -74,8 +74,8 @@ static void packed_walk(const dlx_view *p, uint8_t *buf, bool unpack) {
   uint64_t off = 0;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t e = (int64_t)off;
-    if (unpack) buf[i] = (uint8_t)dlx_cvt_bits_get(data, e * (int64_t)bits, bits);
-    else dlx_cvt_bits_set(data, e * (int64_t)bits, bits, buf[i]);
+    if (unpack) buf[i] = (uint8_t)dlx__cvt_bits_get(data, e * (int64_t)bits, bits);
+    else dlx__cvt_bits_set(data, e * (int64_t)bits, bits, buf[i]);
     for (int32_t d = p->ndim - 1; d >= 0; --d) {
       off += (uint64_t)p->strides[d];
       if (++idx[d] < p->shape[d]) break;
@@ -98,21 +98,21 @@ static dlx_status cpu_pack(const dlx_view *packed, const void *padded) {
 /* ---- the elementwise executor --------------------------------------------------------------------- */
 
 /* The loop for an op whose operands are all byte-sized (packed ones already unpacked). */
-void dlx__cpu_select_loop(const dlx_ew_op *op, dlx_cpu_loop *s) {
+void dlx__cpu_select_loop(const dlx__ew_op *op, dlx__cpu_loop *s) {
   memset(s, 0, sizeof *s);
   /* the running level's tables (dispatch.c), read once: the whole op runs one level's loops */
-  const dlx_cpu_kernels *kern = dlx__cpu_kernels();
-  const dlx_cpu_native_loops *nat = kern->native;
-  const dlx_cpu_narrow_loops *nar = kern->narrow;
+  const dlx__cpu_kernel_set *kern = dlx__cpu_kernels();
+  const dlx__cpu_native_loops *nat = kern->native;
+  const dlx__cpu_narrow_loops *nar = kern->narrow;
   if (dlx__ew_is_move(op)) {
     s->itemsize = dlx_dtype_itemsize(op->dtype[0]);
     s->fn = nat->copy_any;
     s->aux = &s->itemsize;
     return;
   }
-  dlx_staged_plan *p = &s->plan;
+  dlx__staged_plan *p = &s->plan;
   if (op->kind == DLX_EW_CAST) {
-    const dlx_kd src = dlx__kd_of(op->dtype[1]), dst = dlx__kd_of(op->dtype[0]);
+    const dlx__kd src = dlx__kd_of(op->dtype[1]), dst = dlx__kd_of(op->dtype[0]);
     p->nin = 1;
     if (dlx__kd_is_native(src) && dlx__kd_is_native(dst)) {
       s->fn = nat->cast[src][dst];
@@ -125,7 +125,7 @@ void dlx__cpu_select_loop(const dlx_ew_op *op, dlx_cpu_loop *s) {
         return;
       }
       /* convert.h: float32-valued sources encode from float, the others (integers too) from double */
-      const dlx_kd mid = src == DLX_KD_C64 ? DLX_KD_F32 : DLX_KD_F64;
+      const dlx__kd mid = src == DLX_KD_C64 ? DLX_KD_F32 : DLX_KD_F64;
       p->dec[0] = nat->cast[src][mid];
       p->dec_size[0] = mid == DLX_KD_F32 ? 4 : 8;
       p->core = mid == DLX_KD_F32 ? nar->enc32[nd] : nar->enc64[nd];
@@ -135,7 +135,7 @@ void dlx__cpu_select_loop(const dlx_ew_op *op, dlx_cpu_loop *s) {
         s->fn = dst == DLX_KD_F32 ? nar->dec32[ns] : nar->dec64[ns];
         return;
       }
-      const dlx_kd mid = dst == DLX_KD_C128 ? DLX_KD_F64 : DLX_KD_F32;
+      const dlx__kd mid = dst == DLX_KD_C128 ? DLX_KD_F64 : DLX_KD_F32;
       p->dec[0] = mid == DLX_KD_F32 ? nar->dec32[ns] : nar->dec64[ns];
       p->dec_size[0] = mid == DLX_KD_F32 ? 4 : 8;
       p->core = nat->cast[mid][dst];
@@ -149,7 +149,7 @@ void dlx__cpu_select_loop(const dlx_ew_op *op, dlx_cpu_loop *s) {
     return;
   }
   if (op->kind == DLX_EW_UNARY) {
-    const dlx_kd k = dlx__kd_of(op->dtype[1]);
+    const dlx__kd k = dlx__kd_of(op->dtype[1]);
     if (dlx__kd_is_native(k)) {
       s->fn = nat->unary[op->unop][k];
       return;
@@ -159,7 +159,7 @@ void dlx__cpu_select_loop(const dlx_ew_op *op, dlx_cpu_loop *s) {
     return;
   }
   /* binary and fma: dtype of the second input (t2 for fma; a == b for binary) */
-  const dlx_kd k = dlx__kd_of(op->dtype[2]);
+  const dlx__kd k = dlx__kd_of(op->dtype[2]);
   if (op->kind == DLX_EW_BINARY) {
     if (dlx__kd_is_native(k)) {
       s->fn = nat->binary[op->op][k];
@@ -177,7 +177,7 @@ void dlx__cpu_select_loop(const dlx_ew_op *op, dlx_cpu_loop *s) {
     s->aux = p;
     return;
   }
-  const dlx_kd k1 = dlx__kd_of(op->dtype[1]);
+  const dlx__kd k1 = dlx__kd_of(op->dtype[1]);
   if (dlx__kd_is_native(k)) {
     s->scalar = op->scalar;
     s->aux = &s->scalar;
@@ -200,8 +200,8 @@ void dlx__cpu_select_loop(const dlx_ew_op *op, dlx_cpu_loop *s) {
   s->aux = p;
 }
 
-static dlx_status cpu_execute(const dlx_ew_op *op, const dlx_iter *plan) {
-  dlx_cpu_loop loop;
+static dlx_status cpu_execute(const dlx__ew_op *op, const dlx_iter *plan) {
+  dlx__cpu_loop loop;
   dlx__cpu_select_loop(op, &loop);
   int64_t itemsize[3];
   for (int k = 0; k <= op->nin; ++k) itemsize[k] = (int64_t)dlx_dtype_itemsize(op->dtype[k]);
@@ -211,7 +211,7 @@ static dlx_status cpu_execute(const dlx_ew_op *op, const dlx_iter *plan) {
 
 static int cpu_device_count(void) { return 1; }
 
-const dlx_backend dlx__cpu_backend = {
+const dlx__backend dlx__cpu_backend = {
     "cpu", kDLCPU, cpu_device_count, dlx__cpu_alloc, dlx__cpu_free, NULL, cpu_unpack, cpu_pack, cpu_execute, dlx__cpu_gemm,
     NULL, NULL,
 };

@@ -8,18 +8,18 @@
 dlx_status dlx__cpu_alloc(DLDevice device, uint64_t bytes, bool zero, void **out, const char *fn);
 void dlx__cpu_free(DLDevice device, void *ptr);
 
-typedef struct dlx_cpu_cache_stats {
+typedef struct dlx__cpu_cache_counts {
   uint64_t blocks, bytes;         /* what the cache holds now */
   uint64_t max_blocks, max_bytes; /* its bounds (DLX_CPU_CACHE_BLOCKS, DLX_CPU_CACHE_BYTES) */
   uint64_t hits, misses;          /* large allocations served from it, and not, since the start */
-} dlx_cpu_cache_stats;
-void dlx__cpu_cache_stats(dlx_cpu_cache_stats *out);
+} dlx__cpu_cache_counts;
+void dlx__cpu_cache_stats(dlx__cpu_cache_counts *out);
 /* Unmap every cached block; returns the bytes released. */
 uint64_t dlx__cpu_cache_empty(void);
 /* Tests: set the bounds (emptying the cache), as the environment variables would. */
 void dlx__cpu_cache_configure(uint64_t max_bytes, uint64_t max_blocks);
 
 /* The gemm entry of dlx__cpu_backend (gemm_cblas.c): CBLAS, or DLX_ERR_UNSUPPORTED without it. */
-dlx_status dlx__cpu_gemm(const dlx_gemm_call *call);
+dlx_status dlx__cpu_gemm(const dlx__gemm_call *call);
 
 #endif

@@ -19,7 +19,7 @@
 
 enum { LEVEL_BASELINE, LEVEL_AVX2, LEVEL_AVX512, LEVEL_COUNT };
 
-static const dlx_cpu_kernels levels[LEVEL_COUNT] = {
+static const dlx__cpu_kernel_set levels[LEVEL_COUNT] = {
     {"baseline", &dlx__cpu_native_baseline, &dlx__cpu_narrow_baseline},
 #if DLX_CPU_X86_LEVELS
     {"avx2", &dlx__cpu_native_avx2, &dlx__cpu_narrow_avx2},
@@ -88,12 +88,12 @@ static int default_level(void) {
   return want >= 0 && want <= best ? want : best;
 }
 
-static _Atomic(const dlx_cpu_kernels *) chosen;
+static _Atomic(const dlx__cpu_kernel_set *) chosen;
 
-const dlx_cpu_kernels *dlx__cpu_kernels(void) {
-  const dlx_cpu_kernels *k = atomic_load_explicit(&chosen, memory_order_acquire);
+const dlx__cpu_kernel_set *dlx__cpu_kernels(void) {
+  const dlx__cpu_kernel_set *k = atomic_load_explicit(&chosen, memory_order_acquire);
   if (k != NULL) return k;
-  const dlx_cpu_kernels *mine = &levels[default_level()], *expected = NULL;
+  const dlx__cpu_kernel_set *mine = &levels[default_level()], *expected = NULL;
   /* the first to publish wins (a racing thread or dlx__cpu_force_variant); everyone runs what it set */
   if (atomic_compare_exchange_strong_explicit(&chosen, &expected, mine, memory_order_acq_rel, memory_order_acquire))
     return mine;
@@ -129,7 +129,7 @@ dlx_status dlx__cpu_cap_machine(const char *name) {
   }
   atomic_store_explicit(&cap, l, memory_order_relaxed);
   /* a running level past the cap gives way to the choice the capped machine makes */
-  const dlx_cpu_kernels *k = atomic_load_explicit(&chosen, memory_order_acquire);
+  const dlx__cpu_kernel_set *k = atomic_load_explicit(&chosen, memory_order_acquire);
   if (k != NULL && level_of(k->name) > machine_level())
     atomic_store_explicit(&chosen, &levels[default_level()], memory_order_release);
   return DLX_OK;

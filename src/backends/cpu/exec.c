@@ -24,7 +24,7 @@ int64_t dlx__ops_set_grain(int64_t grain) { return atomic_exchange(&grain_overri
 
 typedef struct exec {
   const dlx_iter *it; /* the plan (the caller's, not copied: it is 4 KiB) */
-  dlx_loop_fn fn;
+  dlx__loop_fn fn;
   const void *aux;
   bool tiled;
   int64_t tiles_r, tiles_c; /* tiles along the two innermost dimensions */
@@ -139,7 +139,7 @@ static bool want_tiles(const dlx_iter *it, const int64_t *itemsize) {
 }
 
 /* Run fn over a plan (operand 0 the output), splitting it into chunks for the pool's threads. */
-void dlx__cpu_run_plan(const dlx_iter *plan, const int64_t *itemsize, dlx_loop_fn fn, const void *aux) {
+void dlx__cpu_run_plan(const dlx_iter *plan, const int64_t *itemsize, dlx__loop_fn fn, const void *aux) {
   exec e;
   e.it = plan;
   e.fn = fn;
@@ -177,7 +177,7 @@ void dlx__cpu_run_plan(const dlx_iter *plan, const int64_t *itemsize, dlx_loop_f
 #define STAGE_BLOCK 256
 
 void dlx__cpu_staged_loop(char *const *d, const int64_t *st, int64_t n, const void *aux) {
-  const dlx_staged_plan *p = aux;
+  const dlx__staged_plan *p = aux;
   _Alignas(64) unsigned char buf[3][STAGE_BLOCK * sizeof(double)];
   char *cd[3];
   int64_t cs[3];

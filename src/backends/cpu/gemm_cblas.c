@@ -10,7 +10,7 @@
 
 #ifndef DLX_HAVE_CBLAS
 
-dlx_status dlx__cpu_gemm(const dlx_gemm_call *call) {
+dlx_status dlx__cpu_gemm(const dlx__gemm_call *call) {
   (void)call;
   return dlx_set_error(DLX_ERR_UNSUPPORTED, "dlx_gemm: dlx was built without CBLAS");
 }
@@ -33,23 +33,23 @@ dlx_status dlx__cpu_gemm(const dlx_gemm_call *call) {
 
 #include "backends/cpu/pool.h"
 
-typedef void (*gemm_fn)(const dlx_gemm_call *g);
+typedef void (*gemm_fn)(const dlx__gemm_call *g);
 
 #define TR(t) ((t) ? CblasTrans : CblasNoTrans)
 
-static void gemm_f32(const dlx_gemm_call *g) {
+static void gemm_f32(const dlx__gemm_call *g) {
   cblas_sgemm(CblasRowMajor, TR(g->ta), TR(g->tb), g->m, g->n, g->k, (float)g->alpha[0], g->a, g->lda, g->b, g->ldb,
               (float)g->beta[0], g->c, g->ldc);
 }
-static void gemm_f64(const dlx_gemm_call *g) {
+static void gemm_f64(const dlx__gemm_call *g) {
   cblas_dgemm(CblasRowMajor, TR(g->ta), TR(g->tb), g->m, g->n, g->k, g->alpha[0], g->a, g->lda, g->b, g->ldb,
               g->beta[0], g->c, g->ldc);
 }
-static void gemm_c64(const dlx_gemm_call *g) {
+static void gemm_c64(const dlx__gemm_call *g) {
   const float al[2] = {(float)g->alpha[0], (float)g->alpha[1]}, be[2] = {(float)g->beta[0], (float)g->beta[1]};
   cblas_cgemm(CblasRowMajor, TR(g->ta), TR(g->tb), g->m, g->n, g->k, al, g->a, g->lda, g->b, g->ldb, be, g->c, g->ldc);
 }
-static void gemm_c128(const dlx_gemm_call *g) {
+static void gemm_c128(const dlx__gemm_call *g) {
   cblas_zgemm(CblasRowMajor, TR(g->ta), TR(g->tb), g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b, g->ldb, g->beta,
               g->c, g->ldc);
 }
@@ -78,7 +78,7 @@ static void sync_blas_threads(void) {
 #endif
 }
 
-dlx_status dlx__cpu_gemm(const dlx_gemm_call *call) {
+dlx_status dlx__cpu_gemm(const dlx__gemm_call *call) {
   gemm_fn fn = gemm_for(call->dtype);
   if (fn == NULL) {
     char t[DLX_DTYPE_TEXT_CAP];

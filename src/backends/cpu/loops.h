@@ -1,6 +1,6 @@
 /* Internal to the CPU backend: the typed inner loops, one generic body per op family (unary map, binary
  * map, fma) written once as a macro below and instantiated for every dtype from the type lists of
- * compute/expr.h, whose rules they apply element by element.
+ * kernels/expr.h, whose rules they apply element by element.
  *
  * An inner loop walks one row of the joint iteration: data[k] is operand k's first element (operand 0
  * is the output), strides[k] its step in bytes, n the element count. Each body has three paths:
@@ -20,10 +20,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "compute/ew.h"
+#include "kernels/ew.h"
 
 /* The inner loop signature every kernel shares (NumPy's ufunc inner loop, in bytes). */
-typedef void (*dlx_loop_fn)(char *const *data, const int64_t *strides, int64_t n, const void *aux);
+typedef void (*dlx__loop_fn)(char *const *data, const int64_t *strides, int64_t n, const void *aux);
 
 #define DLX__ALIGNED(p, T) (((uintptr_t)(p) & (_Alignof(T) - 1)) == 0)
 
@@ -127,41 +127,41 @@ typedef void (*dlx_loop_fn)(char *const *data, const int64_t *strides, int64_t n
 #endif
 
 /* The native dtypes' loops (loops_native_body.h). */
-typedef struct dlx_cpu_native_loops {
-  dlx_loop_fn cast[DLX_KD_NATIVE_COUNT][DLX_KD_NATIVE_COUNT];
-  dlx_loop_fn unary[DLX_UNOP_COUNT][DLX_KD_NATIVE_COUNT]; /* NULL: no such (op, dtype) */
-  dlx_loop_fn binary[DLX_OP_COUNT][DLX_KD_NATIVE_COUNT];  /* NULL: no such (op, dtype) */
-  dlx_loop_fn fma[DLX_KD_NATIVE_COUNT];
-  dlx_loop_fn fma_mixed[4]; /* fma with t1 the signed partner of unsigned t2: u8, u16, u32, u64 */
-  dlx_loop_fn copy_any;     /* same-dtype moves of any item size (aux: a size_t holding it) */
-} dlx_cpu_native_loops;
+typedef struct dlx__cpu_native_loops {
+  dlx__loop_fn cast[DLX_KD_NATIVE_COUNT][DLX_KD_NATIVE_COUNT];
+  dlx__loop_fn unary[DLX_UNOP_COUNT][DLX_KD_NATIVE_COUNT]; /* NULL: no such (op, dtype) */
+  dlx__loop_fn binary[DLX_OP_COUNT][DLX_KD_NATIVE_COUNT];  /* NULL: no such (op, dtype) */
+  dlx__loop_fn fma[DLX_KD_NATIVE_COUNT];
+  dlx__loop_fn fma_mixed[4]; /* fma with t1 the signed partner of unsigned t2: u8, u16, u32, u64 */
+  dlx__loop_fn copy_any;     /* same-dtype moves of any item size (aux: a size_t holding it) */
+} dlx__cpu_native_loops;
 
 /* The narrow floats' loops (loops_narrow_body.h), indexed by dlx__kd_narrow_index: decoders to float32 /
- * float64, encoders from them, and negation on the codes (dlx_cvt_negate). */
-typedef struct dlx_cpu_narrow_loops {
-  dlx_loop_fn dec32[DLX_KD_NARROW_COUNT];
-  dlx_loop_fn dec64[DLX_KD_NARROW_COUNT];
-  dlx_loop_fn enc32[DLX_KD_NARROW_COUNT];
-  dlx_loop_fn enc64[DLX_KD_NARROW_COUNT];
-  dlx_loop_fn neg[DLX_KD_NARROW_COUNT];
-} dlx_cpu_narrow_loops;
+ * float64, encoders from them, and negation on the codes (dlx__cvt_negate). */
+typedef struct dlx__cpu_narrow_loops {
+  dlx__loop_fn dec32[DLX_KD_NARROW_COUNT];
+  dlx__loop_fn dec64[DLX_KD_NARROW_COUNT];
+  dlx__loop_fn enc32[DLX_KD_NARROW_COUNT];
+  dlx__loop_fn enc64[DLX_KD_NARROW_COUNT];
+  dlx__loop_fn neg[DLX_KD_NARROW_COUNT];
+} dlx__cpu_narrow_loops;
 
 /* One level's kernels (target.h: baseline, avx2, avx512). */
-typedef struct dlx_cpu_kernels {
+typedef struct dlx__cpu_kernel_set {
   const char *name;
-  const dlx_cpu_native_loops *native;
-  const dlx_cpu_narrow_loops *narrow;
-} dlx_cpu_kernels;
+  const dlx__cpu_native_loops *native;
+  const dlx__cpu_narrow_loops *narrow;
+} dlx__cpu_kernel_set;
 
-extern const dlx_cpu_native_loops dlx__cpu_native_baseline, dlx__cpu_native_avx2, dlx__cpu_native_avx512;
-extern const dlx_cpu_narrow_loops dlx__cpu_narrow_baseline, dlx__cpu_narrow_avx2, dlx__cpu_narrow_avx512;
+extern const dlx__cpu_native_loops dlx__cpu_native_baseline, dlx__cpu_native_avx2, dlx__cpu_native_avx512;
+extern const dlx__cpu_narrow_loops dlx__cpu_narrow_baseline, dlx__cpu_narrow_avx2, dlx__cpu_narrow_avx512;
 
 /* ---- dispatch (dispatch.c) ---------------------------------------------------------------------- */
 
 /* The kernels every op runs: chosen once, on first use (thread-safe), as the best level this CPU and OS
  * run, or the one DLX_CPU_FEATURES=baseline|avx2|avx512 names when the machine runs it (otherwise the
  * best it does run: the library never prints, dlx__cpu_variant() says which runs). */
-const dlx_cpu_kernels *dlx__cpu_kernels(void);
+const dlx__cpu_kernel_set *dlx__cpu_kernels(void);
 /* The name of the level that runs ("baseline", "avx2", "avx512"). */
 const char *dlx__cpu_variant(void);
 /* Whether this machine runs the named level (false for unknown names). */
@@ -176,34 +176,34 @@ dlx_status dlx__cpu_force_variant(const char *name);
 dlx_status dlx__cpu_cap_machine(const char *name);
 
 /* A staged loop: decode inputs to a float buffer block by block, run a core loop, encode the result. */
-typedef struct dlx_staged_plan {
+typedef struct dlx__staged_plan {
   int nin;
-  dlx_loop_fn dec[2];  /* input k -> buffer; NULL: the core reads input k directly */
+  dlx__loop_fn dec[2];  /* input k -> buffer; NULL: the core reads input k directly */
   int64_t dec_size[2]; /* bytes of one decoded element */
-  dlx_loop_fn core;
+  dlx__loop_fn core;
   const void *core_aux;
-  dlx_loop_fn enc;     /* buffer -> out; NULL: the core writes out directly */
+  dlx__loop_fn enc;     /* buffer -> out; NULL: the core writes out directly */
   int64_t enc_size;
-} dlx_staged_plan;
+} dlx__staged_plan;
 
-/* aux: a dlx_staged_plan (exec.c). */
+/* aux: a dlx__staged_plan (exec.c). */
 void dlx__cpu_staged_loop(char *const *d, const int64_t *st, int64_t n, const void *aux);
 
 /* The loop an op runs, with the aux it needs (pointing into this struct, which the caller keeps), from
  * the running level's tables (cpu.c). */
-typedef struct dlx_cpu_loop {
-  dlx_loop_fn fn;
+typedef struct dlx__cpu_loop {
+  dlx__loop_fn fn;
   const void *aux;
   size_t itemsize;       /* aux of the move loops */
   double scalar;         /* aux of the fma loops */
-  dlx_staged_plan plan;  /* aux of staged loops */
-} dlx_cpu_loop;
+  dlx__staged_plan plan;  /* aux of staged loops */
+} dlx__cpu_loop;
 
-void dlx__cpu_select_loop(const dlx_ew_op *op, dlx_cpu_loop *out);
+void dlx__cpu_select_loop(const dlx__ew_op *op, dlx__cpu_loop *out);
 
 /* Run fn over a plan, split over the pool's threads, in 2-D tiles when an operand walks the other way
  * (exec.c). itemsize[k]: operand k's element size. */
-void dlx__cpu_run_plan(const dlx_iter *plan, const int64_t *itemsize, dlx_loop_fn fn, const void *aux);
+void dlx__cpu_run_plan(const dlx_iter *plan, const int64_t *itemsize, dlx__loop_fn fn, const void *aux);
 
 /* Override the element count above which an op is split over threads (0 restores the default), so
  * that tests reach the threaded paths with small tensors. Returns the previous value. */

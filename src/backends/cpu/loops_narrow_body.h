@@ -27,7 +27,7 @@
 #include "backends/cpu/target.h"
 
 #include "backends/cpu/loops.h"
-#include "compute/convert.h"
+#include "kernels/convert.h"
 
 #if (DLX_CPU_F16C && DLX_CPU_X86_LEVELS) || defined(__SSE2__)
 #include <immintrin.h>
@@ -81,7 +81,7 @@ static inline vu sel(vi m, vu a, vu b) {
 #endif
 }
 static inline vu splat(uint32_t c) { return (vu){0} + c; }
-static inline float f32_of(uint32_t u) { return dlx_cvt__f32_from_bits(u); }
+static inline float f32_of(uint32_t u) { return dlx__cvt_f32_from_bits(u); }
 
 /* Whether every lane of a comparison's result is set. */
 static inline bool all_set(vi m) {
@@ -108,10 +108,10 @@ static inline bool rounds_to_nearest(void) {
 #endif
 }
 
-/* float32 bits x -> codes of format f (f a constant after inlining), as dlx_cvt_encode_f32. rne: the FPU
+/* float32 bits x -> codes of format f (f a constant after inlining), as dlx__cvt_encode_f32. rne: the FPU
  * rounds to nearest (rounds_to_nearest(), read once per loop call). */
 /* always_inline: each loop copy must fold its format and rounding mode (a call per vector costs 3x) */
-static inline __attribute__((always_inline)) vu vec_encode(const dlx_cvt_format *f, vu x, bool rne) {
+static inline __attribute__((always_inline)) vu vec_encode(const dlx__cvt_format *f, vu x, bool rne) {
   const uint32_t m = f->man_bits, b = (uint32_t)f->bias, s = 23u - m;
   const vu a = x & 0x7fffffffu; /* < 2^31: signed comparisons of a are unsigned ones, and cheaper */
   const vi neg = (vi)x < 0;
@@ -174,8 +174,8 @@ static inline __attribute__((always_inline)) vu vec_encode(const dlx_cvt_format 
   return r;
 }
 
-/* codes c of format f -> float32 bits, as dlx_cvt_decode_f32. */
-static inline vu vec_decode(const dlx_cvt_format *f, vu c) {
+/* codes c of format f -> float32 bits, as dlx__cvt_decode_f32. */
+static inline vu vec_decode(const dlx__cvt_format *f, vu c) {
   const uint32_t m = f->man_bits, b = (uint32_t)f->bias;
   const uint32_t man_mask = (1u << m) - 1u, ones = (1u << f->exp_bits) - 1u;
   c &= (1u << f->bits) - 1u;
@@ -342,9 +342,9 @@ static inline void store_u16(void *p, vu v) {
 /* ---- per format: the descriptor is a constant, so it folds away --------------------------------------- */
 
 /* convert.h's descriptors, from its one list (in NARROW_LIST's order); a static const array indexed by
- * constants folds into immediates (dlx_cvt_format_value's switch is not always inlined). */
+ * constants folds into immediates (dlx__cvt_format_value's switch is not always inlined). */
 #define FORMAT_ENTRY(...) {__VA_ARGS__},
-static const dlx_cvt_format formats[DLX_KD_NARROW_COUNT] = {DLX_CVT_FORMATS(FORMAT_ENTRY)};
+static const dlx__cvt_format formats[DLX_KD_NARROW_COUNT] = {DLX_CVT_FORMATS(FORMAT_ENTRY)};
 #define FORMAT_INDEX(CODE) ((CODE) == DLX_CODE_FLOAT ? 0 : (CODE) == DLX_CODE_BFLOAT ? 1 : (CODE) - DLX_CODE_FLOAT8_E3M4 + 2)
 
 #define VDEC_H(f, x) vec_decode(f, (x))
@@ -358,20 +358,20 @@ static const dlx_cvt_format formats[DLX_KD_NARROW_COUNT] = {DLX_CVT_FORMATS(FORM
  * and the narrow -> float64 NaN rules differ per format (convert.h). */
 #define DEF_ELEMENT(N, CODE, T, F)                                                                     \
   static inline vu vdec_##N(vu x, bool rne) {                                                          \
-    const dlx_cvt_format *f = &formats[FORMAT_INDEX(CODE)];                                            \
+    const dlx__cvt_format *f = &formats[FORMAT_INDEX(CODE)];                                            \
     (void)f;                                                                                           \
     (void)rne; /* decoding rounds nothing */                                                           \
     return VDEC_##F(f, x);                                                                             \
   }                                                                                                    \
   static inline vu venc_##N(vu x, bool rne) {                                                          \
-    const dlx_cvt_format *f = &formats[FORMAT_INDEX(CODE)];                                            \
+    const dlx__cvt_format *f = &formats[FORMAT_INDEX(CODE)];                                            \
     (void)f;                                                                                           \
     (void)rne;                                                                                         \
     return VENC_##F(f, x);                                                                             \
   }                                                                                                    \
-  static inline double dec64e_##N(T x) { return dlx_cvt_decode_f64(&formats[FORMAT_INDEX(CODE)], x); } \
-  static inline T enc64e_##N(double x) { return (T)dlx_cvt_encode_f64(&formats[FORMAT_INDEX(CODE)], x); } \
-  static inline T neg_code_##N(T x) { return (T)dlx_cvt_negate(&formats[FORMAT_INDEX(CODE)], x); }
+  static inline double dec64e_##N(T x) { return dlx__cvt_decode_f64(&formats[FORMAT_INDEX(CODE)], x); } \
+  static inline T enc64e_##N(double x) { return (T)dlx__cvt_encode_f64(&formats[FORMAT_INDEX(CODE)], x); } \
+  static inline T neg_code_##N(T x) { return (T)dlx__cvt_negate(&formats[FORMAT_INDEX(CODE)], x); }
 NARROW_LIST(DEF_ELEMENT)
 
 #define DEF_NARROW(N, CODE, T, F)                                                                      \
@@ -396,7 +396,7 @@ static int64_t f16c_encode_run(uint16_t *o, const float *in, int64_t n) {
     _mm256_storeu_si256((__m256i *)(void *)(o + i), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
     const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(_mm512_castps_si512(v), abs_w), inf_w);
     if (nan)
-      for (int j = 0; j < 16; ++j) o[i + j] = dlx_cvt_f32_to_f16(in[i + j]);
+      for (int j = 0; j < 16; ++j) o[i + j] = dlx__cvt_f32_to_f16(in[i + j]);
   }
 #endif
   const __m256i abs8 = _mm256_set1_epi32(0x7fffffff), inf8 = _mm256_set1_epi32(0x7f800000);
@@ -405,7 +405,7 @@ static int64_t f16c_encode_run(uint16_t *o, const float *in, int64_t n) {
     _mm_storeu_si128((__m128i *)(void *)(o + i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
     const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(_mm256_castps_si256(v), abs8), inf8);
     if (!_mm256_testz_si256(nan, nan))
-      for (int j = 0; j < 8; ++j) o[i + j] = dlx_cvt_f32_to_f16(in[i + j]);
+      for (int j = 0; j < 8; ++j) o[i + j] = dlx__cvt_f32_to_f16(in[i + j]);
   }
   return i;
 }
@@ -418,7 +418,7 @@ static int64_t f16c_decode_run(float *o, const uint16_t *in, int64_t n) {
     const __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(in + i));
     _mm512_storeu_ps(o + i, _mm512_cvtph_ps(h));
     if (_mm256_cmpgt_epi16_mask(_mm256_and_si256(h, abs16), inf16))
-      for (int j = 0; j < 16; ++j) o[i + j] = dlx_cvt_f16_to_f32(in[i + j]);
+      for (int j = 0; j < 16; ++j) o[i + j] = dlx__cvt_f16_to_f32(in[i + j]);
   }
 #endif
   const __m128i abs8 = _mm_set1_epi16(0x7fff), inf8 = _mm_set1_epi16(0x7c00);
@@ -426,7 +426,7 @@ static int64_t f16c_decode_run(float *o, const uint16_t *in, int64_t n) {
     const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(in + i));
     _mm256_storeu_ps(o + i, _mm256_cvtph_ps(h));
     if (_mm_movemask_epi8(_mm_cmpgt_epi16(_mm_and_si128(h, abs8), inf8)))
-      for (int j = 0; j < 8; ++j) o[i + j] = dlx_cvt_f16_to_f32(in[i + j]);
+      for (int j = 0; j < 8; ++j) o[i + j] = dlx__cvt_f16_to_f32(in[i + j]);
   }
   return i;
 }
@@ -472,13 +472,13 @@ DLX_CPU_TARGET_END
 #define ENTRY_DEC32_B(N) DEC32_##N
 #define ENTRY_DEC32_T(N) dec32_##N
 
-/* Indexed by kd - DLX_KD_F16 (NARROW_LIST is in dlx_kd order). */
+/* Indexed by kd - DLX_KD_F16 (NARROW_LIST is in dlx__kd order). */
 #define ROW_DEC32(N, CODE, T, F) ENTRY_DEC32_##F(N),
 #define ROW_ENC32(N, CODE, T, F) ENTRY_ENC32_##F(N),
 #define ROW_DEC64(N, CODE, T, F) dec64_##N,
 #define ROW_ENC64(N, CODE, T, F) enc64_##N,
 #define ROW_NEG(N, CODE, T, F) neg_##N,
-const dlx_cpu_narrow_loops DLX_CPU_SUFFIX(dlx__cpu_narrow) = {
+const dlx__cpu_narrow_loops DLX_CPU_SUFFIX(dlx__cpu_narrow) = {
     .dec32 = {NARROW_LIST(ROW_DEC32)},
     .dec64 = {NARROW_LIST(ROW_DEC64)},
     .enc32 = {NARROW_LIST(ROW_ENC32)},

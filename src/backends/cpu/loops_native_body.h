@@ -1,5 +1,5 @@
 /* The CPU's typed loops for the native dtypes: casts, same-dtype moves, binary ops and fma, each table
- * instantiated from one generic body (loops.h) and one rule per category (compute/expr.h).
+ * instantiated from one generic body (loops.h) and one rule per category (kernels/expr.h).
  *
  * Compiled once per instruction-set level (target.h): loops_native.c, loops_native_avx2.c and
  * loops_native_avx512.c each set DLX_CPU_LEVEL and include this file, which defines that level's table
@@ -9,8 +9,8 @@
 #include "backends/cpu/target.h"
 
 #include "backends/cpu/loops.h"
-#include "compute/expr.h"
-#include "compute/ew_names.h"
+#include "kernels/expr.h"
+#include "kernels/ew_names.h"
 
 #if DLX_CPU_LEVEL == 0 || DLX_CPU_X86_LEVELS
 DLX_CPU_TARGET_BEGIN
@@ -116,7 +116,7 @@ DLX_CPU_TARGET_END
 
 /* ---- this level's table ------------------------------------------------------------------------- */
 
-const dlx_cpu_native_loops DLX_CPU_SUFFIX(dlx__cpu_native) = {
+const dlx__cpu_native_loops DLX_CPU_SUFFIX(dlx__cpu_native) = {
     .cast = {NATIVE_LIST(CAST_ROW, _)},
     .unary = {UN_TABLE(UN_ENTRY)},
     .binary = {BIN_TABLE(BIN_ENTRY)},

@@ -79,7 +79,7 @@ static struct {
   _Atomic uint64_t claim;
   _Atomic int64_t done; /* chunks of the current job that have finished */
   /* The job; written before the claim word is published. */
-  dlx_pool_task fn;
+  dlx__pool_task fn;
   void *ctx;
 } pool = {.run_lock = PTHREAD_MUTEX_INITIALIZER, .mu = PTHREAD_MUTEX_INITIALIZER, .done_cv = PTHREAD_COND_INITIALIZER};
 
@@ -220,14 +220,14 @@ static int grow(int want) {
   return pool.nworkers;
 }
 
-static void run_serial(int64_t n_chunks, dlx_pool_task fn, void *ctx) {
+static void run_serial(int64_t n_chunks, dlx__pool_task fn, void *ctx) {
   bool was = in_job;
   in_job = true;
   for (int64_t c = 0; c < n_chunks; ++c) fn(ctx, c);
   in_job = was;
 }
 
-void dlx__parallel_for(int64_t n_chunks, dlx_pool_task fn, void *ctx) {
+void dlx__parallel_for(int64_t n_chunks, dlx__pool_task fn, void *ctx) {
   if (n_chunks <= 0) return;
   int threads = in_job ? 1 : dlx_get_num_threads();
   if (threads > n_chunks) threads = (int)n_chunks;

@@ -11,11 +11,11 @@
 
 #include <stdint.h>
 
-typedef void (*dlx_pool_task)(void *ctx, int64_t chunk);
+typedef void (*dlx__pool_task)(void *ctx, int64_t chunk);
 
 /* Run fn(ctx, c) for every c in [0, n_chunks); returns after all of them. Never fails: when workers
  * cannot be started the caller runs the chunks itself. */
-void dlx__parallel_for(int64_t n_chunks, dlx_pool_task fn, void *ctx);
+void dlx__parallel_for(int64_t n_chunks, dlx__pool_task fn, void *ctx);
 
 /* Threads a job started now may use (dlx_get_num_threads(), or 1 inside a job). */
 int dlx__pool_threads_available(void);

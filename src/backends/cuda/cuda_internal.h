@@ -48,8 +48,8 @@ dlx_status dlx__cuda_copy(const dlx_view *dst, const dlx_view *src);
 /* ---- gemm (gemm.c) -------------------------------------------------------------------------------- */
 
 /* cuBLAS, loaded at first use (dlopen), on the calling thread's stream. The backend table's gemm. */
-dlx_status dlx__cuda_gemm(const dlx_gemm_call *call);
+dlx_status dlx__cuda_gemm(const dlx__gemm_call *call);
 
-extern const dlx_backend dlx__cuda_backend;
+extern const dlx__backend dlx__cuda_backend;
 
 #endif

@@ -101,7 +101,7 @@ static dlx_status handle_for(int32_t id, cublasHandle_t *out) {
   return DLX_OK;
 }
 
-dlx_status dlx__cuda_gemm(const dlx_gemm_call *g) {
+dlx_status dlx__cuda_gemm(const dlx__gemm_call *g) {
   cudaDataType type;
   cublasComputeType_t compute;
   /* alpha and beta in the compute type: float or double, (re, im) for complex */

@@ -26,7 +26,7 @@ void count_emulated(bool vectorised) {
   if (vectorised) g_emulated_vec.fetch_add(1, std::memory_order_relaxed);
 }
 
-dlx_status no_kernel(const dlx_ew_op *op) {
+dlx_status no_kernel(const dlx__ew_op *op) {
   return dlx_set_error(DLX_ERR_UNSUPPORTED,
                        "dlx cuda backend: no kernel for op kind %d (unop %d, binop %d) on dtypes "
                        "(code %u, bits %u, lanes %u) <- (%u, %u, %u), (%u, %u, %u)",
@@ -119,7 +119,7 @@ static dlx_status run_move_sized(uint64_t w, const Plan &p, const Launch &L) {
   return launch_status("byte copy");
 }
 
-static dlx_status run_move(const dlx_ew_op *op, Plan p, const Launch &L) {
+static dlx_status run_move(const dlx__ew_op *op, Plan p, const Launch &L) {
   const uint64_t w = dlx_dtype_itemsize(op->dtype[0]);
   /* out == in element for element (in place): nothing moves */
   bool same = p.data[0] == p.data[1];
@@ -142,7 +142,7 @@ static dlx_status run_move(const dlx_ew_op *op, Plan p, const Launch &L) {
  * The executor.
  * ==================================================================================================== */
 
-static dlx_status execute(const dlx_ew_op *op, const dlx_iter *plan, const Launch &L) {
+static dlx_status execute(const dlx__ew_op *op, const dlx_iter *plan, const Launch &L) {
   if (plan->size <= 0) return DLX_OK;
   Plan p;
   const dlx_status st = make_plan(plan, &p);
@@ -151,7 +151,7 @@ static dlx_status execute(const dlx_ew_op *op, const dlx_iter *plan, const Launc
   if (dlx__ew_is_move(op)) return run_move(op, p, L);
   switch (op->kind) {
     case DLX_EW_CAST: {
-      const dlx_kd s = dlx__kd_of(op->dtype[1]), d = dlx__kd_of(op->dtype[0]);
+      const dlx__kd s = dlx__kd_of(op->dtype[1]), d = dlx__kd_of(op->dtype[0]);
       if (dlx__kd_is_native(s) && dlx__kd_is_native(d)) return run_cast_native(op, p, L);
       return run_cast_narrow(op, p, L);
     }
@@ -193,7 +193,7 @@ DLX_HD inline void unpack_thread(const Packed &a, uint64_t t, uint64_t nt) {
   for (uint64_t i = t; i < a.p.size; i += nt) {
     int64_t e;
     offsets<1>(a.p, i, &e);
-    a.buf[i] = (unsigned char)dlx_cvt_bits_get(a.p.data[0], e * (int64_t)a.bits, a.bits);
+    a.buf[i] = (unsigned char)dlx__cvt_bits_get(a.p.data[0], e * (int64_t)a.bits, a.bits);
   }
 }
 
@@ -201,7 +201,7 @@ DLX_HD inline void pack_class_thread(const Packed &a, uint64_t t, uint64_t nt) {
   for (uint64_t i = t; i < a.p.size; i += nt) {
     int64_t e;
     offsets<1>(a.p, i, &e);
-    if (floor_mod(e, a.G) == a.cls) dlx_cvt_bits_set(a.p.data[0], e * (int64_t)a.bits, a.bits, a.buf[i]);
+    if (floor_mod(e, a.G) == a.cls) dlx__cvt_bits_set(a.p.data[0], e * (int64_t)a.bits, a.bits, a.buf[i]);
   }
 }
 
@@ -218,7 +218,7 @@ DLX_HD inline void pack_contiguous_thread(const Packed &a, uint64_t t, uint64_t 
       unsigned char *dst = data + i0 * a.bits / 8;
       for (uint64_t b = 0; b < bytes; ++b) dst[b] = (unsigned char)(word >> (8 * b));
     } else {
-      for (uint64_t j = 0; j < n - i0; ++j) dlx_cvt_bits_set(data, (int64_t)((i0 + j) * a.bits), a.bits, a.buf[i0 + j]);
+      for (uint64_t j = 0; j < n - i0; ++j) dlx__cvt_bits_set(data, (int64_t)((i0 + j) * a.bits), a.bits, a.buf[i0 + j]);
     }
   }
 }
@@ -336,7 +336,7 @@ static dlx_status pack(const dlx_view *packed, const void *padded, const Launch 
 
 using dlxcu::Launch;
 
-dlx_status dlx__cuda_execute(const dlx_ew_op *op, const dlx_iter *plan, void *stream) {
+dlx_status dlx__cuda_execute(const dlx__ew_op *op, const dlx_iter *plan, void *stream) {
   return dlxcu::execute(op, plan, Launch{false, static_cast<cudaStream_t>(stream)});
 }
 
@@ -348,7 +348,7 @@ dlx_status dlx__cuda_pack(const dlx_view *packed, const void *padded, void *stre
   return dlxcu::pack(packed, padded, Launch{false, static_cast<cudaStream_t>(stream)});
 }
 
-dlx_status dlx__cuda_execute_emulated(const dlx_ew_op *op, const dlx_iter *plan) {
+dlx_status dlx__cuda_execute_emulated(const dlx__ew_op *op, const dlx_iter *plan) {
   return dlxcu::execute(op, plan, Launch{true, nullptr});
 }
 

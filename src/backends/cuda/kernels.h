@@ -1,9 +1,9 @@
 /* Internal to the CUDA backend: the elementwise kernels (kernels*.cu) and their host emulation.
  *
- * The kernels take what the compute layer hands every backend (backends/backend.h, compute/ew.h): a
- * validated dlx_ew_op and a dlx_iter plan over device pointers (operand 0 the output, byte strides,
+ * The kernels take what the compute layer hands every backend (backends/backend.h, kernels/ew.h): a
+ * validated dlx__ew_op and a dlx_iter plan over device pointers (operand 0 the output, byte strides,
  * broadcast inputs at stride 0, no negative output stride), and compute every element with the rules of
- * compute/expr.h and the codec of compute/convert.h, taking exactly the conversion paths the CPU backend
+ * kernels/expr.h and the codec of kernels/convert.h, taking exactly the conversion paths the CPU backend
  * takes (cpu.c, dlx__cpu_select_loop), so that both give the same bits.
  *
  * Every kernel is a __global__ shell around one __host__ __device__ per-thread body. The *_emulated
@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #include "backends/backend.h"
-#include "compute/ew.h"
+#include "kernels/ew.h"
 
 /* The most dimensions a kernel's offset calculator holds (kernel parameters are passed by value, and
  * each dimension costs a divider and a stride per operand). dlx_iter coalesces contiguous dimensions
@@ -34,7 +34,7 @@ extern "C" {
  * Asynchronous: returns after the launch. DLX_ERR_BACKEND with the CUDA error when a launch fails;
  * DLX_ERR_UNSUPPORTED when the plan has more than DLX_CUDA_MAX_DIMS dimensions (or for an op the compute
  * layer refuses, which has no kernel). */
-dlx_status dlx__cuda_execute(const dlx_ew_op *op, const dlx_iter *plan, void *stream);
+dlx_status dlx__cuda_execute(const dlx__ew_op *op, const dlx_iter *plan, void *stream);
 
 /* Packed float6/float4 view (device memory, any strides, negative ones included: element i of the view
  * at bit offset e * bits from data, e its element offset) <-> padded, a compact row-major buffer of one
@@ -47,7 +47,7 @@ dlx_status dlx__cuda_pack(const dlx_view *packed, const void *padded, void *stre
 
 /* The same kernels' per-thread bodies, run on the host over every thread of the grid the launch would
  * use, on host pointers. For tests; never touch the CUDA runtime. */
-dlx_status dlx__cuda_execute_emulated(const dlx_ew_op *op, const dlx_iter *plan);
+dlx_status dlx__cuda_execute_emulated(const dlx__ew_op *op, const dlx_iter *plan);
 dlx_status dlx__cuda_unpack_emulated(const dlx_view *packed, void *padded);
 dlx_status dlx__cuda_pack_emulated(const dlx_view *packed, const void *padded);
 

@@ -39,7 +39,7 @@ DLXCU_NEG_FLOAT(c64, dlx_cf32_make(neg_bits(x.re), neg_bits(x.im)))
 DLXCU_NEG_FLOAT(c128, dlx_cf64_make(neg_bits(x.re), neg_bits(x.im)))
 #undef DLXCU_NEG_FLOAT
 
-/* Narrow formats negate their codes (convert.h's dlx_cvt_negate, as the CPU's dlx__cpu_narrow_neg): the
+/* Narrow formats negate their codes (convert.h's dlx__cvt_negate, as the CPU's dlx__cpu_narrow_neg): the
  * sign bit flips with NaN payloads kept; fnuz zero and NaN stay; e8m0fnu gives its NaN. */
 template <class T>
 struct NegNarrow {
@@ -47,12 +47,12 @@ struct NegNarrow {
   typedef T in0_t;
   typedef T in1_t;
   static constexpr int nin = 1;
-  dlx_cvt_format fmt;
-  DLX_HD out_t operator()(in0_t x) const { return (T)dlx_cvt_negate(&fmt, x); }
+  dlx__cvt_format fmt;
+  DLX_HD out_t operator()(in0_t x) const { return (T)dlx__cvt_negate(&fmt, x); }
 };
 
-dlx_status run_unary(const dlx_ew_op *op, const Plan &p, const Launch &L) {
-  const dlx_kd k = dlx__kd_of(op->dtype[1]);
+dlx_status run_unary(const dlx__ew_op *op, const Plan &p, const Launch &L) {
+  const dlx__kd k = dlx__kd_of(op->dtype[1]);
   if (op->unop != DLX_UNOP_NEG || k == DLX_KD_NONE || k == DLX_KD_BOOL || dlx__kd_is_subbyte(k)) return no_kernel(op);
   switch (k) {
 #define DLXCU_CASE(_, N) \
@@ -63,7 +63,7 @@ dlx_status run_unary(const dlx_ew_op *op, const Plan &p, const Launch &L) {
 #undef DLXCU_CASE
     default: break;
   }
-  dlx_cvt_format fmt = dlx_cvt_format_value(dlx__kd_narrow_code(k));
+  dlx__cvt_format fmt = dlx__cvt_format_value(dlx__kd_narrow_code(k));
   fmt.name = NULL; /* a host string: never read by a kernel */
   if (k == DLX_KD_F16 || k == DLX_KD_BF16) return run_ew(p, NegNarrow<uint16_t>{fmt}, L);
   return run_ew(p, NegNarrow<uint8_t>{fmt}, L);
@@ -101,12 +101,12 @@ struct BinNarrow {
 };
 
 template <int OP>
-static dlx_status run_binary_narrow(dlx_kd k, const Plan &p, const Launch &L) {
+static dlx_status run_binary_narrow(dlx__kd k, const Plan &p, const Launch &L) {
   return with_narrow(k, [&](auto nf) -> dlx_status { return run_ew(p, BinNarrow<OP, decltype(nf)>{nf}, L); });
 }
 
-dlx_status run_binary(const dlx_ew_op *op, const Plan &p, const Launch &L) {
-  const dlx_kd k = dlx__kd_of(op->dtype[2]);
+dlx_status run_binary(const dlx__ew_op *op, const Plan &p, const Launch &L) {
+  const dlx__kd k = dlx__kd_of(op->dtype[2]);
   if (k == DLX_KD_NONE || dlx__kd_is_subbyte(k)) return no_kernel(op);
   if (dlx__kd_is_native(k)) {
 #define DLXCU_CASE(OP, N) \
@@ -180,8 +180,8 @@ struct FmaNarrow {
   }
 };
 
-dlx_status run_fma(const dlx_ew_op *op, const Plan &p, const Launch &L) {
-  const dlx_kd k = dlx__kd_of(op->dtype[2]), k1 = dlx__kd_of(op->dtype[1]);
+dlx_status run_fma(const dlx__ew_op *op, const Plan &p, const Launch &L) {
+  const dlx__kd k = dlx__kd_of(op->dtype[2]), k1 = dlx__kd_of(op->dtype[1]);
   const double s = op->scalar;
   if (k == DLX_KD_NONE || dlx__kd_is_subbyte(k)) return no_kernel(op);
   if (dlx__kd_is_native(k) && k1 == k) {

@@ -6,14 +6,14 @@
 namespace dlxcu {
 
 template <int S, int D>
-static dlx_status run_nn(const dlx_ew_op *op, const Plan &p, const Launch &L) {
+static dlx_status run_nn(const dlx__ew_op *op, const Plan &p, const Launch &L) {
   /* a cast to its own dtype is a move, dispatched before it gets here: no kernel for it */
   if constexpr (S == D) return no_kernel(op);
   else return run_ew(p, Cast<S, D>(), L);
 }
 
-dlx_status run_cast_native(const dlx_ew_op *op, const Plan &p, const Launch &L) {
-  const dlx_kd s = dlx__kd_of(op->dtype[1]), d = dlx__kd_of(op->dtype[0]);
+dlx_status run_cast_native(const dlx__ew_op *op, const Plan &p, const Launch &L) {
+  const dlx__kd s = dlx__kd_of(op->dtype[1]), d = dlx__kd_of(op->dtype[0]);
   switch (s) {
 #define DLXCU_CASE_D(S, D) \
   case KD_##D: return run_nn<KD_##S, KD_##D>(op, p, L);

@@ -56,8 +56,8 @@ struct CastNarrowNarrow {
   DLX_HD out_t operator()(in0_t x) const { return dst.enc32(src.dec32(x)); }
 };
 
-dlx_status run_cast_narrow(const dlx_ew_op *op, const Plan &p, const Launch &L) {
-  const dlx_kd s = dlx__kd_of(op->dtype[1]), d = dlx__kd_of(op->dtype[0]);
+dlx_status run_cast_narrow(const dlx__ew_op *op, const Plan &p, const Launch &L) {
+  const dlx__kd s = dlx__kd_of(op->dtype[1]), d = dlx__kd_of(op->dtype[0]);
   if (s == DLX_KD_NONE || d == DLX_KD_NONE) return no_kernel(op);
   if (dlx__kd_is_native(s)) {
     return with_narrow(d, [&](auto nf) -> dlx_status {

@@ -8,7 +8,7 @@
  * offsets) is in that body or in host code both runners share; only the primitive loads and stores
  * differ (typed or vector loads on the device, memcpy on the host, where they mean the same bytes).
  *
- * Arithmetic: every element goes through the rules of compute/expr.h and the codec of compute/convert.h,
+ * Arithmetic: every element goes through the rules of kernels/expr.h and the codec of kernels/convert.h,
  * along the conversion paths of the CPU backend (cpu.c, dlx__cpu_select_loop), so results are the CPU's
  * bits. Build with --fmad=false (a fused multiply-add rounds once where the CPU rounds twice: complex
  * products, fma) and without --use_fast_math (IEEE division, subnormals kept). Two things are written out
@@ -33,9 +33,9 @@
 /* convert.h's zero descriptor `= {0}` is C; g++'s -Wextra flags it in C++ */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#include "compute/expr.h"
+#include "kernels/expr.h"
 #pragma GCC diagnostic pop
-#include "compute/ew_names.h"
+#include "kernels/ew_names.h"
 
 /* Unrolled on the device; the host compiler (the emulation) has no use for nvcc's pragma and warns. */
 #ifdef __CUDA_ARCH__
@@ -432,8 +432,8 @@ NATIVE_LIST(DLXCU_ST, _)
  * shifted (widened) or truncated (narrowed), quiet bit set. */
 DLX_HD inline double widen(float x) {
   if (x != x) {
-    const uint32_t u = dlx_cvt__f32_bits(x);
-    return dlx_cvt__f64_from_bits(((uint64_t)(u >> 31) << 63) | UINT64_C(0x7ff8000000000000) |
+    const uint32_t u = dlx__cvt_f32_bits(x);
+    return dlx__cvt_f64_from_bits(((uint64_t)(u >> 31) << 63) | UINT64_C(0x7ff8000000000000) |
                                   ((uint64_t)(u & 0x7fffffu) << 29));
   }
   return (double)x;
@@ -441,16 +441,16 @@ DLX_HD inline double widen(float x) {
 
 DLX_HD inline float narrow(double x) {
   if (x != x) {
-    const uint64_t u = dlx_cvt__f64_bits(x);
-    return dlx_cvt__f32_from_bits(((uint32_t)(u >> 63) << 31) | 0x7fc00000u | (uint32_t)((u >> 29) & 0x7fffffu));
+    const uint64_t u = dlx__cvt_f64_bits(x);
+    return dlx__cvt_f32_from_bits(((uint32_t)(u >> 63) << 31) | 0x7fc00000u | (uint32_t)((u >> 29) & 0x7fffffu));
   }
   return (float)x;
 }
 
 /* IEEE negation: the sign bit flips, NaN included (expr.h's NEG_REAL, which the CPU compiles to an xor). */
-DLX_HD inline float neg_bits(float x) { return dlx_cvt__f32_from_bits(dlx_cvt__f32_bits(x) ^ 0x80000000u); }
+DLX_HD inline float neg_bits(float x) { return dlx__cvt_f32_from_bits(dlx__cvt_f32_bits(x) ^ 0x80000000u); }
 DLX_HD inline double neg_bits(double x) {
-  return dlx_cvt__f64_from_bits(dlx_cvt__f64_bits(x) ^ UINT64_C(0x8000000000000000));
+  return dlx__cvt_f64_from_bits(dlx__cvt_f64_bits(x) ^ UINT64_C(0x8000000000000000));
 }
 
 /* The narrow formats, as the CPU's loops_narrow.c treats them: float16 and bfloat16 through their own
@@ -460,46 +460,46 @@ DLX_HD inline double neg_bits(double x) {
 struct NarrowH {
   typedef uint16_t T;
   static constexpr int vec_bytes = 16; /* fast-path chunk of this codec's functors (VecBytes) */
-  DLX_HD float dec32(T x) const { return dlx_cvt_f16_to_f32(x); }
+  DLX_HD float dec32(T x) const { return dlx__cvt_f16_to_f32(x); }
   DLX_HD float dec32_call(T x) const { return dec32(x); }
-  DLX_HD double dec64(T x) const { return dlx_cvt_f16_to_f64(x); }
-  DLX_HD T enc32(float x) const { return dlx_cvt_f32_to_f16(x); }
-  DLX_HD T enc64(double x) const { return dlx_cvt_f64_to_f16(x); }
+  DLX_HD double dec64(T x) const { return dlx__cvt_f16_to_f64(x); }
+  DLX_HD T enc32(float x) const { return dlx__cvt_f32_to_f16(x); }
+  DLX_HD T enc64(double x) const { return dlx__cvt_f64_to_f16(x); }
 };
 
 struct NarrowB {
   typedef uint16_t T;
   static constexpr int vec_bytes = 16;
-  DLX_HD float dec32(T x) const { return dlx_cvt_bf16_to_f32(x); }
+  DLX_HD float dec32(T x) const { return dlx__cvt_bf16_to_f32(x); }
   DLX_HD float dec32_call(T x) const { return dec32(x); }
-  DLX_HD double dec64(T x) const { return dlx_cvt_bf16_to_f64(x); }
-  DLX_HD T enc32(float x) const { return dlx_cvt_f32_to_bf16(x); }
-  DLX_HD T enc64(double x) const { return dlx_cvt_f64_to_bf16(x); }
+  DLX_HD double dec64(T x) const { return dlx__cvt_bf16_to_f64(x); }
+  DLX_HD T enc32(float x) const { return dlx__cvt_f32_to_bf16(x); }
+  DLX_HD T enc64(double x) const { return dlx__cvt_f64_to_bf16(x); }
 };
 
 struct NarrowT {
   typedef uint8_t T;
   static constexpr int vec_bytes = 4; /* the generic codec is long: 4 codes per chunk, not 16 */
-  dlx_cvt_format fmt;
-  /* the CPU reads its decode table, built from dlx_cvt_decode_f32 of every code */
-  DLX_HD float dec32(T x) const { return dlx_cvt_decode_f32(&fmt, x); }
+  dlx__cvt_format fmt;
+  /* the CPU reads its decode table, built from dlx__cvt_decode_f32 of every code */
+  DLX_HD float dec32(T x) const { return dlx__cvt_decode_f32(&fmt, x); }
   /* The same as a call: comparisons of two inlined decodes take cicc about 8 s per kernel to optimise
    * (a minute for the six comparisons), for code that gains nothing from it. */
-  __noinline__ DLX_HD float dec32_call(T x) const { return dlx_cvt_decode_f32(&fmt, x); }
+  __noinline__ DLX_HD float dec32_call(T x) const { return dlx__cvt_decode_f32(&fmt, x); }
   /* the CPU widens its float table entry; decode_f64 gives those bits without the FPU (these formats
    * decode NaN to the quiet NaN of its sign, whose widening is the quiet float64 NaN of that sign) */
-  DLX_HD double dec64(T x) const { return dlx_cvt_decode_f64(&fmt, x); }
-  DLX_HD T enc32(float x) const { return (T)dlx_cvt_encode_f32(&fmt, x); }
-  DLX_HD T enc64(double x) const { return (T)dlx_cvt_encode_f64(&fmt, x); }
+  DLX_HD double dec64(T x) const { return dlx__cvt_decode_f64(&fmt, x); }
+  DLX_HD T enc32(float x) const { return (T)dlx__cvt_encode_f32(&fmt, x); }
+  DLX_HD T enc64(double x) const { return (T)dlx__cvt_encode_f64(&fmt, x); }
 };
 
 /* Call fn with the codec of narrow kernel dtype k (host side, at dispatch). */
 template <class Fn>
-dlx_status with_narrow(dlx_kd k, Fn &&fn) {
+dlx_status with_narrow(dlx__kd k, Fn &&fn) {
   if (k == DLX_KD_F16) return fn(NarrowH());
   if (k == DLX_KD_BF16) return fn(NarrowB());
   NarrowT t;
-  t.fmt = dlx_cvt_format_value(dlx__kd_narrow_code(k));
+  t.fmt = dlx__cvt_format_value(dlx__kd_narrow_code(k));
   t.fmt.name = NULL; /* a host string: never read by a kernel */
   return fn(t);
 }
@@ -551,15 +551,15 @@ DLXCU_CAST_EXACT(c128, c64, dlx_cf32_make(narrow(x.re), narrow(x.im)))
 
 /* cast between native dtypes / casts with a narrow float on either side; op->kind == DLX_EW_CAST and
  * not a move */
-dlx_status run_cast_native(const dlx_ew_op *op, const Plan &p, const Launch &L);
-dlx_status run_cast_narrow(const dlx_ew_op *op, const Plan &p, const Launch &L);
+dlx_status run_cast_native(const dlx__ew_op *op, const Plan &p, const Launch &L);
+dlx_status run_cast_narrow(const dlx__ew_op *op, const Plan &p, const Launch &L);
 /* unary, binary and fma */
-dlx_status run_unary(const dlx_ew_op *op, const Plan &p, const Launch &L);
-dlx_status run_binary(const dlx_ew_op *op, const Plan &p, const Launch &L);
-dlx_status run_fma(const dlx_ew_op *op, const Plan &p, const Launch &L);
+dlx_status run_unary(const dlx__ew_op *op, const Plan &p, const Launch &L);
+dlx_status run_binary(const dlx__ew_op *op, const Plan &p, const Launch &L);
+dlx_status run_fma(const dlx__ew_op *op, const Plan &p, const Launch &L);
 
 /* The error for an op no kernel exists for (the compute layer never hands one over). */
-dlx_status no_kernel(const dlx_ew_op *op);
+dlx_status no_kernel(const dlx__ew_op *op);
 
 } // namespace dlxcu
 

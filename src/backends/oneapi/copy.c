@@ -26,7 +26,7 @@ static const DLDevice cpu0 = {kDLCPU, 0};
 
 /* Whether v's memory is device USM (reachable only through the queue), checking that it is USM of its
  * device, or host-accessible memory. *s gets the state when a side is oneAPI. */
-static dlx_status classify(const dlx_view *v, const char *name, const dlx_oneapi_state **s, bool *device_usm) {
+static dlx_status classify(const dlx_view *v, const char *name, const dlx__oneapi_runtime **s, bool *device_usm) {
   if (v->device.device_type == kDLOneAPI) {
     DLX_FORWARD(dlx__oneapi_device("dlx_copy", v->device.device_id, s));
     dlx_oneapi_usm k;
@@ -55,7 +55,7 @@ static void *bounce_alloc(uintptr_t bytes) { return malloc(bytes > 0 ? (size_t)b
   dlx_set_error(DLX_ERR_OUT_OF_MEMORY, "dlx_copy: out of memory for a host buffer of %" PRIuPTR " bytes", (bytes))
 
 /* Both sides compact with one byte layout: the bytes move as they are. */
-static dlx_status copy_compact(const dlx_oneapi_state *s, const dlx_view *d, bool ddev, const dlx_view *b, bool sdev) {
+static dlx_status copy_compact(const dlx__oneapi_runtime *s, const dlx_view *d, bool ddev, const dlx_view *b, bool sdev) {
   uint64_t bytes;
   DLX_FORWARD(dlx_dtype_storage_bytes(d->dtype, (uint64_t)dlx_view_size(d), !is_packed(d) && dlx_dtype_is_subbyte(d->dtype),
                                       &bytes));
@@ -72,7 +72,7 @@ static dlx_status copy_compact(const dlx_oneapi_state *s, const dlx_view *d, boo
 
 dlx_status dlx__oneapi_copy(const dlx_view *dst, const dlx_view *src) {
   if (dlx_view_size(dst) == 0) return DLX_OK;
-  const dlx_oneapi_state *s = NULL;
+  const dlx__oneapi_runtime *s = NULL;
   bool ddev, sdev;
   DLX_FORWARD(classify(dst, "dst", &s, &ddev));
   DLX_FORWARD(classify(src, "src", &s, &sdev));

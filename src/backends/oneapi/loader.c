@@ -21,7 +21,7 @@
 #define DPCTL_IN_ORDER_QUEUE 2
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic(const dlx_oneapi_state *) loaded;
+static _Atomic(const dlx__oneapi_runtime *) loaded;
 /* under lock: whether DLX_DPCTL_LIBRARY was tried, and why the last attempt failed */
 static bool env_tried;
 static char why_absent[320] = "DLX_DPCTL_LIBRARY is not set";
@@ -31,10 +31,10 @@ static _Atomic int alloc_kind = DLX_ONEAPI_USM_DEVICE;
 
 typedef struct symbol {
   const char *name;
-  size_t offset; /* of its function pointer in dlx_dpctl_api */
+  size_t offset; /* of its function pointer in dlx__dpctl_api */
 } symbol;
 
-#define SYM(field, name) {name, offsetof(dlx_dpctl_api, field)}
+#define SYM(field, name) {name, offsetof(dlx__dpctl_api, field)}
 static const symbol symbols[] = {
     SYM(device_mgr_get_devices, "DPCTLDeviceMgr_GetDevices"),
     SYM(device_mgr_position, "DPCTLDeviceMgr_GetPositionInDevices"),
@@ -65,8 +65,8 @@ static const symbol symbols[] = {
 /* ---- loading (under lock) ------------------------------------------------------------------------ */
 
 /* The root devices and their platforms' default contexts. */
-static bool list_devices(dlx_oneapi_state *s, char *why, size_t cap) {
-  const dlx_dpctl_api *a = &s->api;
+static bool list_devices(dlx__oneapi_runtime *s, char *why, size_t cap) {
+  const dlx__dpctl_api *a = &s->api;
   dpctl_ref vec = a->device_mgr_get_devices(DLX_DPCTL_ALL);
   const size_t n = vec != NULL ? a->device_vector_size(vec) : 0;
   if (n > (size_t)INT32_MAX) {
@@ -82,7 +82,7 @@ static bool list_devices(dlx_oneapi_state *s, char *why, size_t cap) {
     return false;
   }
   for (size_t i = 0; i < n; ++i) {
-    dlx_oneapi_device *d = &s->devices[i];
+    dlx__oneapi_devinfo *d = &s->devices[i];
     d->device = a->device_vector_get_at(vec, i);
     dpctl_ref platform = d->device != NULL ? a->device_get_platform(d->device) : NULL;
     d->context = platform != NULL ? a->platform_default_context(platform) : NULL;
@@ -102,7 +102,7 @@ static bool list_devices(dlx_oneapi_state *s, char *why, size_t cap) {
 }
 
 /* A new state loaded from path, or NULL with the reason in why. */
-static dlx_oneapi_state *load_path(const char *path, char *why, size_t cap) {
+static dlx__oneapi_runtime *load_path(const char *path, char *why, size_t cap) {
   /* Intel's runtime (libimf.so, under libsycl) resolves IFUNC symbols such as cosf against libm without
    * naming libm as a dependency: in a process that did not link libm, dlopen then crashes. Loading libm
    * globally first is harmless where it is already there (and fails harmlessly where libm is libc). */
@@ -113,7 +113,7 @@ static dlx_oneapi_state *load_path(const char *path, char *why, size_t cap) {
     snprintf(why, cap, "%s", e != NULL ? e : "dlopen failed");
     return NULL;
   }
-  dlx_oneapi_state *s = calloc(1, sizeof *s);
+  dlx__oneapi_runtime *s = calloc(1, sizeof *s);
   if (s == NULL) {
     snprintf(why, cap, "out of memory");
     return NULL; /* the handle stays open: a library is never closed once opened */
@@ -139,14 +139,14 @@ static dlx_oneapi_state *load_path(const char *path, char *why, size_t cap) {
 }
 
 /* DLX_DPCTL_LIBRARY, the first time nothing is loaded (under lock). */
-static const dlx_oneapi_state *try_env_locked(void) {
-  const dlx_oneapi_state *s = atomic_load_explicit(&loaded, memory_order_acquire);
+static const dlx__oneapi_runtime *try_env_locked(void) {
+  const dlx__oneapi_runtime *s = atomic_load_explicit(&loaded, memory_order_acquire);
   if (s != NULL || env_tried) return s;
   env_tried = true;
   const char *path = getenv("DLX_DPCTL_LIBRARY");
   if (path == NULL || path[0] == '\0') return NULL; /* why_absent already says it is not set */
   char why[256];
-  dlx_oneapi_state *n = load_path(path, why, sizeof why);
+  dlx__oneapi_runtime *n = load_path(path, why, sizeof why);
   if (n == NULL) {
     snprintf(why_absent, sizeof why_absent, "DLX_DPCTL_LIBRARY='%s' could not be loaded: %s", path, why);
     return NULL;
@@ -155,8 +155,8 @@ static const dlx_oneapi_state *try_env_locked(void) {
   return n;
 }
 
-const dlx_oneapi_state *dlx__oneapi_state(void) {
-  const dlx_oneapi_state *s = atomic_load_explicit(&loaded, memory_order_acquire);
+const dlx__oneapi_runtime *dlx__oneapi_state(void) {
+  const dlx__oneapi_runtime *s = atomic_load_explicit(&loaded, memory_order_acquire);
   if (s != NULL) return s;
   pthread_mutex_lock(&lock);
   s = try_env_locked();
@@ -164,8 +164,8 @@ const dlx_oneapi_state *dlx__oneapi_state(void) {
   return s;
 }
 
-dlx_status dlx__oneapi_require(const char *fn, const dlx_oneapi_state **out) {
-  const dlx_oneapi_state *s = dlx__oneapi_state();
+dlx_status dlx__oneapi_require(const char *fn, const dlx__oneapi_runtime **out) {
+  const dlx__oneapi_runtime *s = dlx__oneapi_state();
   if (s != NULL) {
     *out = s;
     return DLX_OK;
@@ -180,8 +180,8 @@ dlx_status dlx__oneapi_require(const char *fn, const dlx_oneapi_state **out) {
                        fn, why);
 }
 
-dlx_status dlx__oneapi_device(const char *fn, int32_t id, const dlx_oneapi_state **out) {
-  const dlx_oneapi_state *s = NULL;
+dlx_status dlx__oneapi_device(const char *fn, int32_t id, const dlx__oneapi_runtime **out) {
+  const dlx__oneapi_runtime *s = NULL;
   DLX_FORWARD(dlx__oneapi_require(fn, &s));
   DLX_FAIL_IF(s->count == 0, DLX_ERR_INVALID_DEVICE,
               "%s: device oneapi:%d does not exist: SYCL finds no device (dpctl library %s)", fn, (int)id, s->path);
@@ -193,8 +193,8 @@ dlx_status dlx__oneapi_device(const char *fn, int32_t id, const dlx_oneapi_state
   return DLX_OK;
 }
 
-dlx_status dlx__oneapi_queue(const dlx_oneapi_state *s, int32_t id, const char *fn, dpctl_ref *out) {
-  dlx_oneapi_device *d = &s->devices[id];
+dlx_status dlx__oneapi_queue(const dlx__oneapi_runtime *s, int32_t id, const char *fn, dpctl_ref *out) {
+  dlx__oneapi_devinfo *d = &s->devices[id];
   dpctl_ref q = atomic_load_explicit(&d->queue, memory_order_acquire);
   if (q == NULL) {
     pthread_mutex_lock(&lock);
@@ -220,7 +220,7 @@ dlx_status dlx_oneapi_load(const char *path) {
   DLX_CHECK_NULL(path);
   DLX_FAIL_IF(path[0] == '\0', DLX_ERR_INVALID_ARGUMENT, "dlx_oneapi_load: path is empty");
   pthread_mutex_lock(&lock);
-  const dlx_oneapi_state *s = atomic_load_explicit(&loaded, memory_order_acquire);
+  const dlx__oneapi_runtime *s = atomic_load_explicit(&loaded, memory_order_acquire);
   dlx_status st = DLX_OK;
   if (s != NULL) {
     char real[PATH_MAX];
@@ -231,7 +231,7 @@ dlx_status dlx_oneapi_load(const char *path) {
                          path);
   } else {
     char why[256];
-    dlx_oneapi_state *n = load_path(path, why, sizeof why);
+    dlx__oneapi_runtime *n = load_path(path, why, sizeof why);
     if (n == NULL) {
       st = dlx_set_error(DLX_ERR_INVALID_ARGUMENT, "dlx_oneapi_load: '%s' could not be loaded: %s", path, why);
     } else {
@@ -243,7 +243,7 @@ dlx_status dlx_oneapi_load(const char *path) {
 }
 
 int dlx_oneapi_device_count(void) {
-  const dlx_oneapi_state *s = dlx__oneapi_state();
+  const dlx__oneapi_runtime *s = dlx__oneapi_state();
   return s != NULL ? s->count : 0;
 }
 

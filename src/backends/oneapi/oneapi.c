@@ -37,7 +37,7 @@ static dlx_status refuse_device_usm(const char *fn, const char *what, const void
 }
 
 /* Operand k of a byte-sized plan as a view (strides back in elements), for copies. */
-static dlx_status plan_view(const dlx_ew_op *op, const dlx_iter *plan, int k, dlx_view *out) {
+static dlx_status plan_view(const dlx__ew_op *op, const dlx_iter *plan, int k, dlx_view *out) {
   const DLDataType dt = op->dtype[k];
   const int64_t item = (int64_t)dlx_dtype_itemsize(dt);
   int64_t strides[DLX_MAX_NDIM];
@@ -56,7 +56,7 @@ static dlx_status plan_view(const dlx_ew_op *op, const dlx_iter *plan, int k, dl
 /* An op whose output alone is device USM (a fill of a new tensor, a cast or an add into one): the CPU loops
  * compute into compact shared-USM scratch laid out in the plan's order, which the queue then copies into
  * the output's strides. */
-static dlx_status execute_into_device_usm(const dlx_ew_op *op, const dlx_iter *plan) {
+static dlx_status execute_into_device_usm(const dlx__ew_op *op, const dlx_iter *plan) {
   dlx_view dst;
   DLX_FORWARD(plan_view(op, plan, 0, &dst));
   const int64_t item = (int64_t)dlx_dtype_itemsize(op->dtype[0]);
@@ -77,9 +77,9 @@ static dlx_status execute_into_device_usm(const dlx_ew_op *op, const dlx_iter *p
   return st;
 }
 
-static dlx_status oneapi_execute(const dlx_ew_op *op, const dlx_iter *plan) {
+static dlx_status oneapi_execute(const dlx__ew_op *op, const dlx_iter *plan) {
   const int32_t id = op->device.device_id;
-  const dlx_oneapi_state *s = NULL;
+  const dlx__oneapi_runtime *s = NULL;
   DLX_FORWARD(dlx__oneapi_device("dlx_ops", id, &s));
   /* which operands are device USM: the output, and the first input (the input is what blocks an op) */
   bool out_on_device = false;
@@ -113,7 +113,7 @@ static dlx_status padded_view(const dlx_view *packed, void *buf, dlx_view *out) 
  * queue) when either side is device USM. */
 static dlx_status oneapi_pack_unpack(const dlx_view *packed, void *padded, bool unpack) {
   const int32_t id = packed->device.device_id;
-  const dlx_oneapi_state *s = NULL;
+  const dlx__oneapi_runtime *s = NULL;
   DLX_FORWARD(dlx__oneapi_device("dlx_ops", id, &s));
   dlx_oneapi_usm kp, kb;
   DLX_FORWARD(dlx__oneapi_kind(s, packed->data, id, "dlx_ops", &kp));
@@ -134,9 +134,9 @@ static dlx_status oneapi_pack(const dlx_view *packed, const void *padded) {
   return oneapi_pack_unpack(packed, (void *)(uintptr_t)padded, false);
 }
 
-static dlx_status oneapi_gemm(const dlx_gemm_call *call) {
+static dlx_status oneapi_gemm(const dlx__gemm_call *call) {
   const int32_t id = call->device.device_id;
-  const dlx_oneapi_state *s = NULL;
+  const dlx__oneapi_runtime *s = NULL;
   DLX_FORWARD(dlx__oneapi_device("dlx_gemm", id, &s));
   const void *ptrs[3] = {call->a, call->b, call->c};
   static const char *const names[3] = {"A", "B", "C"};
@@ -148,13 +148,13 @@ static dlx_status oneapi_gemm(const dlx_gemm_call *call) {
   return dlx__cpu_backend.gemm(call);
 }
 
-const dlx_backend dlx__oneapi_backend = {
+const dlx__backend dlx__oneapi_backend = {
     "oneapi",      kDLOneAPI,   oneapi_device_count, dlx__oneapi_alloc_shared, dlx__oneapi_free, dlx__oneapi_copy,
     oneapi_unpack, oneapi_pack, oneapi_execute,      oneapi_gemm,              dlx__oneapi_pointer_device,
     NULL, /* scratch is always shared USM */
 };
 
-const dlx_backend dlx__oneapi_memory_backend = {
+const dlx__backend dlx__oneapi_memory_backend = {
     "oneapi",      kDLOneAPI,   oneapi_device_count, dlx__oneapi_alloc, dlx__oneapi_free, dlx__oneapi_copy,
     oneapi_unpack, oneapi_pack, oneapi_execute,      oneapi_gemm,       dlx__oneapi_pointer_device,
     dlx__oneapi_alloc_like,

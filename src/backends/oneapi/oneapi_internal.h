@@ -24,7 +24,7 @@ typedef void *dpctl_ref;
 
 /* The functions dlx calls. "give" results are owned by the caller and deleted with the matching
  * _Delete; "keep" arguments are borrowed. */
-typedef struct dlx_dpctl_api {
+typedef struct dlx__dpctl_api {
   dpctl_ref (*device_mgr_get_devices)(int identifier);                /* DPCTLDeviceMgr_GetDevices: give */
   int (*device_mgr_position)(dpctl_ref device, int identifier);      /* DPCTLDeviceMgr_GetPositionInDevices */
   size_t (*device_vector_size)(dpctl_ref vec);                       /* DPCTLDeviceVector_Size */
@@ -51,41 +51,41 @@ typedef struct dlx_dpctl_api {
   /* DPCTLUSM_GetPointerDevice: give. Only for a pointer the context knows: SYCL throws otherwise, and
    * dpctl does not catch it (the process aborts). */
   dpctl_ref (*usm_pointer_device)(const void *ptr, dpctl_ref context);
-} dlx_dpctl_api;
+} dlx__dpctl_api;
 
 /* One SYCL root device, in dpctl's order. */
-typedef struct dlx_oneapi_device {
+typedef struct dlx__oneapi_devinfo {
   dpctl_ref device;
   dpctl_ref context;          /* its platform's default context */
   int context_first;          /* the first device sharing that context (the export asks each context once);
                                  -1 without a context */
   int context_devices;        /* root devices sharing that context (set on the first of them) */
   _Atomic(dpctl_ref) queue;   /* in-order queue on (context, device), made at first use */
-} dlx_oneapi_device;
+} dlx__oneapi_devinfo;
 
 /* The loaded library: immutable once published, except the queues. Never freed (the library is never
  * unloaded: memory it allocated may outlive any caller). */
-typedef struct dlx_oneapi_state {
-  dlx_dpctl_api api;
+typedef struct dlx__oneapi_runtime {
+  dlx__dpctl_api api;
   char path[4096]; /* as loaded (realpath when it resolves) */
   int count;
-  dlx_oneapi_device *devices;
-} dlx_oneapi_state;
+  dlx__oneapi_devinfo *devices;
+} dlx__oneapi_runtime;
 
 /* The loaded state, loading from DLX_DPCTL_LIBRARY on the first call that finds none; NULL when the
  * library is absent. */
-const dlx_oneapi_state *dlx__oneapi_state(void);
+const dlx__oneapi_runtime *dlx__oneapi_state(void);
 
 /* The state, or DLX_ERR_UNSUPPORTED "fn: ... needs dpctl's C API library, which was not found: ..." (with
  * the reason the last attempt gave). */
-dlx_status dlx__oneapi_require(const char *fn, const dlx_oneapi_state **out);
+dlx_status dlx__oneapi_require(const char *fn, const dlx__oneapi_runtime **out);
 
 /* The state with device id present: DLX_ERR_UNSUPPORTED without the library, DLX_ERR_INVALID_DEVICE
  * naming id and the device count. */
-dlx_status dlx__oneapi_device(const char *fn, int32_t id, const dlx_oneapi_state **out);
+dlx_status dlx__oneapi_device(const char *fn, int32_t id, const dlx__oneapi_runtime **out);
 
 /* Device id's queue (the state and id checked by the caller): DLX_ERR_BACKEND when SYCL cannot make it. */
-dlx_status dlx__oneapi_queue(const dlx_oneapi_state *s, int32_t id, const char *fn, dpctl_ref *out);
+dlx_status dlx__oneapi_queue(const dlx__oneapi_runtime *s, int32_t id, const char *fn, dpctl_ref *out);
 
 /* Tests only: export by the full rule (the pointer's device, its root, the root's position) even where a
  * platform has one root device, whose pointers need no question; returns the previous setting. */
@@ -98,7 +98,7 @@ dlx_oneapi_usm dlx__oneapi_alloc_kind(void);
 
 /* ptr's USM kind in device id's default context: DLX_ERR_DEVICE_MISMATCH when unknown there ("fn: data
  * at 0x... is not bound to the default context of device oneapi:id"; no prefix when fn is NULL). */
-dlx_status dlx__oneapi_kind(const dlx_oneapi_state *s, const void *ptr, int32_t id, const char *fn,
+dlx_status dlx__oneapi_kind(const dlx__oneapi_runtime *s, const void *ptr, int32_t id, const char *fn,
                             dlx_oneapi_usm *out);
 
 /* The import rule (seed 004) for memory labelled device, for backend.c's row of kDLOneAPI: DLX_OK
@@ -120,7 +120,7 @@ dlx_status dlx__oneapi_alloc_like(DLDevice device, const void *like, uint64_t by
 void dlx__oneapi_free(DLDevice device, void *ptr);
 
 /* One queue memcpy on device id's queue, waited for. */
-dlx_status dlx__oneapi_memcpy(const dlx_oneapi_state *s, int32_t id, void *dst, const void *src, size_t bytes,
+dlx_status dlx__oneapi_memcpy(const dlx__oneapi_runtime *s, int32_t id, void *dst, const void *src, size_t bytes,
                               const char *fn);
 
 /* ---- copies (copy.c) -------------------------------------------------------------------------------- */
@@ -132,7 +132,7 @@ dlx_status dlx__oneapi_copy(const dlx_view *dst, const dlx_view *src);
 
 /* The two tables: compute (scratch memory: shared USM; in backend.c's list) and memory (allocations of
  * dlx__oneapi_alloc_kind()). */
-extern const dlx_backend dlx__oneapi_backend;
-extern const dlx_backend dlx__oneapi_memory_backend;
+extern const dlx__backend dlx__oneapi_backend;
+extern const dlx__backend dlx__oneapi_memory_backend;
 
 #endif

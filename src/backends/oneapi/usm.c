@@ -15,7 +15,7 @@ static const char *kind_name(int kind) {
   }
 }
 
-dlx_status dlx__oneapi_kind(const dlx_oneapi_state *s, const void *ptr, int32_t id, const char *fn,
+dlx_status dlx__oneapi_kind(const dlx__oneapi_runtime *s, const void *ptr, int32_t id, const char *fn,
                             dlx_oneapi_usm *out) {
   const int k = s->api.usm_pointer_type(ptr, s->devices[id].context);
   if (k == DLX_ONEAPI_USM_DEVICE || k == DLX_ONEAPI_USM_SHARED || k == DLX_ONEAPI_USM_HOST) {
@@ -32,7 +32,7 @@ dlx_status dlx__oneapi_kind(const dlx_oneapi_state *s, const void *ptr, int32_t 
 /* ---- import ------------------------------------------------------------------------------------- */
 
 dlx_status dlx__oneapi_check_import(const void *ptr, DLDevice device) {
-  const dlx_oneapi_state *s = dlx__oneapi_state();
+  const dlx__oneapi_runtime *s = dlx__oneapi_state();
   /* without the runtime nothing can be asked: the label is kept, and ops on it say what is missing */
   if (s == NULL) return DLX_OK;
   const int32_t id = device.device_id;
@@ -47,7 +47,7 @@ dlx_status dlx__oneapi_check_import(const void *ptr, DLDevice device) {
 dlx_status dlx_oneapi_usm_kind(const void *ptr, int32_t device_id, dlx_oneapi_usm *kind) {
   DLX_CHECK_NULL(kind);
   DLX_CHECK_NULL(ptr);
-  const dlx_oneapi_state *s = NULL;
+  const dlx__oneapi_runtime *s = NULL;
   DLX_FORWARD(dlx__oneapi_device("dlx_oneapi_usm_kind", device_id, &s));
   return dlx__oneapi_kind(s, ptr, device_id, "dlx_oneapi_usm_kind", kind);
 }
@@ -60,9 +60,9 @@ bool dlx__oneapi_export_full_walk(bool on) { return atomic_exchange(&full_walk, 
 
 /* Position of the root device of ptr's device, ptr known in device i's default context (shared by
  * several root devices). */
-static dlx_status root_position(const dlx_oneapi_state *s, const void *ptr, int i, int k, const char *fn, int *out) {
-  const dlx_dpctl_api *a = &s->api;
-  const dlx_oneapi_device *d = &s->devices[i];
+static dlx_status root_position(const dlx__oneapi_runtime *s, const void *ptr, int i, int k, const char *fn, int *out) {
+  const dlx__dpctl_api *a = &s->api;
+  const dlx__oneapi_devinfo *d = &s->devices[i];
   /* known in this context, so asking for its device is safe (SYCL would throw otherwise) */
   dpctl_ref dev = a->usm_pointer_device(ptr, d->context);
   DLX_FAIL_IF(dev == NULL, DLX_ERR_BACKEND, "%s: DPCTLUSM_GetPointerDevice failed for %s USM at 0x%" PRIxPTR, fn,
@@ -88,11 +88,11 @@ static dlx_status root_position(const dlx_oneapi_state *s, const void *ptr, int 
 
 /* The export rule: the first default context that knows ptr (each platform's is asked once), the
  * pointer's device there, its root device, and the root's position among all devices. */
-static dlx_status pointer_device(const dlx_oneapi_state *s, const void *ptr, const char *fn, DLDevice *out,
+static dlx_status pointer_device(const dlx__oneapi_runtime *s, const void *ptr, const char *fn, DLDevice *out,
                                  dlx_oneapi_usm *kind) {
-  const dlx_dpctl_api *a = &s->api;
+  const dlx__dpctl_api *a = &s->api;
   for (int i = 0; i < s->count; ++i) {
-    const dlx_oneapi_device *d = &s->devices[i];
+    const dlx__oneapi_devinfo *d = &s->devices[i];
     if (d->context_first != i) continue;
     const int k = a->usm_pointer_type(ptr, d->context);
     if (k != DLX_ONEAPI_USM_DEVICE && k != DLX_ONEAPI_USM_SHARED && k != DLX_ONEAPI_USM_HOST) continue;
@@ -115,13 +115,13 @@ static dlx_status pointer_device(const dlx_oneapi_state *s, const void *ptr, con
 dlx_status dlx_oneapi_pointer_device(const void *ptr, DLDevice *out, dlx_oneapi_usm *kind) {
   DLX_CHECK_NULL(out);
   DLX_CHECK_NULL(ptr);
-  const dlx_oneapi_state *s = NULL;
+  const dlx__oneapi_runtime *s = NULL;
   DLX_FORWARD(dlx__oneapi_require("dlx_oneapi_pointer_device", &s));
   return pointer_device(s, ptr, "dlx_oneapi_pointer_device", out, kind);
 }
 
 dlx_status dlx__oneapi_pointer_device(const void *ptr, DLDevice *out) {
-  const dlx_oneapi_state *s = NULL;
+  const dlx__oneapi_runtime *s = NULL;
   DLX_FORWARD(dlx__oneapi_require("dlx_view_to_dltensor", &s));
   return pointer_device(s, ptr, "dlx_view_to_dltensor", out, NULL);
 }
@@ -132,7 +132,7 @@ static dlx_status alloc_kind(DLDevice device, dlx_oneapi_usm kind, uint64_t byte
                              const char *fn) {
   DLX_FAIL_IF(device.device_type != kDLOneAPI, DLX_ERR_DEVICE_MISMATCH,
               "%s: the oneapi backend allocates oneapi memory, not device type %d", fn, (int)device.device_type);
-  const dlx_oneapi_state *s = NULL;
+  const dlx__oneapi_runtime *s = NULL;
   DLX_FORWARD(dlx__oneapi_device(fn, device.device_id, &s));
   DLX_FAIL_IF(bytes > (uint64_t)PTRDIFF_MAX - 64, DLX_ERR_OUT_OF_MEMORY, "%s: %" PRIu64 " bytes cannot be allocated",
               fn, bytes);
@@ -171,7 +171,7 @@ dlx_status dlx__oneapi_alloc_like(DLDevice device, const void *like, uint64_t by
                                   const char *fn) {
   dlx_oneapi_usm kind = dlx__oneapi_alloc_kind();
   if (like != NULL && device.device_type == kDLOneAPI) {
-    const dlx_oneapi_state *s = NULL;
+    const dlx__oneapi_runtime *s = NULL;
     DLX_FORWARD(dlx__oneapi_device(fn, device.device_id, &s));
     dlx_oneapi_usm k = DLX_ONEAPI_USM_UNKNOWN;
     DLX_FORWARD(dlx__oneapi_kind(s, like, device.device_id, fn, &k));
@@ -183,12 +183,12 @@ dlx_status dlx__oneapi_alloc_like(DLDevice device, const void *like, uint64_t by
 void dlx__oneapi_free(DLDevice device, void *ptr) {
   if (ptr == NULL) return;
   /* the memory came from alloc on this device, so the library is loaded and the id valid */
-  const dlx_oneapi_state *s = dlx__oneapi_state();
+  const dlx__oneapi_runtime *s = dlx__oneapi_state();
   if (s == NULL || device.device_id < 0 || device.device_id >= s->count) return;
   s->api.free_with_context(ptr, s->devices[device.device_id].context);
 }
 
-dlx_status dlx__oneapi_memcpy(const dlx_oneapi_state *s, int32_t id, void *dst, const void *src, size_t bytes,
+dlx_status dlx__oneapi_memcpy(const dlx__oneapi_runtime *s, int32_t id, void *dst, const void *src, size_t bytes,
                               const char *fn) {
   if (bytes == 0) return DLX_OK;
   dpctl_ref q;

@@ -1,12 +1,12 @@
 /* Internal: an elementwise op as the compute layer (src/compute/ops.c) hands it to a backend.
  *
- * By the time a backend sees a dlx_ew_op, everything backend-neutral is done: arguments validated, dtype
+ * By the time a backend sees a dlx__ew_op, everything backend-neutral is done: arguments validated, dtype
  * rules applied, broadcasting checked, inputs that partially overlap the output copied away, packed
  * float6/float4 operands unpacked to one code per byte, and the joint loop planned (a dlx_iter: operand 0
  * the output, broadcast, reordered, coalesced, with every dimension the output walks backwards flipped).
  * The backend only picks its typed loop for (kind, op, dtypes) and runs it over the plan. */
-#ifndef DLX_COMPUTE_EW_H
-#define DLX_COMPUTE_EW_H
+#ifndef DLX_KERNELS_EW_H
+#define DLX_KERNELS_EW_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
 
 /* Kernel dtype index: the native C types first (they have typed loops), then the narrow floats, which
  * compute in float32 ("staged": decoded in blocks, computed, encoded back). */
-typedef enum dlx_kd {
+typedef enum dlx__kd {
   DLX_KD_BOOL = 0,
   DLX_KD_I8,
   DLX_KD_I16,
@@ -46,56 +46,43 @@ typedef enum dlx_kd {
   DLX_KD_F4_E2M1FN,
   DLX_KD_COUNT,
   DLX_KD_NONE = -1
-} dlx_kd;
+} dlx__kd;
 
 #define DLX_KD_NARROW_COUNT (DLX_KD_COUNT - DLX_KD_NATIVE_COUNT)
 
 /* Kernel index of a dtype, DLX_KD_NONE when no kernel exists (int128, float128, complex32, vectors). */
-dlx_kd dlx__kd_of(DLDataType dt);
+dlx__kd dlx__kd_of(DLDataType dt);
 
-static inline bool dlx__kd_is_native(dlx_kd k) { return k >= 0 && k < DLX_KD_NATIVE_COUNT; }
+static inline bool dlx__kd_is_native(dlx__kd k) { return k >= 0 && k < DLX_KD_NATIVE_COUNT; }
 /* float6 / float4: cast, fill and copy only (ops.h) */
-static inline bool dlx__kd_is_subbyte(dlx_kd k) { return k >= DLX_KD_F6_E2M3FN && k <= DLX_KD_F4_E2M1FN; }
+static inline bool dlx__kd_is_subbyte(dlx__kd k) { return k >= DLX_KD_F6_E2M3FN && k <= DLX_KD_F4_E2M1FN; }
 /* Index among the narrow formats (0 for float16). */
-static inline int dlx__kd_narrow_index(dlx_kd k) { return (int)k - DLX_KD_F16; }
+static inline int dlx__kd_narrow_index(dlx__kd k) { return (int)k - DLX_KD_F16; }
 /* The DLPack type code of a narrow format (the codec's key). */
-static inline uint8_t dlx__kd_narrow_code(dlx_kd k) {
+static inline uint8_t dlx__kd_narrow_code(dlx__kd k) {
   return k == DLX_KD_F16 ? DLX_CODE_FLOAT
          : k == DLX_KD_BF16 ? DLX_CODE_BFLOAT
                             : (uint8_t)(k - DLX_KD_F8_E3M4 + DLX_CODE_FLOAT8_E3M4);
 }
 
-typedef enum dlx_ew_kind { DLX_EW_COPY, DLX_EW_FILL, DLX_EW_CAST, DLX_EW_UNARY, DLX_EW_BINARY, DLX_EW_FMA } dlx_ew_kind;
+typedef enum dlx__ew_kind { DLX_EW_COPY, DLX_EW_FILL, DLX_EW_CAST, DLX_EW_UNARY, DLX_EW_BINARY, DLX_EW_FMA } dlx__ew_kind;
 
-typedef struct dlx_ew_op {
-  dlx_ew_kind kind;
+typedef struct dlx__ew_op {
+  dlx__ew_kind kind;
   dlx_unop unop;       /* DLX_EW_UNARY */
   dlx_binop op;        /* DLX_EW_BINARY */
   double scalar;       /* DLX_EW_FMA: out = scalar * in0 + in1 */
   int nin;             /* inputs: 1 (copy, fill, cast, unary) or 2 */
   DLDataType dtype[3]; /* out, in0, in1; byte-sized (padded when sub-byte) */
   DLDevice device;     /* where it runs: the backend's home for the output (cpu:0 for host memory) */
-} dlx_ew_op;
+} dlx__ew_op;
 
 /* Same-dtype moves (copy, fill, a cast to the operand's own dtype) are dtype-blind byte copies. */
-static inline bool dlx__ew_is_move(const dlx_ew_op *op) {
+static inline bool dlx__ew_is_move(const dlx__ew_op *op) {
   return op->kind == DLX_EW_COPY || op->kind == DLX_EW_FILL ||
          (op->kind == DLX_EW_CAST && dlx_dtype_equal(op->dtype[0], op->dtype[1]));
 }
 
 static inline bool dlx__op_is_comparison(dlx_binop op) { return op >= DLX_OP_LT && op <= DLX_OP_NE; }
-
-/* ---- the reference path (src/compute/reference.c) ------------------------------------------------ */
-
-/* Run op element by element over the views (views[0] the output, then nin inputs, broadcast to it,
- * packed sub-byte operands read and written by bit position): a plain N-d index walk, no plan, no
- * backend, no threads. Host-accessible memory only; the caller checked everything. */
-void dlx__ref_run(const dlx_ew_op *op, const dlx_view *const *views);
-
-/* Route every op of the calling thread through dlx__ref_run, so that tests can compare it with the
- * backends. Returns the previous setting. */
-bool dlx__ops_set_reference(bool on);
-/* Whether the calling thread is in reference mode. */
-bool dlx__ops_reference_mode(void);
 
 #endif

@@ -1,11 +1,11 @@
-/* src/compute/convert.h - internal: scalar conversions between float32/float64 and the narrow float formats,
+/* src/kernels/convert.h - internal: scalar conversions between float32/float64 and the narrow float formats,
  * plus the integer/bool rules the cast op uses. Not a public header.
  *
  * Formats (DLPack code: name, layout, bias): 2: float16 (IEEE binary16; only width 16 of kDLFloat here),
  * 4: bfloat16, 7: float8_e3m4 (3, IEEE-like), 8: float8_e4m3 (7, IEEE-like), 9: float8_e4m3b11fnuz (11),
  * 10: float8_e4m3fn (7), 11: float8_e4m3fnuz (8), 12: float8_e5m2 (15, IEEE-like), 13: float8_e5m2fnuz (16),
  * 14: float8_e8m0fnu (127, unsigned powers of two), 15: float6_e2m3fn (1), 16: float6_e3m2fn (3),
- * 17: float4_e2m1fn (1). One generic codec reads a descriptor (dlx_cvt_format) per format.
+ * 17: float4_e2m1fn (1). One generic codec reads a descriptor (dlx__cvt_format) per format.
  *
  * Rules, bit-exact with ml_dtypes (float16: with NumPy), all checked by tests/test_convert.c and
  * python/tests/test_convert_mldtypes.py:
@@ -26,7 +26,7 @@
  *    e8m0fnu's positive); float16 and bfloat16 NaNs keep their payload into float32; float16 into float64
  *    too (NumPy), bfloat16 -> float64 is float32 -> float64, which sets the quiet bit.
  *
- * float64 sources: dlx_cvt_encode_f64 / dlx_cvt_narrow_encode round once, from the double (correctly
+ * float64 sources: dlx__cvt_encode_f64 / dlx__cvt_narrow_encode round once, from the double (correctly
  * rounded, as NumPy's float64 -> float16). ml_dtypes 0.6 instead casts float64 arrays to bfloat16/fp8/fp6/fp4
  * through float32 (two roundings: 1 + 2^-8 + 2^-40 gives bfloat16 1.0, not 1.0078125); a caller that wants
  * that exact behaviour encodes (float)x with the f32 functions.
@@ -39,8 +39,8 @@
  *  - float -> bool is x != 0 (NaN -> true, -0.0 -> false); bool -> number is 0 or 1;
  *  - integer -> float: C's conversion (round to nearest even on every supported platform). integer ->
  *    narrow format: ml_dtypes converts to float32 first, then encodes (two roundings once |v| > 2^24:
- *    int64 2^30 + 2^22 + 1 gives bfloat16 0x4E80, not 0x4E81); dlx_cvt_encode_f32(fmt, (float)v)
- *    reproduces that bit for bit, dlx_cvt_encode_f64(fmt, (double)v) rounds once for |v| <= 2^53.
+ *    int64 2^30 + 2^22 + 1 gives bfloat16 0x4E80, not 0x4E81); dlx__cvt_encode_f32(fmt, (float)v)
+ *    reproduces that bit for bit, dlx__cvt_encode_f64(fmt, (double)v) rounds once for |v| <= 2^53.
  *
  * Packed sub-byte storage (float6, float4): element i occupies bits [i*bits, (i+1)*bits) of the buffer,
  * little bit-endian (bit 0 = least significant bit of byte 0). Setting an element rewrites the one or two
@@ -49,8 +49,8 @@
  *
  * Thread safety: everything here is pure except the one-time build of the decode tables, which is
  * thread-safe (C11 atomics). No allocation, no abort. */
-#ifndef DLX_CORE_CONVERT_H
-#define DLX_CORE_CONVERT_H
+#ifndef DLX_KERNELS_CONVERT_H
+#define DLX_KERNELS_CONVERT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -84,7 +84,7 @@ enum {
   DLX_CVT_NANDEC_PAYLOAD_F32 = 2 /* payload kept into float32; float64 gets it widened and quieted (bfloat16) */
 };
 
-typedef struct dlx_cvt_format {
+typedef struct dlx__cvt_format {
   const char *name;    /* canonical dtype name ("float8_e4m3fn") */
   uint8_t code;        /* DLPack type code */
   uint8_t bits;        /* storage width: 16, 8, 6 or 4 */
@@ -101,10 +101,10 @@ typedef struct dlx_cvt_format {
   uint32_t zero_pos, zero_neg; /* codes of +0.0 and -0.0 (and of negative underflow) */
   uint32_t nan_pos, nan_neg;   /* codes a +NaN / -NaN input encodes to */
   uint32_t ovf_pos, ovf_neg;   /* codes of +-inf inputs and of overflow */
-} dlx_cvt_format;
+} dlx__cvt_format;
 
-/* Every format's descriptor, in one list (the host table in convert.c and dlx_cvt_format_value below are
- * both built from it). Fields in dlx_cvt_format's order from code on. */
+/* Every format's descriptor, in one list (the host table in convert.c and dlx__cvt_format_value below are
+ * both built from it). Fields in dlx__cvt_format's order from code on. */
 #define DLX_CVT_FORMATS(X)                                                                              \
   X("float16", DLX_CODE_FLOAT, 16, 5, 10, 15, DLX_CVT_NAN_IEEE, DLX_CVT_NANDEC_PAYLOAD, true, true, true, 0x8000, \
     0x7bff, 0x0000, 0x8000, 0x7e00, 0xfe00, 0x7c00, 0xfc00)                                             \
@@ -141,17 +141,17 @@ typedef struct dlx_cvt_format {
 
 /* The descriptor of a format by value (usable in device code, where the host table is not); a
  * descriptor with bits 0 for any other code. */
-DLX_CVT_INLINE dlx_cvt_format dlx_cvt_format_value(uint8_t dlpack_code) {
+DLX_CVT_INLINE dlx__cvt_format dlx__cvt_format_value(uint8_t dlpack_code) {
   switch (dlpack_code) {
 #define DLX_CVT_CASE(NAME, CODE, ...)          \
   case CODE: {                                 \
-    const dlx_cvt_format f = {NAME, CODE, __VA_ARGS__}; \
+    const dlx__cvt_format f = {NAME, CODE, __VA_ARGS__}; \
     return f;                                  \
   }
     DLX_CVT_FORMATS(DLX_CVT_CASE)
 #undef DLX_CVT_CASE
     default: {
-      const dlx_cvt_format f = {0};
+      const dlx__cvt_format f = {0};
       return f;
     }
   }
@@ -159,7 +159,7 @@ DLX_CVT_INLINE dlx_cvt_format dlx_cvt_format_value(uint8_t dlpack_code) {
 
 /* The descriptor of a narrow float format: code 2 means float16, 4 bfloat16, 7..17 the fp8/fp6/fp4
  * formats. NULL for any other code. */
-const dlx_cvt_format *dlx_cvt_format_of(uint8_t dlpack_code);
+const dlx__cvt_format *dlx__cvt_format_of(uint8_t dlpack_code);
 
 /* ---- generic codec (any format, any descriptor) ------------------------------------------------ */
 
@@ -168,33 +168,33 @@ const dlx_cvt_format *dlx_cvt_format_of(uint8_t dlpack_code);
 /* Decode a code (bits above fmt->bits ignored) to float32 / float64; exact for every non-NaN code. */
 
 /* By DLPack code (2 = float16, 4 = bfloat16, 7..17). For an unknown code decode gives NaN and encode 0. */
-double dlx_cvt_narrow_decode(uint8_t dlpack_code, uint32_t bits);
-uint32_t dlx_cvt_narrow_encode(uint8_t dlpack_code, double x);
-uint32_t dlx_cvt_narrow_encode_f32(uint8_t dlpack_code, float x);
+double dlx__cvt_narrow_decode(uint8_t dlpack_code, uint32_t bits);
+uint32_t dlx__cvt_narrow_encode(uint8_t dlpack_code, double x);
+uint32_t dlx__cvt_narrow_encode_f32(uint8_t dlpack_code, float x);
 
 /* 256-entry float32 table of every code of an 8/6/4-bit format (codes 7..17), indexed by the code
  * (entries past 2^bits repeat the low bits); NULL for other codes. Built once, thread-safely, on first
  * use; the pointer stays valid for the life of the process. */
-const float *dlx_cvt_decode_table(uint8_t dlpack_code);
+const float *dlx__cvt_decode_table(uint8_t dlpack_code);
 
 /* ---- float16 / bfloat16 fast paths ------------------------------------------------------------- */
 
-DLX_CVT_INLINE uint32_t dlx_cvt__f32_bits(float f) {
+DLX_CVT_INLINE uint32_t dlx__cvt_f32_bits(float f) {
   uint32_t u;
   memcpy(&u, &f, sizeof u);
   return u;
 }
-DLX_CVT_INLINE float dlx_cvt__f32_from_bits(uint32_t u) {
+DLX_CVT_INLINE float dlx__cvt_f32_from_bits(uint32_t u) {
   float f;
   memcpy(&f, &u, sizeof f);
   return f;
 }
-DLX_CVT_INLINE uint64_t dlx_cvt__f64_bits(double d) {
+DLX_CVT_INLINE uint64_t dlx__cvt_f64_bits(double d) {
   uint64_t u;
   memcpy(&u, &d, sizeof u);
   return u;
 }
-DLX_CVT_INLINE double dlx_cvt__f64_from_bits(uint64_t u) {
+DLX_CVT_INLINE double dlx__cvt_f64_from_bits(uint64_t u) {
   double d;
   memcpy(&d, &u, sizeof d);
   return d;
@@ -203,7 +203,7 @@ DLX_CVT_INLINE double dlx_cvt__f64_from_bits(uint64_t u) {
 /* The generic encoder's finite non-zero path: value = m * 2^(e - mbits) with m in [2^mbits, 2^(mbits+1)),
  * mbits >= fmt->man_bits. Rounds to nearest even at the target's precision (fewer bits in its subnormal
  * range) and packs with one addition, so a carry out of the mantissa bumps the exponent. */
-DLX_CVT_INLINE uint32_t dlx_cvt__encode_finite(const dlx_cvt_format *fmt, bool neg, int32_t e, uint64_t m,
+DLX_CVT_INLINE uint32_t dlx__cvt_encode_finite(const dlx__cvt_format *fmt, bool neg, int32_t e, uint64_t m,
                                               unsigned mbits) {
   /* e8m0fnu has no sign: every negative input is NaN */
   if (neg && fmt->sign_bit == 0) return fmt->nan_neg;
@@ -227,23 +227,23 @@ DLX_CVT_INLINE uint32_t dlx_cvt__encode_finite(const dlx_cvt_format *fmt, bool n
 }
 
 /* NaN input: the format's NaN for that sign, or (float16) the top payload bits below a quiet exponent. */
-DLX_CVT_INLINE uint32_t dlx_cvt__encode_nan(const dlx_cvt_format *fmt, bool neg, uint64_t payload, unsigned mbits) {
+DLX_CVT_INLINE uint32_t dlx__cvt_encode_nan(const dlx__cvt_format *fmt, bool neg, uint64_t payload, unsigned mbits) {
   if (!fmt->nan_encode_payload) return neg ? fmt->nan_neg : fmt->nan_pos;
   uint32_t keep = (uint32_t)(payload >> (mbits - fmt->man_bits));
   const uint32_t exp_ones = ((1u << fmt->exp_bits) - 1u) << fmt->man_bits;
   return (neg ? fmt->sign_bit : 0u) | exp_ones | (keep ? keep : 1u); /* a zero payload would read as inf */
 }
 
-DLX_CVT_INLINE uint32_t dlx_cvt_encode_f32(const dlx_cvt_format *fmt, float x) {
-  const uint32_t u = dlx_cvt__f32_bits(x);
+DLX_CVT_INLINE uint32_t dlx__cvt_encode_f32(const dlx__cvt_format *fmt, float x) {
+  const uint32_t u = dlx__cvt_f32_bits(x);
   const bool neg = (u >> 31) != 0;
   const uint32_t a = u & 0x7fffffffu;
   if (a >= 0x7f800000u) {
     if (a == 0x7f800000u) return neg ? fmt->ovf_neg : fmt->ovf_pos;
-    return dlx_cvt__encode_nan(fmt, neg, a & 0x7fffffu, 23);
+    return dlx__cvt_encode_nan(fmt, neg, a & 0x7fffffu, 23);
   }
   if (a == 0) return neg ? fmt->zero_neg : fmt->zero_pos;
-  if (a >= 0x00800000u) return dlx_cvt__encode_finite(fmt, neg, (int32_t)(a >> 23) - 127, (a & 0x7fffffu) | 0x800000u, 23);
+  if (a >= 0x00800000u) return dlx__cvt_encode_finite(fmt, neg, (int32_t)(a >> 23) - 127, (a & 0x7fffffu) | 0x800000u, 23);
   /* float32 subnormal: normalise with integer shifts (no FPU, so DAZ cannot flush it) */
   uint32_t m = a;
   int32_t e = -126;
@@ -251,20 +251,20 @@ DLX_CVT_INLINE uint32_t dlx_cvt_encode_f32(const dlx_cvt_format *fmt, float x) {
     m <<= 1;
     --e;
   }
-  return dlx_cvt__encode_finite(fmt, neg, e, m, 23);
+  return dlx__cvt_encode_finite(fmt, neg, e, m, 23);
 }
 
-DLX_CVT_INLINE uint32_t dlx_cvt_encode_f64(const dlx_cvt_format *fmt, double x) {
-  const uint64_t u = dlx_cvt__f64_bits(x);
+DLX_CVT_INLINE uint32_t dlx__cvt_encode_f64(const dlx__cvt_format *fmt, double x) {
+  const uint64_t u = dlx__cvt_f64_bits(x);
   const bool neg = (u >> 63) != 0;
   const uint64_t a = u & UINT64_C(0x7fffffffffffffff);
   const uint64_t frac_mask = (UINT64_C(1) << 52) - 1u;
   if (a >= UINT64_C(0x7ff0000000000000)) {
     if (a == UINT64_C(0x7ff0000000000000)) return neg ? fmt->ovf_neg : fmt->ovf_pos;
-    return dlx_cvt__encode_nan(fmt, neg, a & frac_mask, 52);
+    return dlx__cvt_encode_nan(fmt, neg, a & frac_mask, 52);
   }
   if (a == 0) return neg ? fmt->zero_neg : fmt->zero_pos;
-  if ((a >> 52) != 0) return dlx_cvt__encode_finite(fmt, neg, (int32_t)(a >> 52) - 1023, (a & frac_mask) | (frac_mask + 1u), 52);
+  if ((a >> 52) != 0) return dlx__cvt_encode_finite(fmt, neg, (int32_t)(a >> 52) - 1023, (a & frac_mask) | (frac_mask + 1u), 52);
   /* float64 subnormals are far below every format's range: they round to the smallest result */
   uint64_t m = a;
   int32_t e = -1022;
@@ -272,22 +272,22 @@ DLX_CVT_INLINE uint32_t dlx_cvt_encode_f64(const dlx_cvt_format *fmt, double x) 
     m <<= 1;
     --e;
   }
-  return dlx_cvt__encode_finite(fmt, neg, e, m, 52);
+  return dlx__cvt_encode_finite(fmt, neg, e, m, 52);
 }
 
 
 /* A decoded code: NaN, inf, zero, or the exact value (-1)^neg * m * 2^e with 0 < m < 2^11. */
 enum { DLX_CVT_FINITE, DLX_CVT_ZERO, DLX_CVT_INF, DLX_CVT_NANV };
-typedef struct dlx_cvt_parts {
+typedef struct dlx__cvt_parts {
   int kind; /* DLX_CVT_FINITE, ... */
   bool neg;
   uint32_t m;
   int32_t e;
   uint32_t payload; /* NaN: the stored mantissa */
-} dlx_cvt_parts;
+} dlx__cvt_parts;
 
-DLX_CVT_INLINE dlx_cvt_parts dlx_cvt__split(const dlx_cvt_format *fmt, uint32_t bits) {
-  dlx_cvt_parts p = {DLX_CVT_FINITE, false, 0, 0, 0};
+DLX_CVT_INLINE dlx__cvt_parts dlx__cvt_split(const dlx__cvt_format *fmt, uint32_t bits) {
+  dlx__cvt_parts p = {DLX_CVT_FINITE, false, 0, 0, 0};
   bits &= (fmt->bits >= 32) ? 0xffffffffu : ((1u << fmt->bits) - 1u);
   const uint32_t mag = bits & ~fmt->sign_bit;
   const uint32_t man_mask = (1u << fmt->man_bits) - 1u;
@@ -319,7 +319,7 @@ DLX_CVT_INLINE dlx_cvt_parts dlx_cvt__split(const dlx_cvt_format *fmt, uint32_t 
   return p;
 }
 
-DLX_CVT_INLINE unsigned dlx_cvt__bit_length(uint32_t m) {
+DLX_CVT_INLINE unsigned dlx__cvt_bit_length(uint32_t m) {
   unsigned n = 0;
   while (m) {
     ++n;
@@ -328,53 +328,53 @@ DLX_CVT_INLINE unsigned dlx_cvt__bit_length(uint32_t m) {
   return n;
 }
 
-DLX_CVT_INLINE float dlx_cvt_decode_f32(const dlx_cvt_format *fmt, uint32_t bits) {
-  const dlx_cvt_parts p = dlx_cvt__split(fmt, bits);
+DLX_CVT_INLINE float dlx__cvt_decode_f32(const dlx__cvt_format *fmt, uint32_t bits) {
+  const dlx__cvt_parts p = dlx__cvt_split(fmt, bits);
   const uint32_t sign = p.neg ? 0x80000000u : 0u;
   switch (p.kind) {
-    case DLX_CVT_ZERO: return dlx_cvt__f32_from_bits(sign);
-    case DLX_CVT_INF: return dlx_cvt__f32_from_bits(sign | 0x7f800000u);
+    case DLX_CVT_ZERO: return dlx__cvt_f32_from_bits(sign);
+    case DLX_CVT_INF: return dlx__cvt_f32_from_bits(sign | 0x7f800000u);
     case DLX_CVT_NANV:
-      if (fmt->nan_decode == DLX_CVT_NANDEC_QUIET) return dlx_cvt__f32_from_bits(sign | 0x7fc00000u);
-      return dlx_cvt__f32_from_bits(sign | 0x7f800000u | (p.payload << (23 - fmt->man_bits)));
+      if (fmt->nan_decode == DLX_CVT_NANDEC_QUIET) return dlx__cvt_f32_from_bits(sign | 0x7fc00000u);
+      return dlx__cvt_f32_from_bits(sign | 0x7f800000u | (p.payload << (23 - fmt->man_bits)));
     default: break;
   }
   /* assemble the float32 bits with integers: exact, and immune to FTZ (e8m0fnu 0x00 = 2^-127 and the
    * bfloat16 subnormals are float32 subnormals) */
-  const unsigned n = dlx_cvt__bit_length(p.m);
+  const unsigned n = dlx__cvt_bit_length(p.m);
   const int32_t lead = p.e + (int32_t)n - 1; /* exponent of the leading bit */
   uint32_t out;
   if (lead >= -126)
     out = ((uint32_t)(lead + 127) << 23) | ((p.m << (24 - n)) & 0x7fffffu);
   else
     out = p.m << (p.e + 149); /* every format's smallest value is >= 2^-133, so the shift is >= 0 */
-  return dlx_cvt__f32_from_bits(sign | out);
+  return dlx__cvt_f32_from_bits(sign | out);
 }
 
-DLX_CVT_INLINE double dlx_cvt_decode_f64(const dlx_cvt_format *fmt, uint32_t bits) {
-  const dlx_cvt_parts p = dlx_cvt__split(fmt, bits);
+DLX_CVT_INLINE double dlx__cvt_decode_f64(const dlx__cvt_format *fmt, uint32_t bits) {
+  const dlx__cvt_parts p = dlx__cvt_split(fmt, bits);
   const uint64_t sign = p.neg ? UINT64_C(0x8000000000000000) : 0u;
   switch (p.kind) {
-    case DLX_CVT_ZERO: return dlx_cvt__f64_from_bits(sign);
-    case DLX_CVT_INF: return dlx_cvt__f64_from_bits(sign | UINT64_C(0x7ff0000000000000));
+    case DLX_CVT_ZERO: return dlx__cvt_f64_from_bits(sign);
+    case DLX_CVT_INF: return dlx__cvt_f64_from_bits(sign | UINT64_C(0x7ff0000000000000));
     case DLX_CVT_NANV: {
-      if (fmt->nan_decode == DLX_CVT_NANDEC_QUIET) return dlx_cvt__f64_from_bits(sign | UINT64_C(0x7ff8000000000000));
+      if (fmt->nan_decode == DLX_CVT_NANDEC_QUIET) return dlx__cvt_f64_from_bits(sign | UINT64_C(0x7ff8000000000000));
       uint64_t out = sign | UINT64_C(0x7ff0000000000000) | ((uint64_t)p.payload << (52 - fmt->man_bits));
       /* bfloat16 widens through float32, and that hardware conversion sets the quiet bit */
       if (fmt->nan_decode == DLX_CVT_NANDEC_PAYLOAD_F32) out |= UINT64_C(0x0008000000000000);
-      return dlx_cvt__f64_from_bits(out);
+      return dlx__cvt_f64_from_bits(out);
     }
     default: break;
   }
   /* every format's values are float64 normals */
-  const unsigned n = dlx_cvt__bit_length(p.m);
+  const unsigned n = dlx__cvt_bit_length(p.m);
   const int32_t lead = p.e + (int32_t)n - 1;
   const uint64_t out = ((uint64_t)(lead + 1023) << 52) | (((uint64_t)p.m << (53 - n)) & ((UINT64_C(1) << 52) - 1u));
-  return dlx_cvt__f64_from_bits(sign | out);
+  return dlx__cvt_f64_from_bits(sign | out);
 }
 
 /* float16 -> float32, exact; NaN payloads kept (NumPy). */
-DLX_CVT_INLINE float dlx_cvt_f16_to_f32(uint16_t h) {
+DLX_CVT_INLINE float dlx__cvt_f16_to_f32(uint16_t h) {
   const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   const uint32_t em = h & 0x7fffu;
   uint32_t out;
@@ -393,21 +393,21 @@ DLX_CVT_INLINE float dlx_cvt_f16_to_f32(uint16_t h) {
   } else {
     out = sign;
   }
-  return dlx_cvt__f32_from_bits(out);
+  return dlx__cvt_f32_from_bits(out);
 }
 
 /* float16 -> float64, exact; NaN payloads kept without setting the quiet bit (NumPy). */
-DLX_CVT_INLINE double dlx_cvt_f16_to_f64(uint16_t h) {
+DLX_CVT_INLINE double dlx__cvt_f16_to_f64(uint16_t h) {
   if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0)
-    return dlx_cvt__f64_from_bits(((uint64_t)(h & 0x8000u) << 48) | 0x7ff0000000000000u |
+    return dlx__cvt_f64_from_bits(((uint64_t)(h & 0x8000u) << 48) | 0x7ff0000000000000u |
                                   ((uint64_t)(h & 0x3ffu) << 42));
-  return (double)dlx_cvt_f16_to_f32(h);
+  return (double)dlx__cvt_f16_to_f32(h);
 }
 
 /* float32 -> float16, round to nearest even; overflow -> inf; NaN keeps the top 10 payload bits and is
  * never turned into inf (NumPy's npy_floatbits_to_halfbits). */
-DLX_CVT_INLINE uint16_t dlx_cvt_f32_to_f16(float f) {
-  const uint32_t x = dlx_cvt__f32_bits(f);
+DLX_CVT_INLINE uint16_t dlx__cvt_f32_to_f16(float f) {
+  const uint32_t x = dlx__cvt_f32_bits(f);
   const uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
   const uint32_t a = x & 0x7fffffffu;
   if (a >= 0x7f800000u) {
@@ -430,45 +430,45 @@ DLX_CVT_INLINE uint16_t dlx_cvt_f32_to_f16(float f) {
 }
 
 /* float64 -> float16, rounded once from the double (as NumPy). */
-DLX_CVT_INLINE uint16_t dlx_cvt_f64_to_f16(double d) {
-  const dlx_cvt_format f = dlx_cvt_format_value(DLX_CODE_FLOAT);
-  return (uint16_t)dlx_cvt_encode_f64(&f, d);
+DLX_CVT_INLINE uint16_t dlx__cvt_f64_to_f16(double d) {
+  const dlx__cvt_format f = dlx__cvt_format_value(DLX_CODE_FLOAT);
+  return (uint16_t)dlx__cvt_encode_f64(&f, d);
 }
 
 /* bfloat16 -> float32: the top 16 bits, exact (NaN payloads kept). */
-DLX_CVT_INLINE float dlx_cvt_bf16_to_f32(uint16_t b) { return dlx_cvt__f32_from_bits((uint32_t)b << 16); }
+DLX_CVT_INLINE float dlx__cvt_bf16_to_f32(uint16_t b) { return dlx__cvt_f32_from_bits((uint32_t)b << 16); }
 
 /* bfloat16 -> float64: as through float32; a NaN gets the quiet bit, as the hardware widening does. */
-DLX_CVT_INLINE double dlx_cvt_bf16_to_f64(uint16_t b) {
+DLX_CVT_INLINE double dlx__cvt_bf16_to_f64(uint16_t b) {
   if ((b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0)
-    return dlx_cvt__f64_from_bits(((uint64_t)(b & 0x8000u) << 48) | 0x7ff8000000000000u |
+    return dlx__cvt_f64_from_bits(((uint64_t)(b & 0x8000u) << 48) | 0x7ff8000000000000u |
                                   ((uint64_t)(b & 0x7fu) << 45));
   /* subnormals are float32 subnormals, which a DAZ mode would flush in the widening: use integers */
   if ((b & 0x7f80u) == 0 && (b & 0x7fu) != 0) {
-    const dlx_cvt_format f = dlx_cvt_format_value(DLX_CODE_BFLOAT);
-    return dlx_cvt_decode_f64(&f, b);
+    const dlx__cvt_format f = dlx__cvt_format_value(DLX_CODE_BFLOAT);
+    return dlx__cvt_decode_f64(&f, b);
   }
-  return (double)dlx_cvt_bf16_to_f32(b);
+  return (double)dlx__cvt_bf16_to_f32(b);
 }
 
 /* float32 -> bfloat16, round to nearest even; overflow -> inf; NaN -> 0x7FC0 with the sign (ml_dtypes). */
-DLX_CVT_INLINE uint16_t dlx_cvt_f32_to_bf16(float f) {
-  const uint32_t x = dlx_cvt__f32_bits(f);
+DLX_CVT_INLINE uint16_t dlx__cvt_f32_to_bf16(float f) {
+  const uint32_t x = dlx__cvt_f32_bits(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(((x >> 16) & 0x8000u) | 0x7fc0u);
   /* adding 0x7fff plus the kept lsb carries exactly when the dropped half rounds up (ties to even) */
   return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
 /* float64 -> bfloat16, rounded once from the double. */
-DLX_CVT_INLINE uint16_t dlx_cvt_f64_to_bf16(double d) {
-  const dlx_cvt_format f = dlx_cvt_format_value(DLX_CODE_BFLOAT);
-  return (uint16_t)dlx_cvt_encode_f64(&f, d);
+DLX_CVT_INLINE uint16_t dlx__cvt_f64_to_bf16(double d) {
+  const dlx__cvt_format f = dlx__cvt_format_value(DLX_CODE_BFLOAT);
+  return (uint16_t)dlx__cvt_encode_f64(&f, d);
 }
 
 /* ---- fp8 / fp6 / fp4 hot paths ---------------------------------------------------------------- */
 
-/* Decode through a table from dlx_cvt_decode_table (the cast kernel fetches it once per call). */
-DLX_CVT_INLINE float dlx_cvt_table_decode(const float *table, uint32_t bits) { return table[bits & 0xffu]; }
+/* Decode through a table from dlx__cvt_decode_table (the cast kernel fetches it once per call). */
+DLX_CVT_INLINE float dlx__cvt_table_decode(const float *table, uint32_t bits) { return table[bits & 0xffu]; }
 
 /* ---- negation ---------------------------------------------------------------------------------- */
 
@@ -476,7 +476,7 @@ DLX_CVT_INLINE float dlx_cvt_table_decode(const float *table, uint32_t bits) { r
  * formats keep 0 (they have no -0) and their one NaN (0x80); the unsigned e8m0fnu has no negative value,
  * so every negation is its NaN. Exactly what decode, negate and encode give, but for NaN payloads, which
  * the float round trip would replace with the canonical NaN. */
-DLX_CVT_INLINE uint32_t dlx_cvt_negate(const dlx_cvt_format *fmt, uint32_t code) {
+DLX_CVT_INLINE uint32_t dlx__cvt_negate(const dlx__cvt_format *fmt, uint32_t code) {
   if (fmt->sign_bit == 0) return fmt->nan_neg;
   if (fmt->nan_kind == DLX_CVT_NAN_NEG_ZERO && (code & ~fmt->sign_bit) == 0) return code;
   return code ^ fmt->sign_bit;
@@ -486,7 +486,7 @@ DLX_CVT_INLINE uint32_t dlx_cvt_negate(const dlx_cvt_format *fmt, uint32_t code)
 
 /* The `bits`-wide field (1..8) at bit position bitpos from base, negative positions included (views
  * with negative strides reach below their first element). */
-DLX_CVT_INLINE uint32_t dlx_cvt_bits_get(const void *base, int64_t bitpos, unsigned bits) {
+DLX_CVT_INLINE uint32_t dlx__cvt_bits_get(const void *base, int64_t bitpos, unsigned bits) {
   const unsigned char *p = (const unsigned char *)base;
   const int64_t byte = bitpos / 8 - (bitpos % 8 < 0); /* floor */
   const unsigned shift = (unsigned)(bitpos - byte * 8);
@@ -496,7 +496,7 @@ DLX_CVT_INLINE uint32_t dlx_cvt_bits_get(const void *base, int64_t bitpos, unsig
 }
 
 /* Store the low `bits` bits of value at bit position bitpos; neighbours are untouched. */
-DLX_CVT_INLINE void dlx_cvt_bits_set(void *base, int64_t bitpos, unsigned bits, uint32_t value) {
+DLX_CVT_INLINE void dlx__cvt_bits_set(void *base, int64_t bitpos, unsigned bits, uint32_t value) {
   unsigned char *p = (unsigned char *)base;
   const int64_t byte = bitpos / 8 - (bitpos % 8 < 0);
   const unsigned shift = (unsigned)(bitpos - byte * 8);
@@ -507,18 +507,18 @@ DLX_CVT_INLINE void dlx_cvt_bits_set(void *base, int64_t bitpos, unsigned bits, 
 }
 
 /* Element i of a packed buffer, and its store. */
-DLX_CVT_INLINE uint32_t dlx_cvt_packed_get(const void *buf, uint64_t i, unsigned bits) {
-  return dlx_cvt_bits_get(buf, (int64_t)(i * bits), bits);
+DLX_CVT_INLINE uint32_t dlx__cvt_packed_get(const void *buf, uint64_t i, unsigned bits) {
+  return dlx__cvt_bits_get(buf, (int64_t)(i * bits), bits);
 }
-DLX_CVT_INLINE void dlx_cvt_packed_set(void *buf, uint64_t i, unsigned bits, uint32_t value) {
-  dlx_cvt_bits_set(buf, (int64_t)(i * bits), bits, value);
+DLX_CVT_INLINE void dlx__cvt_packed_set(void *buf, uint64_t i, unsigned bits, uint32_t value) {
+  dlx__cvt_bits_set(buf, (int64_t)(i * bits), bits, value);
 }
 
 /* ---- integers and bool ------------------------------------------------------------------------ */
 
 /* double -> signed integer in [lo, hi]: truncation toward zero, NaN -> 0, saturation outside the range.
  * lo/hi are the target type's limits (INT8_MIN/INT8_MAX ... INT64_MIN/INT64_MAX). */
-DLX_CVT_INLINE int64_t dlx_cvt_f64_to_int(double x, int64_t lo, int64_t hi) {
+DLX_CVT_INLINE int64_t dlx__cvt_f64_to_int(double x, int64_t lo, int64_t hi) {
   if (x != x) return 0;
   if (x >= 9223372036854775808.0) return hi; /* 2^63 */
   if (x < -9223372036854775808.0) return lo;
@@ -527,7 +527,7 @@ DLX_CVT_INLINE int64_t dlx_cvt_f64_to_int(double x, int64_t lo, int64_t hi) {
 }
 
 /* double -> unsigned integer in [0, hi]: truncation toward zero, NaN -> 0, <= -1 -> 0, saturation at hi. */
-DLX_CVT_INLINE uint64_t dlx_cvt_f64_to_uint(double x, uint64_t hi) {
+DLX_CVT_INLINE uint64_t dlx__cvt_f64_to_uint(double x, uint64_t hi) {
   if (!(x > -1.0)) return 0; /* NaN and everything that truncates below 0 */
   if (x >= 18446744073709551616.0) return hi; /* 2^64 */
   const uint64_t v = (uint64_t)x;
@@ -535,6 +535,6 @@ DLX_CVT_INLINE uint64_t dlx_cvt_f64_to_uint(double x, uint64_t hi) {
 }
 
 /* float -> bool: x != 0, so NaN is true and -0.0 false. */
-DLX_CVT_INLINE bool dlx_cvt_f64_to_bool(double x) { return x != 0.0; }
+DLX_CVT_INLINE bool dlx__cvt_f64_to_bool(double x) { return x != 0.0; }
 
 #endif

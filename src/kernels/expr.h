@@ -10,34 +10,34 @@
  * For kernel translation units only: the short trait names below (S_f32, CAT_i8, ...) are not
  * prefixed. A rule is a macro RULE_CATEGORY(a, b, N) where N names the dtype (b8, i8 ... c128) and the
  * category comes from CAT_##N, so one generic loop body per op family instantiates every dtype. */
-#ifndef DLX_COMPUTE_EXPR_H
-#define DLX_COMPUTE_EXPR_H
+#ifndef DLX_KERNELS_EXPR_H
+#define DLX_KERNELS_EXPR_H
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "compute/convert.h"
+#include "kernels/convert.h"
 
 #define DLX_EXPR static inline DLX_HD
 
 /* Complex storage: two parts, as DLPack and C99 _Complex lay them out; a struct keeps the arithmetic
  * ours (NumPy's formulas) rather than libgcc's __mulsc3 / __divsc3, which differ at inf and NaN. */
-typedef struct dlx_cf32 {
+typedef struct dlx__cf32 {
   float re, im;
-} dlx_cf32;
-typedef struct dlx_cf64 {
+} dlx__cf32;
+typedef struct dlx__cf64 {
   double re, im;
-} dlx_cf64;
+} dlx__cf64;
 
-DLX_EXPR dlx_cf32 dlx_cf32_make(float re, float im) {
-  dlx_cf32 z;
+DLX_EXPR dlx__cf32 dlx_cf32_make(float re, float im) {
+  dlx__cf32 z;
   z.re = re;
   z.im = im;
   return z;
 }
-DLX_EXPR dlx_cf64 dlx_cf64_make(double re, double im) {
-  dlx_cf64 z;
+DLX_EXPR dlx__cf64 dlx_cf64_make(double re, double im) {
+  dlx__cf64 z;
   z.re = re;
   z.im = im;
   return z;
@@ -72,8 +72,8 @@ DLX_EXPR double dlx__round_half_even(double x) {
 #define S_u64 uint64_t
 #define S_f32 float
 #define S_f64 double
-#define S_c64 dlx_cf32
-#define S_c128 dlx_cf64
+#define S_c64 dlx__cf32
+#define S_c128 dlx__cf64
 
 #define CAT_b8 BOOL
 #define CAT_i8 SINT
@@ -149,8 +149,8 @@ DLX_EXPR double dlx__round_half_even(double x) {
 #define CVT_UINT_REAL(x, D) ((S_##D)(x))
 #define CVT_SINT_CPLX(x, D) MK_##D((PART_##D)(x), 0)
 #define CVT_UINT_CPLX(x, D) MK_##D((PART_##D)(x), 0)
-#define CVT_REAL_SINT(x, D) ((S_##D)dlx_cvt_f64_to_int((double)(x), MIN_##D, MAX_##D))
-#define CVT_REAL_UINT(x, D) ((S_##D)dlx_cvt_f64_to_uint((double)(x), MAX_##D))
+#define CVT_REAL_SINT(x, D) ((S_##D)dlx__cvt_f64_to_int((double)(x), MIN_##D, MAX_##D))
+#define CVT_REAL_UINT(x, D) ((S_##D)dlx__cvt_f64_to_uint((double)(x), MAX_##D))
 #define CVT_REAL_REAL(x, D) ((S_##D)(x))
 #define CVT_REAL_CPLX(x, D) MK_##D((PART_##D)(x), 0)
 /* complex -> real keeps the real part (NumPy, with its ComplexWarning) */
@@ -169,10 +169,10 @@ DLX_EXPR double dlx__round_half_even(double x) {
  * ==================================================================================================== */
 
 /* NumPy's product formula (no inf recovery, unlike C99 Annex G). */
-DLX_EXPR dlx_cf32 dlx_cmul_c64(dlx_cf32 a, dlx_cf32 b) {
+DLX_EXPR dlx__cf32 dlx_cmul_c64(dlx__cf32 a, dlx__cf32 b) {
   return dlx_cf32_make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
 }
-DLX_EXPR dlx_cf64 dlx_cmul_c128(dlx_cf64 a, dlx_cf64 b) {
+DLX_EXPR dlx__cf64 dlx_cmul_c128(dlx__cf64 a, dlx__cf64 b) {
   return dlx_cf64_make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
 }
 
@@ -281,7 +281,7 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
  * Unary ops. Negation: integers wrap; floats negate (IEEE negate: the sign bit flips, NaN included, so
  * -0.0 comes out of 0.0 and -NaN out of NaN), complex parts each (not a multiply by -1, which would turn
  * inf parts into NaN). Bool has none (NumPy refuses it). The narrow formats negate their codes
- * (convert.h's dlx_cvt_negate), which keeps NaN payloads as ml_dtypes does.
+ * (convert.h's dlx__cvt_negate), which keeps NaN payloads as ml_dtypes does.
  * ==================================================================================================== */
 
 #define NEG_SINT(x, N) ((S_##N)((W_##N)0 - (W_##N)(x)))
@@ -302,8 +302,8 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
  * ==================================================================================================== */
 
 #define FMA_SINT(s, a, b, N) \
-  ((S_##N)dlx_cvt_f64_to_int(dlx__round_half_even((s) * (double)(a) + (double)(b)), MIN_##N, MAX_##N))
-#define FMA_UINT(s, a, b, N) ((S_##N)dlx_cvt_f64_to_uint(dlx__round_half_even((s) * (double)(a) + (double)(b)), MAX_##N))
+  ((S_##N)dlx__cvt_f64_to_int(dlx__round_half_even((s) * (double)(a) + (double)(b)), MIN_##N, MAX_##N))
+#define FMA_UINT(s, a, b, N) ((S_##N)dlx__cvt_f64_to_uint(dlx__round_half_even((s) * (double)(a) + (double)(b)), MAX_##N))
 #define FMA_BOOL(s, a, b, N) ((uint8_t)(dlx__round_half_even((s) * (double)((a) != 0) + (double)((b) != 0)) >= 1.0))
 #define FMA_REAL(s, a, b, N) ((S_##N)(s) * (a) + (b))
 #define FMA_CPLX(s, a, b, N) MK_##N((PART_##N)(s) * (a).re + (b).re, (PART_##N)(s) * (a).im + (b).im)

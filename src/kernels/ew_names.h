@@ -1,11 +1,11 @@
 /* Internal: the short names that the backends' loop tables paste together (KD_##N, ENUM_##op) when they
  * instantiate one kernel body per (op, dtype), so that the CPU loops (backends/cpu/loops_native_body.h)
  * and the CUDA kernels (backends/cuda/kernels_*.cu) spell their tables the same way and from one list.
- * Plain macros over compute/ew.h's dlx_kd and dlx/ops.h's dlx_binop: usable from C and from CUDA. */
-#ifndef DLX_COMPUTE_EW_NAMES_H
-#define DLX_COMPUTE_EW_NAMES_H
+ * Plain macros over kernels/ew.h's dlx__kd and dlx/ops.h's dlx_binop: usable from C and from CUDA. */
+#ifndef DLX_KERNELS_EW_NAMES_H
+#define DLX_KERNELS_EW_NAMES_H
 
-#include "compute/ew.h"
+#include "kernels/ew.h"
 
 /* kernel dtype index by short dtype name */
 #define KD_b8 DLX_KD_BOOL
@@ -34,4 +34,4 @@
 #define ENUM_eq DLX_OP_EQ
 #define ENUM_ne DLX_OP_NE
 
-#endif /* DLX_COMPUTE_EW_NAMES_H */
+#endif /* DLX_KERNELS_EW_NAMES_H */

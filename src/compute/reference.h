@@ -1,0 +1,21 @@
+/* Internal to the compute layer: the reference path (compute/reference.c), which tests compare every
+ * backend with. */
+#ifndef DLX_COMPUTE_REFERENCE_H
+#define DLX_COMPUTE_REFERENCE_H
+
+#include <stdbool.h>
+
+#include "kernels/ew.h"
+
+/* Run op element by element over the views (views[0] the output, then nin inputs, broadcast to it,
+ * packed sub-byte operands read and written by bit position): a plain N-d index walk, no plan, no
+ * backend, no threads. Host-accessible memory only; the caller checked everything. */
+void dlx__ref_run(const dlx__ew_op *op, const dlx_view *const *views);
+
+/* Route every op of the calling thread through dlx__ref_run, so that tests can compare it with the
+ * backends. Returns the previous setting. */
+bool dlx__ops_set_reference(bool on);
+/* Whether the calling thread is in reference mode. */
+bool dlx__ops_reference_mode(void);
+
+#endif
