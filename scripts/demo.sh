@@ -3,7 +3,7 @@
 #   1. `python -m dlx`: the interoperability matrix of dlx, NumPy, JAX (and PyTorch when installed by
 #      scripts/install_torch.sh): for each producer -> consumer pair and dtype, whether the exchange works,
 #      whether it is zero-copy, and its cost per call. Sets up .venv on first use (PyPI).
-#   2. the C seed examples (export a strided view as a DLTensor; import one with full validation) and a
+#   2. the C examples of CCCL's rules (export a strided view as a DLTensor; import one with full validation) and a
 #      quick run of the C conversion benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."

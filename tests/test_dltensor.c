@@ -1,5 +1,5 @@
-/* Tests for src/exchange/dltensor.c: export (dlx_view_to_dltensor, seed 000), import (dlx_view_from_dltensor,
- * seed 001), the capsules (dlx_view_from_managed, dlx_view_from_managed_versioned), the DLPack edge
+/* Tests for src/exchange/dltensor.c: export (dlx_view_to_dltensor, CCCL's to_dlpack_tensor), import (dlx_view_from_dltensor,
+ * CCCL's mdspan checks), the capsules (dlx_view_from_managed, dlx_view_from_managed_versioned), the DLPack edge
  * cases, and round trips through both. */
 #include <stdalign.h>
 #include <stdbool.h>
@@ -31,9 +31,9 @@ static dlx_import_spec spec(DLDataType dt, int32_t nd, dlx_memspace space, dlx_l
 static const DLDevice cpu = {kDLCPU, 0};
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Export (seed 000)                                                                                */
+/* Export (CCCL)                                                                                    */
 
-static void test_export_seed000(void) {
+static void test_export_cccl(void) {
   int data[6] = {0, 1, 2, 3, 4, 5};
   size_t ext[2] = {2, 3};
   DLDevice host;
@@ -105,9 +105,9 @@ static void test_export_errors(void) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Import (seed 001): the example and one test per CCCL runtime error                               */
+/* Import (CCCL): the example and one test per CCCL runtime error                               */
 
-static void test_import_seed001(void) {
+static void test_import_cccl(void) {
   int data[6] = {0, 1, 2, 3, 4, 5};
   int64_t shape[2] = {2, 3};
   int64_t strides[2] = {3, 1};
@@ -270,7 +270,7 @@ static void test_import_device(void) {
   s.memspace = DLX_MEMSPACE_ANY;
   for (int32_t d = -1; d < 40; ++d) {
     t.device.device_type = (DLDeviceType)d;
-    /* host memory labelled oneAPI is refused once dpctl can be asked (seed 004; tests/test_oneapi.c) */
+    /* host memory labelled oneAPI is refused once dpctl can be asked (the oneAPI USM protocol; tests/test_oneapi.c) */
     if (d == kDLOneAPI && dlx_oneapi_device_count() > 0)
       CHECK(dlx_view_from_dltensor(&v, &t, &s) != DLX_OK);
     else if (dlx_device_type_is_known(d))
@@ -959,10 +959,10 @@ static void test_rank64(void) {
 }
 
 static const dlx_test_case cases[] = {
-    {"export_seed000", test_export_seed000},
+    {"export_cccl", test_export_cccl},
     {"export_empty_and_rank0", test_export_empty_and_rank0},
     {"export_errors", test_export_errors},
-    {"import_seed001", test_import_seed001},
+    {"import_cccl", test_import_cccl},
     {"import_null_args", test_import_null_args},
     {"import_rank", test_import_rank},
     {"import_dtype", test_import_dtype},

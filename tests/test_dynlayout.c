@@ -1,10 +1,10 @@
-/* Tests for src/core/dynlayout.c. Every example of seed 003 (CuTe DSL's mark_layout_dynamic and
+/* Tests for src/core/dynlayout.c. Every example of CuTe DSL's documentation (mark_layout_dynamic and
  * mark_compact_shape_dynamic) appears here with CuTe's printed layout or error message. */
 #include "runner.h"
 
 #include "dlx/dynlayout.h"
 
-/* The seed's tensors as PyTorch hands them over DLPack (extent-1 strides canonicalised to 1). */
+/* CuTe DSL's example tensors as PyTorch hands them over DLPack (extent-1 strides canonicalised to 1). */
 static const int64_t A_SHAPE[] = {8, 4, 16, 2}, A_STRIDE[] = {2, 16, 64, 1};
 static const int64_t B_SHAPE[] = {1, 4, 1, 32, 1}, B_STRIDE[] = {1, 1, 1, 4, 1};
 static const int64_t C_SHAPE[] = {2, 2}, C_STRIDE[] = {8, 2};
@@ -66,8 +66,8 @@ static void test_init(void) {
   CHECK(memcmp(&l, &fresh, sizeof l) == 0);
 }
 
-/* Seed 003, mark_layout_dynamic t0..t7. */
-static void test_mark_dynamic_seed(void) {
+/* CuTe DSL's documentation, mark_layout_dynamic t0..t7. */
+static void test_mark_dynamic_cute(void) {
   dlx_dynlayout t;
   t = A();
   CHECK_OK(dlx_dynlayout_mark_dynamic(&t, -1));
@@ -101,7 +101,7 @@ static void test_mark_dynamic_seed(void) {
                        "Expected strides[leading_dim] == 1, but got 4");
 }
 
-/* Seed 003's prose examples for mark_layout_dynamic. */
+/* CuTe DSL's prose examples for mark_layout_dynamic. */
 static void test_mark_dynamic_prose(void) {
   const int64_t shape[] = {2, 2, 3, 4}, strides[] = {2, 1, 4, 12};
   dlx_dynlayout t = make(4, shape, strides);
@@ -135,8 +135,8 @@ static void test_mark_dynamic_errors(void) {
   CHECK_FAIL_UNCHANGED(t, dlx_dynlayout_mark_dynamic(&t, 0), DLX_ERR_RANK, "ndim -3");
 }
 
-/* Seed 003, mark_compact_shape_dynamic t0..t4. */
-static void test_compact_seed(void) {
+/* CuTe DSL's documentation, mark_compact_shape_dynamic t0..t4. */
+static void test_compact_cute(void) {
   dlx_dynlayout t = A();
   CHECK_OK(dlx_dynlayout_mark_compact_shape_dynamic(&t, 0, NULL, 0, 2));
   CHECK_STR(fmt(&t), "(?{div=2},4,16,2):(2,?{div=4},?{div=16},1)");
@@ -182,8 +182,8 @@ static void test_compact_seed(void) {
   CHECK_STR(dlx_last_error(), "");
 }
 
-/* Seed 003, mark_compact_shape_dynamic t5..t12. */
-static void test_compact_seed_errors(void) {
+/* CuTe DSL's documentation, mark_compact_shape_dynamic t5..t12. */
+static void test_compact_cute_errors(void) {
   dlx_dynlayout t2 = A();
   CHECK_OK(dlx_dynlayout_mark_compact_shape_dynamic(&t2, 1, NULL, 0, 2));
   CHECK_OK(dlx_dynlayout_mark_compact_shape_dynamic(&t2, 3, NULL, 0, 2));
@@ -220,7 +220,7 @@ static void test_compact_seed_errors(void) {
                        "The stride_order is not consistent with the layout");
 }
 
-/* Seed 003's prose examples of stride orders, and layouts that are not compact. */
+/* CuTe DSL's prose examples of stride orders, and layouts that are not compact. */
 static void test_compact_prose(void) {
   const int64_t s1[] = {4, 2}, st1[] = {1, 4};
   dlx_dynlayout t = make(2, s1, st1);
@@ -498,11 +498,11 @@ static void test_corrupted_values(void) {
 
 static const dlx_test_case cases[] = {
     {"init", test_init},
-    {"mark_dynamic_seed", test_mark_dynamic_seed},
+    {"mark_dynamic_cute", test_mark_dynamic_cute},
     {"mark_dynamic_prose", test_mark_dynamic_prose},
     {"mark_dynamic_errors", test_mark_dynamic_errors},
-    {"compact_seed", test_compact_seed},
-    {"compact_seed_errors", test_compact_seed_errors},
+    {"compact_cute", test_compact_cute},
+    {"compact_cute_errors", test_compact_cute_errors},
     {"compact_prose", test_compact_prose},
     {"compact_errors", test_compact_errors},
     {"chaining", test_chaining},

@@ -93,7 +93,7 @@ static void test_compact_strides(void) {
   CHECK_EQ(s[0], 1);
   CHECK_EQ(s[1], 2);
   CHECK_EQ(s[2], 6);
-  /* seed 003: (5,3,2,4) with stride_order (3,2,0,1) is (3,1,15,30) */
+  /* CuTe's example: (5,3,2,4) with stride_order (3,2,0,1) is (3,1,15,30) */
   CHECK_OK(dlx_layout_compact_strides(4, I64(5, 3, 2, 4), I32(3, 2, 0, 1), s));
   CHECK_EQ(s[0], 3);
   CHECK_EQ(s[1], 1);

@@ -1,4 +1,4 @@
-/* dlx/dynlayout.h - CuTe-style static/dynamic layouts (seed 003): mark_layout_dynamic and
+/* dlx/dynlayout.h - CuTe-style static/dynamic layouts (CuTe DSL's rules): mark_layout_dynamic and
  * mark_compact_shape_dynamic, their printing ("(?,?{div=2},4):(?,1,0)"), and a key for kernel caches.
  *
  * A dlx_dynlayout starts fully static from a tensor's shape and strides. Marking turns modes dynamic:
@@ -46,7 +46,7 @@ DLX_API dlx_status dlx_dynlayout_mark_dynamic(dlx_dynlayout *l, int32_t leading_
  * it, its divisibility the product of inner static extents and inner divisibilities).
  * stride_order NULL: deduce (dlx_layout_deduce_stride_order), or reuse the recorded one; once an order is
  * recorded, a given order is compared with it alone. An empty tensor counts as compact. Errors, each
- * with CuTe's message (seed 003), checked in this order: mode outside [0, ndim) (INDEX, "Expected mode
+ * with CuTe's message (CuTe DSL's rules), checked in this order: mode outside [0, ndim) (INDEX, "Expected mode
  * value to be in range [0, 5), but got 30"; mode and the stride_order entries are absolute indices here:
  * the Python binding makes CuTe's negative ones, counted from the end, absolute first); order_len != ndim
  * (INVALID_ARGUMENT, "Expected stride_order to have 5 elements, but got 6."); order not a permutation

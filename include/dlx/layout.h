@@ -42,11 +42,11 @@ DLX_API dlx_status dlx_layout_compact_strides(int32_t ndim, const int64_t *shape
 DLX_API dlx_status dlx_layout_stride_order(int32_t ndim, const int64_t *shape, const int64_t *strides,
                                            int32_t *order);
 
-/* CuTe's leading-dimension deduction (seed 003): the one dimension whose stride is 1; *dim = -1 when
+/* CuTe's leading-dimension deduction (CuTe DSL's rules): the one dimension whose stride is 1; *dim = -1 when
  * none has stride 1; DLX_ERR_DEDUCTION when several have. */
 DLX_API dlx_status dlx_layout_leading_dim(int32_t ndim, const int64_t *strides, int32_t *dim);
 
-/* CuTe's stride-order deduction for compact layouts (seed 003): strides sorted descending;
+/* CuTe's stride-order deduction for compact layouts (CuTe DSL's rules): strides sorted descending;
  * DLX_ERR_DEDUCTION when several dimensions have stride 1 (the order is ambiguous). */
 DLX_API dlx_status dlx_layout_deduce_stride_order(int32_t ndim, const int64_t *shape, const int64_t *strides,
                                                   int32_t *order);

@@ -1,5 +1,5 @@
 /* dlx/oneapi.h - the oneAPI backend: SYCL USM tensors (kDLOneAPI) exchanged by the rules dpctl
- * follows (seed 004), through dpctl's C API loaded at run time.
+ * follows (the oneAPI USM protocol: dpctl's root-device index and default-context rules), through dpctl's C API loaded at run time.
  *
  * dlx has no build-time dependency on oneAPI: the first call that needs SYCL loads dpctl's C API
  * library (libDPCTLSyclInterface.so, shipped in the dpctl Python package next to its __init__.py)

@@ -5,8 +5,15 @@
  * error). Inputs share the output's dtype unless an op says otherwise, and a mismatch is
  * DLX_ERR_DTYPE_MISMATCH naming both dtypes. Outputs marked read-only give DLX_ERR_READ_ONLY. An output
  * that partially overlaps an input is handled: the input is copied first (the only allocation an op
- * makes, visible here). Host-accessible memory only (CPU, pinned, managed); other devices give
- * DLX_ERR_DEVICE_MISMATCH until the CUDA backend.
+ * makes, visible here).
+ *
+ * Devices: every operand is on one device, and the op runs on the backend of that memory: host-accessible
+ * memory (cpu, pinned, managed) on the CPU's loops; CUDA device memory on the GPU, queued on the calling
+ * thread's current stream of that device (dlx/cuda.h), asynchronously; oneAPI host and shared USM on the
+ * CPU's loops (device USM is refused; dlx/oneapi.h). Two exceptions cross devices: dlx_copy between memory
+ * kinds, and a one-element input in host-accessible memory (a scalar), whose value is read on the host
+ * when the op is queued and handed to the device's kernel with the launch. A device this build has no
+ * backend for gives DLX_ERR_DEVICE_MISMATCH naming the operand and the build it needs.
  *
  * Arithmetic semantics:
  *  - integers wrap around (two's complement); integer division truncates toward zero, x / 0 is 0 and

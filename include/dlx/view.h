@@ -91,7 +91,7 @@ DLX_API dlx_status dlx_view_init(dlx_view *v, void *data, DLDataType dtype, DLDe
                                  const int64_t *shape, const int64_t *strides);
 
 /* As dlx_view_init from the unsigned extents and signed strides an mdspan has (size_t, ptrdiff_t):
- * DLX_ERR_OVERFLOW when an extent does not fit int64_t (seed 000's runtime error). */
+ * DLX_ERR_OVERFLOW when an extent does not fit int64_t (CCCL's to_dlpack_tensor raises a runtime error there). */
 DLX_API dlx_status dlx_view_init_extents(dlx_view *v, void *data, DLDataType dtype, DLDevice device,
                                          int32_t ndim, const size_t *extents, const ptrdiff_t *strides);
 
@@ -111,7 +111,7 @@ typedef struct dlx_dltensor {
   int64_t strides[DLX_MAX_NDIM];
 } dlx_dltensor;
 
-/* Export v as a non-owning DLTensor in *out (seed 000): data NULL when v has no elements, byte_offset 0,
+/* Export v as a non-owning DLTensor in *out (CCCL's to_dlpack_tensor rules): data NULL when v has no elements, byte_offset 0,
  * the view's device. For a kDLCUDA view in a CUDA build the device id comes from the pointer.
  * v is checked as dlx_view_init checks its arguments (a dlx_view may be filled by hand), with the same
  * statuses, so that whatever is exported imports back: a view with an illegal dtype, an unknown device
@@ -134,7 +134,7 @@ typedef struct dlx_import_spec {
 #define DLX_DTYPE_ANY DLX_DTYPE_MAKE(0, 0, 0) /* lanes 0 never names a legal dtype */
 #define DLX_NDIM_ANY (-1)
 
-/* Import t as a view (seed 001). Checks, each with its own status and a message naming the values:
+/* Import t as a view (CCCL's mdspan checks). Checks, each with its own status and a message naming the values:
  * ndim range and required rank (RANK); dtype legality (INVALID_DTYPE) and required dtype (DTYPE_MISMATCH);
  * known device type (INVALID_DEVICE) and memory space (DEVICE_MISMATCH); NULL shape with ndim > 0
  * (NULL_SHAPE); negative extents (NEGATIVE_EXTENT); NULL data with elements (NULL_DATA); NULL strides for

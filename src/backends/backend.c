@@ -20,7 +20,7 @@ typedef struct backend_row {
   const dlx__backend *memory;  /* allocates it; NULL: not in this build */
   const char *needs;          /* what a build needs for it, when a column is NULL */
   /* The device type's import rule, run on a non-empty import's data (dlx__device_check_import); NULL:
-   * none. A property of the exchange protocol of the device type (seed 004 for kDLOneAPI), not of a
+   * none. A property of the exchange protocol of the device type (the oneAPI USM protocol for kDLOneAPI), not of a
    * backend's table, whose entries every backend would then have to name. */
   dlx_status (*check_import)(const void *data, DLDevice device);
 } backend_row;

@@ -1,4 +1,4 @@
-/* src/core/dynlayout.c - CuTe-style static/dynamic layouts (see include/dlx/dynlayout.h, seed 003).
+/* src/core/dynlayout.c - CuTe-style static/dynamic layouts (see include/dlx/dynlayout.h, CuTe DSL's rules).
  *
  * Every marking function works on a copy and stores it only on success, so a failed call leaves the
  * caller's layout exactly as it was (CuTe raises before touching the tensor). */

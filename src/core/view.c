@@ -207,7 +207,7 @@ dlx_status dlx_view_init_extents(dlx_view *v, void *data, DLDataType dtype, DLDe
   if (DLX_UNLIKELY((uint32_t)ndim > DLX_MAX_NDIM)) return dlx__fail_rank_range(ndim);
   DLX_FAIL_IF(ndim > 0 && extents == NULL, DLX_ERR_NULL_SHAPE, "extents is NULL with ndim %" PRId32, ndim);
   for (int32_t i = 0; i < ndim; ++i) {
-    /* seed 000: an extent that int64_t cannot represent is a runtime error, not a wrap */
+    /* CCCL's rule: an extent that int64_t cannot represent is a runtime error, not a wrap */
     DLX_FAIL_IF((uint64_t)extents[i] > (uint64_t)INT64_MAX, DLX_ERR_OVERFLOW,
                 "extent[%" PRId32 "] = %zu does not fit int64", i, extents[i]);
     v->shape[i] = (int64_t)extents[i];

@@ -51,7 +51,7 @@ dlx_status dlx__device_check_pointer(const dlx_view *v, const char *fn);
 
 /* Defined by the backends layer too: the import rule of v's device type on v's data, for the exchange layer's imports (dltensor.c, on
  * non-empty kDLOneAPI imports): DLX_OK for device types without one, and where the runtime to ask is
- * absent; otherwise the rule's status, its message naming the data and device (seed 004 for kDLOneAPI:
+ * absent; otherwise the rule's status, its message naming the data and device (the oneAPI USM protocol for kDLOneAPI:
  * an id out of range, or a pointer the device's default context does not know). Import-style messages,
  * no function prefix. */
 dlx_status dlx__device_check_import(const dlx_view *v);

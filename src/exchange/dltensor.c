@@ -1,5 +1,5 @@
-/* DLTensor exchange: export a view as a DLTensor (seed 000, CCCL's to_dlpack_tensor, no allocation) and
- * import a DLTensor or managed tensor as a validated view with CCCL's mdspan checks (seed 001).
+/* DLTensor exchange: export a view as a DLTensor (CCCL's to_dlpack_tensor, no allocation) and
+ * import a DLTensor or managed tensor as a validated view with CCCL's mdspan checks.
  *
  * The import is one pass over the dimensions that copies shape and strides and folds every check into a
  * few flags; when a flag is set, an out-of-line (cold) function walks the input again to name the
@@ -25,7 +25,7 @@ static const char *compact_layout_name(dlx_layout layout) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Export (seed 000)                                                                                */
+/* Export (CCCL)                                                                                    */
 
 static inline void fill_export(const dlx_view *v, dlx_dltensor *out, bool empty) {
   DLTensor *t = &out->tensor;
@@ -120,7 +120,7 @@ dlx_status dlx_view_to_dltensor(const dlx_view *v, dlx_dltensor *out) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Import (seed 001)                                                                                */
+/* Import (CCCL)                                                                                    */
 
 /* A DLDataType as one 32-bit word, so that equality and the ANY test are single compares (the struct is
  * 4 bytes with no padding: dlpack.h asserts it). */
@@ -326,7 +326,7 @@ dlx_status dlx_view_from_dltensor(dlx_view *out, const DLTensor *t, const dlx_im
   out->device = t->device;
   out->ndim = nd;
   out->flags = 0;
-  /* oneAPI USM: the data must be known to the default context of the device's platform (seed 004's
+  /* oneAPI USM: the data must be known to the default context of the device's platform (the oneAPI USM protocol's
    * import rule, asked of the runtime through backend.c); every other device type costs one compare */
   if (DLX_UNLIKELY(dev == kDLOneAPI) && !empty) return dlx__device_check_import(out);
   return DLX_OK;

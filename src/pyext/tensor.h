@@ -13,7 +13,7 @@ typedef struct TensorObject {
   PyObject_HEAD
   dlx__storage *storage;
   dlx_dynlayout *dyn; /* NULL while the layout is fully static */
-  uint32_t alignment; /* assumed alignment of data in bytes (seed 003) */
+  uint32_t alignment; /* assumed alignment of data in bytes (CuTe DSL's assumed_align) */
   dlx_view view;      /* last: only its first ndim shape/stride entries are ever written */
 } TensorObject;
 

@@ -101,7 +101,7 @@ dlx_oneapi_usm dlx__oneapi_alloc_kind(void);
 dlx_status dlx__oneapi_kind(const dlx__oneapi_runtime *s, const void *ptr, int32_t id, const char *fn,
                             dlx_oneapi_usm *out);
 
-/* The import rule (seed 004) for memory labelled device, for backend.c's row of kDLOneAPI: DLX_OK
+/* The import rule (the oneAPI USM protocol) for memory labelled device, for backend.c's row of kDLOneAPI: DLX_OK
  * without the library (nothing can be asked), else as dlx_oneapi_usm_kind, with import-style messages. */
 dlx_status dlx__oneapi_check_import(const void *ptr, DLDevice device);
 

@@ -1,4 +1,4 @@
-/* USM pointers by dpctl's exchange rules (seed 004): the export rule (the device of a pointer, from the
+/* USM pointers by dpctl's exchange rules (the oneAPI USM protocol): the export rule (the device of a pointer, from the
  * default context of its platform, walked up to the root device), the import rule (the USM kind of a
  * pointer in a device's default context), allocation and release, and queue copies. */
 #include <inttypes.h>

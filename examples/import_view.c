@@ -1,7 +1,7 @@
-/* Seed 001: CCCL's cuda::to_host_mdspan example, in C with dlx.
+/* CCCL's cuda::to_host_mdspan example, in C with dlx.
  *
  * A hand-made DLTensor of 2 x 3 ints becomes a dlx_view (the analog of host_mdspan<int, dims<2>,
- * layout_stride>), then each of the seed's runtime errors is shown with its own status and message.
+ * layout_stride>), then each of CCCL's runtime errors is shown with its own status and message.
  * Each check is printed, then asserted. */
 #undef NDEBUG /* the asserts are the example's checks: keep them in Release builds too */
 #include <assert.h>
@@ -128,6 +128,6 @@ int main(void) {
   expect_error("data not aligned for int", &t, &s, DLX_ERR_MISALIGNED, "+ byte_offset 2 is not aligned to 4 bytes");
   t = tensor;
 
-  printf("seed001: %s\n", failures == 0 ? "all checks passed" : "FAILED");
+  printf("import_view: %s\n", failures == 0 ? "all checks passed" : "FAILED");
   return failures != 0;
 }

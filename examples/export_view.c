@@ -1,7 +1,7 @@
-/* Seed 000: CCCL's cuda::to_dlpack_tensor example, in C with dlx.
+/* CCCL's cuda::to_dlpack_tensor example, in C with dlx.
  *
  * A host "mdspan" of 2 x 3 ints (size_t extents, row-major) becomes a non-owning DLTensor whose shape
- * and strides live in a dlx_dltensor holder; no heap allocation. Then the seed's runtime error: an
+ * and strides live in a dlx_dltensor holder; no heap allocation. Then CCCL's runtime error: an
  * extent that int64_t cannot represent. Each check is printed, then asserted. */
 #undef NDEBUG /* the asserts are the example's checks: keep them in Release builds too */
 #include <assert.h>
@@ -72,6 +72,6 @@ int main(void) {
   CHECK(st == DLX_ERR_OVERFLOW);
   CHECK(strstr(dlx_last_error(), "extent[1]") != NULL);
 
-  printf("seed000: %s\n", failures == 0 ? "all checks passed" : "FAILED");
+  printf("export_view: %s\n", failures == 0 ? "all checks passed" : "FAILED");
   return failures != 0;
 }
