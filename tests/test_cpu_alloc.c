@@ -16,11 +16,11 @@ static const DLDevice cpu = {kDLCPU, 0};
 
 static void *alloc(uint64_t bytes, bool zero) {
   void *p = NULL;
-  CHECK_OK(dlx__cpu_backend.alloc(cpu, bytes, zero, &p, "test"));
+  CHECK_OK(dlx__cpu_memory.alloc(cpu, bytes, zero, &p, "test"));
   CHECK(p != NULL && ((uintptr_t)p & 63u) == 0);
   return p;
 }
-static void release(void *p) { dlx__cpu_backend.free(cpu, p); }
+static void release(void *p) { dlx__cpu_memory.free(cpu, p); }
 
 static dlx__cpu_cache_counts stats(void) {
   dlx__cpu_cache_counts s;
@@ -50,11 +50,11 @@ static void test_small_blocks(void) {
   CHECK_EQ(stats().blocks, 0);
   /* errors: the device, and sizes no allocation can have */
   void *p = NULL;
-  CHECK_FAIL(dlx__cpu_backend.alloc((DLDevice){kDLCUDA, 0}, 64, false, &p, "t"), DLX_ERR_DEVICE_MISMATCH,
+  CHECK_FAIL(dlx__cpu_memory.alloc((DLDevice){kDLCUDA, 0}, 64, false, &p, "t"), DLX_ERR_DEVICE_MISMATCH,
              "allocates cpu memory");
-  CHECK_FAIL(dlx__cpu_backend.alloc((DLDevice){kDLCPU, 1}, 64, false, &p, "t"), DLX_ERR_INVALID_DEVICE,
+  CHECK_FAIL(dlx__cpu_memory.alloc((DLDevice){kDLCPU, 1}, 64, false, &p, "t"), DLX_ERR_INVALID_DEVICE,
              "cpu device id 1");
-  CHECK_FAIL(dlx__cpu_backend.alloc(cpu, UINT64_MAX, false, &p, "t"), DLX_ERR_OUT_OF_MEMORY, "cannot be allocated");
+  CHECK_FAIL(dlx__cpu_memory.alloc(cpu, UINT64_MAX, false, &p, "t"), DLX_ERR_OUT_OF_MEMORY, "cannot be allocated");
 }
 
 static void test_reuse_by_class(void) {
@@ -203,13 +203,13 @@ static void *worker(void *arg) {
   for (int r = 0; r < ROUNDS; ++r) {
     const uint64_t bytes = MiB * (1 + (seed + (unsigned)r) % 3) + 64 * (unsigned)r;
     void *p = NULL;
-    if (dlx__cpu_backend.alloc(cpu, bytes, r % 2 == 0, &p, "worker") != DLX_OK) return (void *)1;
+    if (dlx__cpu_memory.alloc(cpu, bytes, r % 2 == 0, &p, "worker") != DLX_OK) return (void *)1;
     unsigned char *c = p;
     if (r % 2 == 0 && (c[0] != 0 || c[bytes - 1] != 0)) bad = 1;
     memset(c, (int)(seed * 16 + (unsigned)r % 16), (size_t)bytes);
     for (uint64_t i = 0; i < bytes; i += 4096)
       if (c[i] != (unsigned char)(seed * 16 + (unsigned)r % 16)) bad = 1;
-    dlx__cpu_backend.free(cpu, p);
+    dlx__cpu_memory.free(cpu, p);
   }
   return (void *)bad;
 }

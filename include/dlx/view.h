@@ -112,7 +112,11 @@ typedef struct dlx_dltensor {
 } dlx_dltensor;
 
 /* Export v as a non-owning DLTensor in *out (CCCL's to_dlpack_tensor rules): data NULL when v has no elements, byte_offset 0,
- * the view's device. For a kDLCUDA view in a CUDA build the device id comes from the pointer.
+ * the view's device. Device memory's label is checked against its pointer where the runtime that owns
+ * it can be asked (CUDA device and managed memory in builds with CUDA and a device present; oneAPI USM
+ * once dpctl's C API is loaded): a label that disagrees is DLX_ERR_DEVICE_MISMATCH naming both. The
+ * check comes with dlx's backends; a program that links only the exchange functions takes labels as
+ * given.
  * v is checked as dlx_view_init checks its arguments (a dlx_view may be filled by hand), with the same
  * statuses, so that whatever is exported imports back: a view with an illegal dtype, an unknown device
  * type, a negative extent, NULL data with elements, or an element count, span or address range that

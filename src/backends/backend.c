@@ -1,42 +1,72 @@
-/* The one place a backend is chosen by device type (see backend.h). */
+/* The one place a device type meets a backend (backend.h): the rows, the wrappers that give every
+ * optional entry its default, the DLPack protocol's stream rules per device type, and the device checks
+ * this layer installs in the exchange layer. */
 #include <inttypes.h>
 #include <stddef.h>
 
 #include "backends/backend.h"
 #include "backends/oneapi/oneapi_internal.h"
 #include "core/error_internal.h"
-#include "core/view_internal.h"
+#include "exchange/device_hooks.h"
 
 #ifdef DLX_WITH_CUDA
 #include "backends/cuda/cuda_internal.h"
-#define CUDA_BACKEND &dlx__cuda_backend
+#define CUDA_COMPUTE &dlx__cuda_compute
+#define CUDA_MEMORY &dlx__cuda_memory
 #else
-#define CUDA_BACKEND NULL
+#define CUDA_COMPUTE NULL
+#define CUDA_MEMORY NULL
 #endif
+
+#define NEEDS_CUDA "a build with CUDA (DLX_WITH_CUDA=ON)"
+#define NEEDS_ROCM "a ROCm backend, which dlx does not have"
+
+/* Whose streams order work on a device type's memory. */
+typedef enum queue_rule {
+  QUEUE_NONE, /* host memory: nothing dlx queues touches it out of order */
+  QUEUE_OWN,  /* the streams of the memory's own device */
+  QUEUE_ZERO, /* the streams of device 0 of queue_mem's type (DLPack labels managed memory device 0) */
+} queue_rule;
+
+/* The DLPack Python protocol's stream= values for a device type (the standard's table). */
+typedef enum stream_rule {
+  STREAMS_HOST, /* only None */
+  STREAMS_CUDA, /* None is 1, the legacy default stream; 2 per-thread default; 0 forbidden; -1 none */
+  STREAMS_ROCM, /* None and 0 the default stream; 1 and 2 forbidden; -1 none */
+  STREAMS_ANY,  /* any int; dlx queues no work there */
+} stream_rule;
 
 typedef struct backend_row {
   int32_t device_type;
-  const dlx__backend *compute; /* computes on this memory; NULL: not in this build */
-  const dlx__backend *memory;  /* allocates it; NULL: not in this build */
-  const char *needs;          /* what a build needs for it, when a column is NULL */
-  /* The device type's import rule, run on a non-empty import's data (dlx__device_check_import); NULL:
-   * none. A property of the exchange protocol of the device type (the oneAPI USM protocol for kDLOneAPI), not of a
-   * backend's table, whose entries every backend would then have to name. */
+  const dlx__compute_ops *compute; /* runs ops on this memory; NULL: not in this build */
+  const dlx__memory_ops *memory;   /* allocates, moves and knows it; NULL: not in this build */
+  queue_rule queue;
+  const dlx__memory_ops *queue_mem; /* whose streams and events (QUEUE_OWN / QUEUE_ZERO) */
+  stream_rule streams;
+  /* CCCL's rule: a view's id comes from its pointer (memory->pointer_device), checked on export */
+  bool check_pointer;
+  /* The device type's import rule, run on a non-empty import's data; NULL: none. A property of the
+   * device type's exchange protocol (the oneAPI USM protocol), not of a backend's table. */
   dlx_status (*check_import)(const void *data, DLDevice device);
+  const char *needs; /* what a build needs for it, where compute or memory is NULL */
 } backend_row;
 
-/* Every DLPack device type. Host-accessible kinds compute on the CPU; pinned and managed memory are
- * allocated by the CUDA runtime. oneAPI USM computes through the oneAPI backend's compute table (the
- * CPU loops on host and shared USM, scratch memory in shared USM) and is allocated by its memory table
- * (device USM by default). A new backend fills its columns here. */
-static const backend_row backend_rows[] = {
-    {kDLCPU, &dlx__cpu_backend, &dlx__cpu_backend, NULL, NULL},
-    {kDLCUDAHost, &dlx__cpu_backend, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)", NULL},
-    {kDLCUDAManaged, &dlx__cpu_backend, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)", NULL},
-    {kDLROCMHost, &dlx__cpu_backend, NULL, "a ROCm backend, which dlx does not have", NULL},
-    {kDLCUDA, CUDA_BACKEND, CUDA_BACKEND, "a build with CUDA (DLX_WITH_CUDA=ON)", NULL},
-    {kDLROCM, NULL, NULL, "a ROCm backend, which dlx does not have", NULL},
-    {kDLOneAPI, &dlx__oneapi_backend, &dlx__oneapi_memory_backend, NULL, dlx__oneapi_check_import},
+/* Every DLPack device type dlx can compute on, allocate or order. A new backend adds its rows here. */
+static const backend_row rows[] = {
+    {.device_type = kDLCPU, .compute = &dlx__cpu_compute, .memory = &dlx__cpu_memory, .queue = QUEUE_NONE,
+     .streams = STREAMS_HOST},
+    {.device_type = kDLCUDAHost, .compute = &dlx__cpu_compute, .memory = CUDA_MEMORY, .queue = QUEUE_NONE,
+     .streams = STREAMS_HOST, .needs = NEEDS_CUDA},
+    {.device_type = kDLROCMHost, .compute = &dlx__cpu_compute, .queue = QUEUE_NONE, .streams = STREAMS_HOST,
+     .needs = NEEDS_ROCM},
+    {.device_type = kDLCUDAManaged, .compute = &dlx__cpu_compute, .memory = CUDA_MEMORY, .queue = QUEUE_ZERO,
+     .queue_mem = CUDA_MEMORY, .streams = STREAMS_CUDA, .check_pointer = true, .needs = NEEDS_CUDA},
+    {.device_type = kDLCUDA, .compute = CUDA_COMPUTE, .memory = CUDA_MEMORY, .queue = QUEUE_OWN,
+     .queue_mem = CUDA_MEMORY, .streams = STREAMS_CUDA, .check_pointer = true, .needs = NEEDS_CUDA},
+    {.device_type = kDLROCM, .queue = QUEUE_OWN, .streams = STREAMS_ROCM, .needs = NEEDS_ROCM},
+    /* dpctl's queues are not DLPack streams: no stream rule, and no events in dlx */
+    {.device_type = kDLOneAPI, .compute = &dlx__oneapi_compute, .memory = &dlx__oneapi_memory, .queue = QUEUE_OWN,
+     .streams = STREAMS_ANY, .check_pointer = true, .check_import = dlx__oneapi_check_import},
 };
 
 /* Every backend compiled in. */
@@ -52,11 +82,38 @@ int dlx__backend_count(void) { return (int)(sizeof backends / sizeof backends[0]
 
 const dlx__backend *dlx__backend_at(int i) { return i >= 0 && i < dlx__backend_count() ? backends[i] : NULL; }
 
+/* ---- test hooks: per-thread replacements --------------------------------------------------------- */
+
+static _Thread_local const dlx__compute_ops *host_override;
+static _Thread_local struct {
+  int32_t device_type;
+  const dlx__backend *be;
+  backend_row row;
+} device_override;
+
+const dlx__compute_ops *dlx__backend_override_host(const dlx__compute_ops *c) {
+  const dlx__compute_ops *was = host_override;
+  host_override = c;
+  return was;
+}
+
+void dlx__backend_override_device(int32_t device_type, const dlx__backend *be) {
+  device_override.be = be;
+  device_override.device_type = device_type;
+  if (be == NULL) return;
+  device_override.row = (backend_row){.device_type = device_type, .compute = be->compute, .memory = be->memory,
+                                      .queue = QUEUE_OWN, .queue_mem = be->memory, .streams = STREAMS_ANY};
+}
+
 static const backend_row *row_of(int32_t device_type) {
-  for (size_t i = 0; i < sizeof backend_rows / sizeof backend_rows[0]; ++i)
-    if (backend_rows[i].device_type == device_type) return &backend_rows[i];
+  if (DLX_UNLIKELY(device_override.be != NULL) && device_override.device_type == device_type)
+    return &device_override.row;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+    if (rows[i].device_type == device_type) return &rows[i];
   return NULL;
 }
+
+/* ---- choosing by device ---------------------------------------------------------------------------- */
 
 static dlx_status no_backend(const backend_row *row, DLDevice device, const char *fn, const char *what) {
   char dev[DLX_DEVICE_TEXT_CAP];
@@ -74,33 +131,183 @@ static dlx_status no_backend(const backend_row *row, DLDevice device, const char
                        fn, dev);
 }
 
-/* Tests only: the table that computes on host memory instead of the CPU backend, for the calling thread. */
-static _Thread_local const dlx__backend *host_override;
-
-const dlx__backend *dlx__backend_override_host(const dlx__backend *be) {
-  const dlx__backend *was = host_override;
-  host_override = be;
-  return was;
-}
-
-dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *what, const dlx__backend **out,
+dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *what, const dlx__compute_ops **out,
                                 DLDevice *home) {
   const backend_row *row = row_of((int32_t)device.device_type);
   if (row == NULL || row->compute == NULL) return no_backend(row, device, fn, what != NULL ? what : "an operand");
-  *out = row->compute == &dlx__cpu_backend && host_override != NULL ? host_override : row->compute;
+  const bool host = row->compute == &dlx__cpu_compute;
+  *out = host && host_override != NULL ? host_override : row->compute;
   /* all host-accessible memory is one address space to the CPU's loops */
-  if (home != NULL) *home = row->compute == &dlx__cpu_backend ? (DLDevice){kDLCPU, 0} : device;
+  if (home != NULL) *home = host ? (DLDevice){kDLCPU, 0} : device;
   return DLX_OK;
 }
 
-dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx__backend **out) {
+dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx__memory_ops **out) {
   const backend_row *row = row_of((int32_t)device.device_type);
   if (row == NULL || row->memory == NULL) return no_backend(row, device, fn, NULL);
   *out = row->memory;
   return DLX_OK;
 }
 
-dlx_status dlx__device_check_pointer(const dlx_view *v, const char *fn) {
+const dlx__memory_ops *dlx__memory_of_type(int32_t device_type) {
+  const backend_row *row = row_of(device_type);
+  return row != NULL ? row->memory : NULL;
+}
+
+const dlx__memory_ops *dlx__backend_mover(DLDevice a, DLDevice b) {
+  const backend_row *ra = row_of((int32_t)a.device_type), *rb = row_of((int32_t)b.device_type);
+  if (ra != NULL && ra->memory != NULL && ra->memory->copy != NULL) return ra->memory;
+  if (rb != NULL && rb->memory != NULL && rb->memory->copy != NULL) return rb->memory;
+  return NULL;
+}
+
+/* ---- allocation ------------------------------------------------------------------------------------- */
+
+dlx_status dlx__device_alloc_like(const dlx__memory_ops *m, DLDevice device, const void *like, uint64_t bytes,
+                                  bool zero, void **out, const char *fn) {
+  if (like != NULL && m->alloc_like != NULL) return m->alloc_like(device, like, bytes, zero, out, fn);
+  return m->alloc(device, bytes, zero, out, fn);
+}
+
+dlx_status dlx__scratch_alloc(const dlx__compute_ops *c, DLDevice home, uint64_t bytes, void **out, const char *fn) {
+  if (c->scratch_alloc != NULL) return c->scratch_alloc(home, bytes, out, fn);
+  const dlx__memory_ops *m;
+  DLX_FORWARD(dlx__backend_memory(home, fn, &m));
+  return m->alloc(home, bytes, false, out, fn);
+}
+
+void dlx__scratch_free(const dlx__compute_ops *c, DLDevice home, void *ptr) {
+  if (c->scratch_free != NULL) {
+    c->scratch_free(home, ptr);
+    return;
+  }
+  const dlx__memory_ops *m;
+  /* the row that gave the memory is still there: this never fails for memory scratch_alloc returned */
+  if (dlx__backend_memory(home, "dlx_ops", &m) == DLX_OK) m->free(home, ptr);
+}
+
+/* ---- queues: streams and events ---------------------------------------------------------------------- */
+
+static dlx_status no_entry(const dlx__memory_ops *m, int32_t device, const char *what, const char *fn) {
+  return dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: %s:%" PRId32 " memory has no %s in dlx", fn, m->name, device, what);
+}
+
+dlx_status dlx__device_queue(DLDevice memory, const char *fn, dlx__queue *q) {
+  const backend_row *row = row_of((int32_t)memory.device_type);
+  char text[DLX_DEVICE_TEXT_CAP];
+  q->mem = NULL;
+  q->device = -1;
+  if (row != NULL && row->queue == QUEUE_NONE) return DLX_OK;
+  if (row == NULL || row->queue_mem == NULL) {
+    if (row != NULL && row->needs != NULL)
+      return dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: the tensor is on %s, which needs %s", fn,
+                           dlx__device_text(text, sizeof text, memory), row->needs);
+    return dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: the tensor is on %s: dlx has no streams or events for that memory",
+                         fn, dlx__device_text(text, sizeof text, memory));
+  }
+  const int32_t id = row->queue == QUEUE_ZERO ? 0 : memory.device_id;
+  const int n = row->queue_mem->device_count();
+  if (n == 0)
+    return dlx_set_error(DLX_ERR_INVALID_DEVICE, "%s: the tensor is on %s, but no %s device is present", fn,
+                         dlx__device_text(text, sizeof text, memory), row->queue_mem->label);
+  if (id < 0 || id >= n)
+    return dlx_set_error(DLX_ERR_INVALID_DEVICE, "%s: the tensor is on %s, which does not exist (%d %s device%s)", fn,
+                         dlx__device_text(text, sizeof text, memory), n, row->queue_mem->label, n == 1 ? "" : "s");
+  q->mem = row->queue_mem;
+  q->device = id;
+  return DLX_OK;
+}
+
+dlx_status dlx__queue_current_stream(const dlx__queue *q, void **stream) {
+  if (q->mem->stream_get == NULL) return no_entry(q->mem, q->device, "streams", "dlx_stream");
+  return q->mem->stream_get(q->device, stream);
+}
+
+dlx_status dlx__queue_stream_wait(const dlx__queue *q, void *waiter, void *producer) {
+  if (waiter == producer) return DLX_OK; /* one stream is already in order */
+  if (q->mem->stream_wait == NULL) return no_entry(q->mem, q->device, "streams", "dlx_stream_wait");
+  return q->mem->stream_wait(q->device, waiter, producer);
+}
+
+dlx_status dlx__queue_event_create(const dlx__queue *q, void **event, const char *fn) {
+  if (q->mem->event_create == NULL) return no_entry(q->mem, q->device, "events", fn);
+  return q->mem->event_create(q->device, event, fn);
+}
+
+dlx_status dlx__queue_event_record(const dlx__queue *q, void *event, void *stream, const char *fn) {
+  if (q->mem->event_record == NULL) return no_entry(q->mem, q->device, "events", fn);
+  return q->mem->event_record(q->device, event, stream, fn);
+}
+
+dlx_status dlx__queue_event_wait(const dlx__queue *q, void *event, void *stream, const char *fn) {
+  if (q->mem->event_wait == NULL) return no_entry(q->mem, q->device, "events", fn);
+  return q->mem->event_wait(q->device, event, stream, fn);
+}
+
+void dlx__memory_event_destroy(const dlx__memory_ops *m, int32_t device, void *event, bool host_wait) {
+  /* an event exists only where event_create made it */
+  if (m->event_destroy != NULL) m->event_destroy(device, event, host_wait);
+}
+
+bool dlx__memory_guard_block(const dlx__memory_ops *m, void *ptr, void *event) {
+  return m->guard_block != NULL && m->guard_block(ptr, event);
+}
+
+/* ---- the DLPack protocol's stream= ----------------------------------------------------------------- */
+
+/* value against the stream rule of row (NULL: an unknown device type, any value). */
+static dlx_status check_stream_value(const backend_row *row, bool given, int64_t value) {
+  const stream_rule rule = row != NULL ? row->streams : STREAMS_ANY;
+  if (rule == STREAMS_ROCM && given && (value == 1 || value == 2))
+    return dlx_set_error(DLX_ERR_INVALID_ARGUMENT,
+                         "stream=%" PRId64 " is not allowed for ROCm memory (use None or 0 for the default stream)",
+                         value);
+  if (rule != STREAMS_CUDA || !given) return DLX_OK;
+  /* the standard's values for CUDA: 0 is ambiguous between the legacy and per-thread default streams */
+  DLX_FAIL_IF(value == 0, DLX_ERR_INVALID_ARGUMENT,
+              "stream=0 is not allowed for CUDA memory (use 1 for the legacy default stream, 2 for the per-thread "
+              "default stream, or -1 for no synchronisation)");
+  DLX_FAIL_IF(value < -1, DLX_ERR_INVALID_ARGUMENT,
+              "stream=%" PRId64 " is not a CUDA stream (1 legacy default, 2 per-thread default, a cudaStream_t above "
+              "2, -1 no synchronisation)",
+              value);
+  return DLX_OK;
+}
+
+dlx_status dlx__dlpack_stream(DLDevice source, DLDevice target, bool given, int64_t value,
+                              dlx__stream_action *action, void **stream) {
+  *action = DLX__STREAM_NONE;
+  *stream = NULL;
+  const backend_row *row = row_of((int32_t)target.device_type);
+  if (row != NULL && row->streams == STREAMS_HOST) {
+    if (!given) return DLX_OK;
+    /* device memory copied to the host (dl_device): the consumer may name its stream on the source device;
+     * the copy is done when the export returns, so there is nothing to order */
+    const backend_row *src = row_of((int32_t)source.device_type);
+    if (src != NULL && src->streams == STREAMS_CUDA) return check_stream_value(src, given, value);
+    return dlx_set_error(DLX_ERR_UNSUPPORTED, "stream=%" PRId64 " given for host memory: only stream=None is allowed",
+                         value);
+  }
+  DLX_FORWARD(check_stream_value(row, given, value));
+  if (row == NULL || row->streams != STREAMS_CUDA) return DLX_OK; /* dlx queues no work there */
+  /* None: the legacy default stream (1); -1: the consumer orders the work itself */
+  const int64_t v = given ? value : 1;
+  if (v == -1 || row->queue_mem == NULL || row->queue_mem->device_count() == 0) return DLX_OK;
+  /* 1 and 2 are CUDA's own handles for the legacy and per-thread default streams */
+  *stream = (void *)(uintptr_t)v;
+  *action = DLX__STREAM_ORDER;
+  return DLX_OK;
+}
+
+int64_t dlx__dlpack_stream_value(DLDevice device, void *stream) {
+  const backend_row *row = row_of((int32_t)device.device_type);
+  if (stream == NULL && row != NULL && row->streams == STREAMS_CUDA) return 1; /* the legacy default stream */
+  return (int64_t)(uintptr_t)stream;
+}
+
+/* ---- the exchange layer's device checks (exchange/device_hooks.h) ---------------------------------- */
+
+static dlx_status check_pointer(const dlx_view *v, const char *fn) {
   const backend_row *row = row_of((int32_t)v->device.device_type);
   /* without the runtime that owns this memory in the build, the label cannot be checked: it is kept */
   if (row == NULL || row->memory == NULL || row->memory->pointer_device == NULL || v->data == NULL) return DLX_OK;
@@ -116,8 +323,20 @@ dlx_status dlx__device_check_pointer(const dlx_view *v, const char *fn) {
                        dlx__device_text(found, sizeof found, d));
 }
 
-dlx_status dlx__device_check_import(const dlx_view *v) {
+static dlx_status check_import(const dlx_view *v) {
   const backend_row *row = row_of((int32_t)v->device.device_type);
   if (row == NULL || row->check_import == NULL || v->data == NULL) return DLX_OK;
   return row->check_import(v->data, v->device);
+}
+
+/* Installed when the library is loaded (before any import can run), from the rows. */
+__attribute__((constructor)) static void install_device_hooks(void) {
+  dlx__device_hooks h = {0, 0, check_pointer, check_import};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+    const uint32_t bit = rows[i].device_type < 32 ? 1u << rows[i].device_type : 0u;
+    if (rows[i].check_pointer && rows[i].memory != NULL && rows[i].memory->pointer_device != NULL)
+      h.pointer_types |= bit;
+    if (rows[i].check_import != NULL) h.import_types |= bit;
+  }
+  dlx__exchange_set_device_hooks(&h);
 }

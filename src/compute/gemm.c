@@ -34,9 +34,9 @@ static dlx_status check_operand(const dlx_view *v, const char *name) {
 }
 
 /* The backend all three operands share, and its home device. */
-static dlx_status check_devices(const dlx_view *const *v, const dlx__backend **be, DLDevice *home) {
+static dlx_status check_devices(const dlx_view *const *v, const dlx__compute_ops **be, DLDevice *home) {
   static const char *const names[3] = {"A", "B", "C"};
-  const dlx__backend *b[3];
+  const dlx__compute_ops *b[3];
   DLDevice h[3];
   for (int i = 0; i < 3; ++i) DLX_FORWARD(dlx__backend_compute(v[i]->device, "dlx_gemm", names[i], &b[i], &h[i]));
   for (int i = 0; i < 2; ++i) {
@@ -52,7 +52,7 @@ static dlx_status check_devices(const dlx_view *const *v, const dlx__backend **b
   return DLX_OK;
 }
 
-static dlx_status check_args(const dlx_view *a, const dlx_view *b, const dlx_view *c, const dlx__backend **be,
+static dlx_status check_args(const dlx_view *a, const dlx_view *b, const dlx_view *c, const dlx__compute_ops **be,
                              DLDevice *home) {
   DLX_FORWARD(check_operand(a, "A"));
   DLX_FORWARD(check_operand(b, "B"));
@@ -110,7 +110,7 @@ static bool blas_layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1, bool
 
 /* The call's scratch memory: compact row-major copies, freed at the end. */
 typedef struct gemm_temps {
-  const dlx__backend *be;
+  const dlx__compute_ops *be;
   DLDevice home;
   void *ptr[3];
   int n;
@@ -123,7 +123,7 @@ static dlx_status temp_copy(gemm_temps *t, const dlx_view *v, const char *name, 
   DLX_FAIL_IF(__builtin_mul_overflow(v->shape[0], v->shape[1], &n) || __builtin_mul_overflow(n, (int64_t)item, &bytes),
               DLX_ERR_OVERFLOW, "dlx_gemm: the size of a temporary copy of %s overflows", name);
   void *p = NULL;
-  DLX_FORWARD(t->be->alloc(t->home, (uint64_t)bytes, false, &p, "dlx_gemm"));
+  DLX_FORWARD(dlx__scratch_alloc(t->be, t->home, (uint64_t)bytes, &p, "dlx_gemm"));
   t->ptr[t->n++] = p;
   DLX_FORWARD(dlx_view_init(out, p, v->dtype, t->home, 2, v->shape, NULL));
   if (fill) DLX_FORWARD(dlx_copy(out, v));
@@ -216,6 +216,6 @@ dlx_status dlx_gemm(double alpha_re, double alpha_im, const dlx_view *a, const d
               "dlx_gemm: extents m %" PRId64 ", n %" PRId64 ", k %" PRId64 " exceed BLAS's int (%d)", m, n, k, INT_MAX);
   const double alpha[2] = {alpha_re, alpha_im}, beta[2] = {beta_re, beta_im};
   const dlx_status st = run_gemm(&t, alpha, a, b, beta, c);
-  for (int i = 0; i < t.n; ++i) t.be->free(t.home, t.ptr[i]);
+  for (int i = 0; i < t.n; ++i) dlx__scratch_free(t.be, t.home, t.ptr[i]);
   return st;
 }

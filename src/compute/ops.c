@@ -27,6 +27,7 @@
 
 #include "backends/backend.h"
 #include "compute/reference.h"
+#include "kernels/convert.h"
 #include "kernels/ew.h"
 #include "core/error_internal.h"
 #include "dlx/layout.h"
@@ -49,9 +50,11 @@ typedef struct opcall {
   double scalar;
   int nin;
   const char *names[3]; /* out, inputs */
-  const dlx__backend *be;
+  const dlx__compute_ops *be;
   DLDevice home;        /* where the backend computes (and keeps temporaries) */
-  const dlx__backend *foreign[2]; /* input k lives on another backend: the one that moves it, else NULL */
+  const dlx__memory_ops *foreign[2]; /* input k lives on another backend: the memory half that moves it */
+  bool byval[2];        /* input k is passed by value (a host scalar of an op on device memory) */
+  dlx__ew_value value[2];
   dlx_view out;
   dlx_view in[2];
   void *temps[4];
@@ -76,7 +79,7 @@ static dlx_status check_view(const char *fn, const char *name, const dlx_view *v
                 (long long)v->shape[d], (int)d);
     if (v->shape[d] == 0) empty = true;
   }
-  const dlx__backend *be;
+  const dlx__compute_ops *be;
   DLX_FORWARD(dlx__backend_compute(v->device, fn, name, &be, NULL));
   DLX_FAIL_IF(!empty && v->data == NULL, DLX_ERR_NULL_DATA, "%s: %s has elements but NULL data", fn, name);
   return DLX_OK;
@@ -110,14 +113,14 @@ static dlx_status check_broadcast(const char *fn, const char *name, const dlx_vi
 }
 
 /* Every operand on the output's backend and device, with two exceptions that cross between backends:
- * dlx_copy between memory kinds (the non-CPU backend's copy entry moves the data), and a one-element
- * input in host memory (a scalar: staged into the output's memory before the op). Then every operand on
+ * dlx_copy between memory kinds (the memory half with a copy entry moves the data), and a one-element
+ * input in host memory (a scalar: handed to the backend by value, see run_call). Then every operand on
  * the backend is labelled with its home device, so that the overlap test and the plan see one address
  * space (pinned, managed and cpu memory are one to the CPU backend). */
 static dlx_status check_devices(opcall *c) {
   DLX_FORWARD(dlx__backend_compute(c->out.device, c->fn, c->names[0], &c->be, &c->home));
   for (int k = 0; k < c->nin; ++k) {
-    const dlx__backend *be;
+    const dlx__compute_ops *be;
     DLDevice home;
     DLX_FORWARD(dlx__backend_compute(c->in[k].device, c->fn, c->names[k + 1], &be, &home));
     c->foreign[k] = NULL;
@@ -125,8 +128,8 @@ static dlx_status check_devices(opcall *c) {
       c->in[k].device = c->home;
       continue;
     }
-    /* the backend that can move data between the two: the one with a copy entry */
-    const dlx__backend *mover = c->be->copy != NULL ? c->be : be->copy != NULL ? be : NULL;
+    /* the memory half that can move data between the two: the one with a copy entry */
+    const dlx__memory_ops *mover = dlx__backend_mover(c->out.device, c->in[k].device);
     const bool scalar = dlx_view_size(&c->in[k]) == 1 && dlx_device_is_host_accessible(c->in[k].device);
     if (mover == NULL || (c->kind != DLX_EW_COPY && !scalar)) {
       char x[DLX_DEVICE_TEXT_CAP], y[DLX_DEVICE_TEXT_CAP];
@@ -153,7 +156,7 @@ static dlx_status check_call(opcall *c) {
  * ==================================================================================================== */
 
 static void free_temps(opcall *c) {
-  for (int i = 0; i < c->ntemps; ++i) c->be->free(c->home, c->temps[i]);
+  for (int i = 0; i < c->ntemps; ++i) dlx__scratch_free(c->be, c->home, c->temps[i]);
   c->ntemps = 0;
 }
 
@@ -161,7 +164,7 @@ static dlx_status alloc_temp(opcall *c, uint64_t bytes, void **out) {
   DLX_FAIL_IF(c->ntemps >= (int)(sizeof c->temps / sizeof c->temps[0]), DLX_ERR_OUT_OF_MEMORY,
               "%s: a temporary of %llu bytes cannot be allocated", c->fn, (unsigned long long)bytes);
   void *p = NULL;
-  DLX_FORWARD(c->be->alloc(c->home, bytes, false, &p, c->fn));
+  DLX_FORWARD(dlx__scratch_alloc(c->be, c->home, bytes, &p, c->fn));
   c->temps[c->ntemps++] = p;
   *out = p;
   return DLX_OK;
@@ -206,6 +209,7 @@ static void init_call(opcall *c, const char *fn, dlx__ew_kind kind, int nin, con
   c->ntemps = 0;
   c->be = NULL;
   c->foreign[0] = c->foreign[1] = NULL;
+  c->byval[0] = c->byval[1] = false;
   c->fn = fn;
   c->kind = kind;
   c->nin = nin;
@@ -225,6 +229,10 @@ static dlx__ew_op ew_op_of(const opcall *c) {
   op.dtype[1] = c->in[0].dtype;
   op.dtype[2] = c->nin > 1 ? c->in[1].dtype : c->in[0].dtype;
   op.device = c->home;
+  for (int k = 0; k < 2; ++k) {
+    op.byval[k] = c->byval[k];
+    if (c->byval[k]) op.value[k] = c->value[k];
+  }
   return op;
 }
 
@@ -248,19 +256,44 @@ static dlx_status plan_and_execute(opcall *c) {
   return c->be->execute(&op, &it);
 }
 
+/* Input k, a one-element input in host memory of an op on another backend's memory, read now on the host
+ * and passed by value (dlx__ew_op.byval): the device's kernel gets the bytes with its launch, where a
+ * copy into device memory first would block the host until the device's queue drains. An element wider
+ * than DLX__EW_VALUE_BYTES (vector dtypes of many lanes, moved only by fill) is staged through a copy
+ * into this backend's memory instead. */
+static dlx_status take_by_value(opcall *c, int k) {
+  dlx_view *v = &c->in[k];
+  const bool packed = is_packed(v);
+  const uint64_t item = packed ? 1 : dlx_dtype_itemsize(v->dtype);
+  if (item > DLX__EW_VALUE_BYTES) {
+    dlx_view tmp;
+    DLX_FORWARD(temp_like(c, v, (v->flags & DLX_VIEW_SUBBYTE_PADDED) != 0, &tmp));
+    tmp.device = c->home;
+    DLX_FORWARD(c->foreign[k]->copy(&tmp, v));
+    view_copy(v, &tmp);
+    return DLX_OK;
+  }
+  memset(c->value[k].bytes, 0, sizeof c->value[k].bytes);
+  if (packed) { /* float6/float4: the code at bit 0, one per byte as the loops take them */
+    c->value[k].bytes[0] = (unsigned char)dlx__cvt_bits_get(v->data, 0, v->dtype.bits);
+    v->flags |= DLX_VIEW_SUBBYTE_PADDED;
+  } else {
+    memcpy(c->value[k].bytes, v->data, (size_t)item);
+  }
+  c->byval[k] = true;
+  v->data = c->value[k].bytes;
+  v->device = c->home;
+  return DLX_OK;
+}
+
 static dlx_status run_call(opcall *c) {
   if (dlx_view_size(&c->out) == 0) return DLX_OK;
 
-  /* Inputs on another backend: a copy is the mover's transfer; a scalar is staged into this backend's
-   * memory first. */
+  /* Inputs on another backend: a copy is the mover's transfer; a scalar goes to the backend by value. */
   for (int k = 0; k < c->nin; ++k) {
     if (c->foreign[k] == NULL) continue;
     if (c->kind == DLX_EW_COPY) return c->foreign[k]->copy(&c->out, &c->in[k]);
-    dlx_view tmp;
-    DLX_FORWARD(temp_like(c, &c->in[k], (c->in[k].flags & DLX_VIEW_SUBBYTE_PADDED) != 0, &tmp));
-    tmp.device = c->home;
-    DLX_FORWARD(c->foreign[k]->copy(&tmp, &c->in[k]));
-    view_copy(&c->in[k], &tmp);
+    DLX_FORWARD(take_by_value(c, k));
   }
 
   /* An input that overlaps the output other than element for element would be read after the output

@@ -42,20 +42,6 @@ static inline void dlx__fill_compact_strides(int32_t nd, const int64_t *shape, i
   }
 }
 
-/* The device a view's data really is on, checked against its label for memory a runtime can tell about
- * (CUDA device and managed memory: cudaPointerGetAttributes, as CCCL's to_dlpack_tensor does):
- * DLX_ERR_DEVICE_MISMATCH naming both when they differ. Defined by the backends layer
- * (src/backends/backend.c), the one place that knows which runtime owns a device type; DLX_OK when the
- * build has no such runtime or the machine no such device (nothing can be asked then). */
-dlx_status dlx__device_check_pointer(const dlx_view *v, const char *fn);
-
-/* Defined by the backends layer too: the import rule of v's device type on v's data, for the exchange layer's imports (dltensor.c, on
- * non-empty kDLOneAPI imports): DLX_OK for device types without one, and where the runtime to ask is
- * absent; otherwise the rule's status, its message naming the data and device (the oneAPI USM protocol for kDLOneAPI:
- * an id out of range, or a pointer the device's default context does not know). Import-style messages,
- * no function prefix. */
-dlx_status dlx__device_check_import(const dlx_view *v);
-
 /* Cold failers: each re-walks its input to name the first offending value, and returns the status. */
 dlx_status dlx__fail_rank_range(int32_t nd);
 dlx_status dlx__fail_negative_extent(int32_t nd, const int64_t *shape);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/view_internal.h"
+#include "exchange/device_hooks.h"
 
 /* Device types each memory space accepts on import, indexed by dlx_memspace. */
 static const uint32_t memspace_accepts[] = {
@@ -22,6 +23,14 @@ static const uint32_t memspace_accepts[] = {
 /* Only RIGHT and LEFT are compact layouts with an expected stride to name. */
 static const char *compact_layout_name(dlx_layout layout) {
   return layout == DLX_LAYOUT_LEFT ? "layout_left" : "layout_right";
+}
+
+/* None until the backends layer installs its checks (device_hooks.h). */
+dlx__device_hooks dlx__exchange_hooks;
+
+void dlx__exchange_set_device_hooks(const dlx__device_hooks *hooks) {
+  static const dlx__device_hooks none = {0, 0, NULL, NULL};
+  dlx__exchange_hooks = hooks != NULL ? *hooks : none;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -55,9 +64,8 @@ __attribute__((noinline)) static dlx_status export_exact(const dlx_view *v, dlx_
   if (!st.zero) {
     const uint64_t bound = dlx__span_bound(&st);
     DLX_FORWARD(dlx__check_span(nd, v->shape, v->strides, bound, bound, true, (uintptr_t)v->data, v->dtype));
-    if (v->device.device_type == kDLCUDA || v->device.device_type == kDLCUDAManaged ||
-        v->device.device_type == kDLOneAPI)
-      DLX_FORWARD(dlx__device_check_pointer(v, "dlx_view_to_dltensor"));
+    if (dlx__device_in_mask((uint32_t)v->device.device_type, dlx__exchange_hooks.pointer_types))
+      DLX_FORWARD(dlx__exchange_hooks.check_pointer(v, "dlx_view_to_dltensor"));
   }
   fill_export(v, out, st.zero);
   return DLX_OK;
@@ -109,12 +117,10 @@ dlx_status dlx_view_to_dltensor(const dlx_view *v, dlx_dltensor *out) {
                         ((uint32_t)nd * b <= 62u) & (k <= 38u)) &&
                        (unit << k) <= addr && (unit << k) <= ~addr;
   if (DLX_UNLIKELY(!cleared)) return export_exact(v, out);
-  /* CCCL takes a device view's id from its pointer: a label that disagrees is an error (a pointer query,
-   * only for CUDA device and managed memory in builds with CUDA, and for oneAPI USM by dpctl's export
-   * rule when dpctl's C API is loaded) */
-  if (DLX_UNLIKELY(v->device.device_type == kDLCUDA || v->device.device_type == kDLCUDAManaged ||
-                   v->device.device_type == kDLOneAPI))
-    DLX_FORWARD(dlx__device_check_pointer(v, "dlx_view_to_dltensor"));
+  /* CCCL takes a device view's id from its pointer: a label that disagrees is an error (a pointer query of
+   * the runtime that owns the device type, installed by the backends layer: device_hooks.h) */
+  if (DLX_UNLIKELY(dlx__device_in_mask((uint32_t)v->device.device_type, dlx__exchange_hooks.pointer_types)))
+    DLX_FORWARD(dlx__exchange_hooks.check_pointer(v, "dlx_view_to_dltensor"));
   fill_export(v, out, false);
   return DLX_OK;
 }
@@ -326,9 +332,10 @@ dlx_status dlx_view_from_dltensor(dlx_view *out, const DLTensor *t, const dlx_im
   out->device = t->device;
   out->ndim = nd;
   out->flags = 0;
-  /* oneAPI USM: the data must be known to the default context of the device's platform (the oneAPI USM protocol's
-   * import rule, asked of the runtime through backend.c); every other device type costs one compare */
-  if (DLX_UNLIKELY(dev == kDLOneAPI) && !empty) return dlx__device_check_import(out);
+  /* a device type's import rule (oneAPI USM: the data must be known to the default context of the device's
+   * platform), installed by the backends layer (device_hooks.h); other device types cost one mask test */
+  if (DLX_UNLIKELY(dlx__device_in_mask((uint32_t)dev, dlx__exchange_hooks.import_types)) && !empty)
+    return dlx__exchange_hooks.check_import(out);
   return DLX_OK;
 }
 

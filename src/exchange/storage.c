@@ -13,6 +13,7 @@ dlx__storage *dlx__storage_new(dlx__release_fn release, void *ctx, void *ptr, DL
   s->release = release;
   s->ctx = ctx;
   s->event = NULL;
+  s->event_owner = NULL;
   s->event_device = 0;
   s->event_release = NULL;
   return s;

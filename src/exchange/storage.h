@@ -36,9 +36,11 @@ typedef struct dlx__storage {
   DLDevice device;
   dlx__release_fn release; /* NULL: nothing to release */
   void *ctx;
-  /* The event of dlx_tensor_record (src/tensor/memory.c): NULL until a first record creates it (under
-   * that file's lock); event_release runs once before release when it is set (and destroys it). */
+  /* The event of dlx_tensor_record: opaque here. The layer that records one (src/tensor/memory.c) creates
+   * it from a device's memory half (event_owner, event_device) under its own lock, and event_release, set
+   * with it, runs once before release and destroys it. */
   void *event;
+  const void *event_owner;
   int32_t event_device;
   void (*event_release)(dlx__storage *s);
 } dlx__storage;

@@ -67,6 +67,17 @@ static inline uint8_t dlx__kd_narrow_code(dlx__kd k) {
 
 typedef enum dlx__ew_kind { DLX_EW_COPY, DLX_EW_FILL, DLX_EW_CAST, DLX_EW_UNARY, DLX_EW_BINARY, DLX_EW_FMA } dlx__ew_kind;
 
+/* The largest element an op takes by value (complex128, int128, float32x4). Larger elements (vector
+ * dtypes of many lanes, which only copy and fill move) are staged through a copy instead. */
+#define DLX__EW_VALUE_BYTES 16
+
+/* One element's bytes, aligned for any element type's loads. */
+typedef union dlx__ew_value {
+  unsigned char bytes[DLX__EW_VALUE_BYTES];
+  double align_;
+  uint64_t align64_;
+} dlx__ew_value;
+
 typedef struct dlx__ew_op {
   dlx__ew_kind kind;
   dlx_unop unop;       /* DLX_EW_UNARY */
@@ -75,6 +86,13 @@ typedef struct dlx__ew_op {
   int nin;             /* inputs: 1 (copy, fill, cast, unary) or 2 */
   DLDataType dtype[3]; /* out, in0, in1; byte-sized (padded when sub-byte) */
   DLDevice device;     /* where it runs: the backend's home for the output (cpu:0 for host memory) */
+  /* Inputs given by value: a one-element input in host memory of an op on another backend's memory (a
+   * host scalar of an op on the GPU: t + 1, t.fill_(2)). Its element was read on the host when the op
+   * was queued: byval[k] is set for input k, its bytes are in value[k] (a padded code for float6/float4),
+   * the plan's pointer of that operand points at a host copy of them and its every stride is 0. A device backend hands
+   * the bytes to its kernel with the launch, so no copy (and no host synchronisation) stages them. */
+  bool byval[2];
+  dlx__ew_value value[2];
 } dlx__ew_op;
 
 /* Same-dtype moves (copy, fill, a cast to the operand's own dtype) are dtype-blind byte copies. */

@@ -7,9 +7,7 @@
 #include <pthread.h>
 
 #include "backends/backend.h"
-#include "backends/cuda_events.h"
 #include "core/error_internal.h"
-#include "dlx/cuda.h"
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
 #include "dlx/ops.h"
@@ -17,23 +15,19 @@
 /* ---- dlx's own memory ---------------------------------------------------------------------------- */
 
 static void release_backend_memory(void *ctx, void *ptr, DLDevice device) {
-  const dlx__backend *be = ctx;
-  be->free(device, ptr);
+  const dlx__memory_ops *m = ctx;
+  m->free(device, ptr);
 }
 
 dlx_status dlx__storage_alloc_like(DLDevice device, const void *like, uint64_t bytes, bool zero, const char *fn,
                                    dlx__storage **out) {
-  const dlx__backend *be;
-  DLX_FORWARD(dlx__backend_memory(device, fn, &be));
+  const dlx__memory_ops *m;
+  DLX_FORWARD(dlx__backend_memory(device, fn, &m));
   void *p = NULL;
-  if (like != NULL && be->alloc_like != NULL) {
-    DLX_FORWARD(be->alloc_like(device, like, bytes, zero, &p, fn));
-  } else {
-    DLX_FORWARD(be->alloc(device, bytes, zero, &p, fn));
-  }
-  dlx__storage *s = dlx__storage_new(release_backend_memory, (void *)(uintptr_t)be, p, device);
+  DLX_FORWARD(dlx__device_alloc_like(m, device, like, bytes, zero, &p, fn));
+  dlx__storage *s = dlx__storage_new(release_backend_memory, (void *)(uintptr_t)m, p, device);
   if (s == NULL) {
-    be->free(device, p);
+    m->free(device, p);
     return dlx_set_error(DLX_ERR_OUT_OF_MEMORY, "%s: out of memory allocating a storage", fn);
   }
   *out = s;
@@ -73,81 +67,56 @@ dlx_status dlx__storage_copy_compact(const dlx_view *src, const char *fn, dlx__s
 /* Creating a storage's event: rare, so one lock for every storage. Recording and waiting run outside it. */
 static pthread_mutex_t event_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Before the memory goes (storage.c): dlx's own device memory stays out of the allocator's reuse until the
- * recorded use is done (its stream waits for the event, without blocking); any other memory (a
- * producer's, whose deleter frees it at once, or managed memory) is waited for on the host first. */
+/* Before the memory goes (storage.c): dlx's own memory stays out of its allocator's reuse until the
+ * recorded use is done (the block's stream waits for the event, without blocking); any other memory (a
+ * producer's, whose deleter frees it at once, or memory the allocator does not pool) is waited for on the
+ * host first. */
 static void event_release(dlx__storage *s) {
-  const bool own_device = s->release == release_backend_memory && s->device.device_type == kDLCUDA;
-  if (own_device) dlx__cuda_guard_block(s->ptr, s->event);
-  dlx__cuda_event_destroy(s->event_device, s->event, !own_device);
+  const dlx__memory_ops *m = s->event_owner;
+  const bool guarded = s->release == release_backend_memory && dlx__memory_guard_block(m, s->ptr, s->event);
+  dlx__memory_event_destroy(m, s->event_device, s->event, !guarded);
   s->event = NULL;
 }
 
-/* The CUDA device whose stream orders work on memory of device, or -1 for host memory (nothing to
- * order); an error for memory dlx has no events for, or when CUDA or the device is missing. */
-static dlx_status event_device(DLDevice device, const char *fn, int32_t *out) {
-  char text[DLX_DEVICE_TEXT_CAP];
-  switch (device.device_type) {
-    case kDLCPU:
-    case kDLCUDAHost:
-    case kDLROCMHost: *out = -1; return DLX_OK;
-    case kDLCUDA: *out = device.device_id; break;
-    case kDLCUDAManaged: *out = 0; break; /* DLPack labels managed memory device 0 */
-    default:
-      return dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: the tensor is on %s: dlx has events for CUDA memory only", fn,
-                           dlx__device_text(text, sizeof text, device));
-  }
-  if (!dlx_cuda_built())
-    return dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: the tensor is on %s, which needs a build with CUDA (DLX_WITH_CUDA=ON)",
-                         fn, dlx__device_text(text, sizeof text, device));
-  if (dlx_cuda_device_count() == 0)
-    return dlx_set_error(DLX_ERR_INVALID_DEVICE, "%s: the tensor is on %s, but no CUDA device is present", fn,
-                         dlx__device_text(text, sizeof text, device));
-  if (*out >= dlx_cuda_device_count())
-    return dlx_set_error(DLX_ERR_INVALID_DEVICE, "%s: the tensor is on %s, which does not exist (%d CUDA device%s)", fn,
-                         dlx__device_text(text, sizeof text, device), dlx_cuda_device_count(),
-                         dlx_cuda_device_count() == 1 ? "" : "s");
-  return DLX_OK;
-}
-
-/* stream, or dlx's current stream of device when NULL. */
-static dlx_status resolve_stream(int32_t device, void **stream) {
+/* stream, or the queue's current stream of the calling thread when NULL. */
+static dlx_status resolve_stream(const dlx__queue *q, void **stream) {
   if (*stream != NULL) return DLX_OK;
-  return dlx_cuda_get_stream(device, stream);
+  return dlx__queue_current_stream(q, stream);
 }
 
 dlx_status dlx__storage_record(dlx__storage *s, DLDevice device, void *stream, const char *fn) {
-  int32_t dev = -1;
-  DLX_FORWARD(event_device(device, fn, &dev));
-  if (dev < 0) return DLX_OK;
-  DLX_FORWARD(resolve_stream(dev, &stream));
+  dlx__queue q;
+  DLX_FORWARD(dlx__device_queue(device, fn, &q));
+  if (q.mem == NULL) return DLX_OK; /* host memory: nothing to order */
+  DLX_FORWARD(resolve_stream(&q, &stream));
   pthread_mutex_lock(&event_lock);
   dlx_status st = DLX_OK;
   if (s->event == NULL) {
     void *ev = NULL;
-    st = dlx__cuda_event_create(dev, &ev, fn);
+    st = dlx__queue_event_create(&q, &ev, fn);
     if (st == DLX_OK) {
-      s->event_device = dev;
+      s->event_owner = q.mem;
+      s->event_device = q.device;
       s->event_release = event_release;
       s->event = ev;
     }
   }
   void *ev = s->event;
-  const int32_t ev_dev = s->event_device;
+  const dlx__queue eq = {s->event_owner, s->event_device};
   pthread_mutex_unlock(&event_lock);
   DLX_FORWARD(st);
-  return dlx__cuda_event_record(ev_dev, ev, stream, fn);
+  return dlx__queue_event_record(&eq, ev, stream, fn);
 }
 
 dlx_status dlx__storage_wait(dlx__storage *s, DLDevice device, void *stream, const char *fn) {
-  int32_t dev = -1;
-  DLX_FORWARD(event_device(device, fn, &dev));
-  if (dev < 0) return DLX_OK;
+  dlx__queue q;
+  DLX_FORWARD(dlx__device_queue(device, fn, &q));
+  if (q.mem == NULL) return DLX_OK;
   pthread_mutex_lock(&event_lock);
   void *ev = s->event;
-  const int32_t ev_dev = s->event_device;
+  const dlx__queue eq = {s->event_owner, s->event_device};
   pthread_mutex_unlock(&event_lock);
   if (ev == NULL) return DLX_OK; /* nothing recorded: nothing to wait for */
-  DLX_FORWARD(resolve_stream(dev, &stream));
-  return dlx__cuda_event_wait(ev_dev, ev, stream, fn);
+  DLX_FORWARD(resolve_stream(&q, &stream));
+  return dlx__queue_event_wait(&eq, ev, stream, fn);
 }

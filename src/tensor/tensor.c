@@ -223,7 +223,7 @@ static dlx_status out_tensor(dlx_tensor **out, const dlx_tensor *like, const cha
                              const int64_t *shape, DLDataType dtype, bool zero, bool *fresh, const char *fn) {
   *fresh = false;
   if (*out != NULL) return DLX_OK;
-  const dlx__backend *be;
+  const dlx__compute_ops *be;
   DLDevice home;
   DLX_FORWARD(dlx__backend_compute(like->view.device, fn, like_name, &be, &home));
   DLX_FORWARD(tensor_alloc(out, ndim, shape, dtype, home, like->view.data, false, zero, fn));

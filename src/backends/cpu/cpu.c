@@ -211,7 +211,23 @@ static dlx_status cpu_execute(const dlx__ew_op *op, const dlx_iter *plan) {
 
 static int cpu_device_count(void) { return 1; }
 
-const dlx__backend dlx__cpu_backend = {
-    "cpu", kDLCPU, cpu_device_count, dlx__cpu_alloc, dlx__cpu_free, NULL, cpu_unpack, cpu_pack, cpu_execute, dlx__cpu_gemm,
-    NULL, NULL,
+const dlx__memory_ops dlx__cpu_memory = {
+    .name = "cpu",
+    .label = "CPU",
+    .device_type = kDLCPU,
+    .device_count = cpu_device_count,
+    .alloc = dlx__cpu_alloc,
+    .free = dlx__cpu_free,
+    /* every host kind is one address space: copies among them are elementwise copies, and the host
+     * orders itself (no streams, no events, no pointer query) */
 };
+
+const dlx__compute_ops dlx__cpu_compute = {
+    .name = "cpu",
+    .execute = cpu_execute,
+    .unpack = cpu_unpack,
+    .pack = cpu_pack,
+    .gemm = dlx__cpu_gemm,
+};
+
+const dlx__backend dlx__cpu_backend = {.name = "cpu", .memory = &dlx__cpu_memory, .compute = &dlx__cpu_compute};

@@ -19,7 +19,7 @@ uint64_t dlx__cpu_cache_empty(void);
 /* Tests: set the bounds (emptying the cache), as the environment variables would. */
 void dlx__cpu_cache_configure(uint64_t max_bytes, uint64_t max_blocks);
 
-/* The gemm entry of dlx__cpu_backend (gemm_cblas.c): CBLAS, or DLX_ERR_UNSUPPORTED without it. */
+/* The gemm entry of dlx__cpu_compute (gemm_cblas.c): CBLAS, or DLX_ERR_UNSUPPORTED without it. */
 dlx_status dlx__cpu_gemm(const dlx__gemm_call *call);
 
 #endif

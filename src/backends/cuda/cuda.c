@@ -1,6 +1,7 @@
-/* The CUDA backend's table (backends/backend.h): device memory through the caching allocator, copies
- * between memory kinds, the elementwise kernels (kernels.cu) on the calling thread's stream of the
- * op's device, cuBLAS gemm. */
+/* The CUDA backend's halves (backends/backend.h). Memory: device memory through the caching allocator
+ * (memory.c), pinned and managed host memory, copies between memory kinds (copy.c), the calling thread's
+ * streams and events (device.c). Compute: the elementwise kernels (kernels*.cu) on the calling thread's
+ * stream of the op's device, cuBLAS gemm (gemm.c). */
 #include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/kernels.h"
 #include "core/error_internal.h"
@@ -26,8 +27,38 @@ static dlx_status cuda_pack(const dlx_view *packed, const void *padded) {
   return dlx__cuda_pack(packed, padded, dlx__cuda_stream(id));
 }
 
-const dlx__backend dlx__cuda_backend = {
-    "cuda",        kDLCUDA,   cuda_device_count, dlx__cuda_alloc, dlx__cuda_free, dlx__cuda_copy,
-    cuda_unpack,   cuda_pack, cuda_execute,      dlx__cuda_gemm,  dlx_cuda_pointer_device,
-    NULL, /* one kind of memory per device */
+const dlx__memory_ops dlx__cuda_memory = {
+    .name = "cuda",
+    .label = "CUDA",
+    .device_type = kDLCUDA,
+    .device_count = cuda_device_count,
+    .alloc = dlx__cuda_alloc, /* device memory, and pinned and managed host memory (backend.c's rows) */
+    .free = dlx__cuda_free,
+    .copy = dlx__cuda_copy,
+    .pointer_device = dlx__cuda_pointer_device,
+    .stream_get = dlx__cuda_stream_get,
+    .stream_set = dlx__cuda_stream_set,
+    .stream_create = dlx__cuda_stream_create,
+    .stream_destroy = dlx__cuda_stream_destroy,
+    .stream_wait = dlx__cuda_stream_wait,
+    .stream_synchronize = dlx__cuda_stream_synchronize,
+    .synchronize = dlx__cuda_synchronize,
+    .event_create = dlx__cuda_event_create,
+    .event_record = dlx__cuda_event_record,
+    .event_wait = dlx__cuda_event_wait,
+    .event_query = dlx__cuda_event_query,
+    .event_destroy = dlx__cuda_event_destroy,
+    .guard_block = dlx__cuda_guard_block,
+    .empty_cache = dlx__cuda_empty_cache,
+    .cache_stats = dlx__cuda_cache_stats,
 };
+
+const dlx__compute_ops dlx__cuda_compute = {
+    .name = "cuda",
+    .execute = cuda_execute,
+    .unpack = cuda_unpack,
+    .pack = cuda_pack,
+    .gemm = dlx__cuda_gemm,
+};
+
+const dlx__backend dlx__cuda_backend = {.name = "cuda", .memory = &dlx__cuda_memory, .compute = &dlx__cuda_compute};

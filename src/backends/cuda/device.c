@@ -1,11 +1,12 @@
 /* CUDA devices, the calling thread's streams, events between streams, pointer attributes, and the CUDA
- * error messages of the backend (dlx/cuda.h). */
+ * error messages of the backend: the stream and event entries of its memory half (backend.h). The
+ * public controls of dlx/cuda.h call these through the table (backends/controls.c), which has checked
+ * the device id and the arguments. */
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
 #include "backends/cuda/cuda_internal.h"
-#include "backends/cuda_events.h"
 #include "core/error_internal.h"
 
 dlx_status dlx__cuda_fail(cudaError_t err, const char *fn, const char *what) {
@@ -53,41 +54,30 @@ static _Thread_local cudaStream_t current_stream[DLX_CUDA_MAX_DEVICES];
 
 cudaStream_t dlx__cuda_stream(int32_t id) { return current_stream[id]; }
 
-int dlx_cuda_built(void) { return 1; }
-
-int dlx_cuda_device_count(void) { return dlx__cuda_count(); }
-
-dlx_status dlx_cuda_set_stream(int32_t device, void *stream, void **previous) {
-  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_set_stream"));
+dlx_status dlx__cuda_stream_set(int32_t device, void *stream, void **previous) {
   if (previous != NULL) *previous = current_stream[device];
   current_stream[device] = (cudaStream_t)stream;
   return DLX_OK;
 }
 
-dlx_status dlx_cuda_get_stream(int32_t device, void **stream) {
-  DLX_CHECK_NULL(stream);
-  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_get_stream"));
+dlx_status dlx__cuda_stream_get(int32_t device, void **stream) {
   *stream = current_stream[device];
   return DLX_OK;
 }
 
-dlx_status dlx_cuda_synchronize(int32_t device) {
-  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_synchronize"));
+dlx_status dlx__cuda_synchronize(int32_t device) {
   DLX_FORWARD(dlx__cuda_use_device(device, "dlx_cuda_synchronize"));
   DLX_CUDA_TRY(cudaDeviceSynchronize(), "dlx_cuda_synchronize", "cudaDeviceSynchronize");
   return DLX_OK;
 }
 
-dlx_status dlx_cuda_stream_synchronize(int32_t device, void *stream) {
-  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_stream_synchronize"));
+dlx_status dlx__cuda_stream_synchronize(int32_t device, void *stream) {
   DLX_FORWARD(dlx__cuda_use_device(device, "dlx_cuda_stream_synchronize"));
   DLX_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream), "dlx_cuda_stream_synchronize", "cudaStreamSynchronize");
   return DLX_OK;
 }
 
-dlx_status dlx_cuda_stream_wait(int32_t device, void *waiter, void *producer) {
-  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_stream_wait"));
-  if (waiter == producer) return DLX_OK; /* one stream is already in order */
+dlx_status dlx__cuda_stream_wait(int32_t device, void *waiter, void *producer) {
   DLX_FORWARD(dlx__cuda_use_device(device, "dlx_cuda_stream_wait"));
   cudaEvent_t ev;
   /* timing off: the cheapest event, as PyTorch and CuPy record for stream hand-offs */
@@ -100,9 +90,7 @@ dlx_status dlx_cuda_stream_wait(int32_t device, void *waiter, void *producer) {
   return DLX_OK;
 }
 
-dlx_status dlx_cuda_stream_create(int32_t device, int non_blocking, void **stream) {
-  DLX_CHECK_NULL(stream);
-  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_stream_create"));
+dlx_status dlx__cuda_stream_create(int32_t device, bool non_blocking, void **stream) {
   DLX_FORWARD(dlx__cuda_use_device(device, "dlx_cuda_stream_create"));
   cudaStream_t s = NULL;
   DLX_CUDA_TRY(cudaStreamCreateWithFlags(&s, non_blocking ? cudaStreamNonBlocking : cudaStreamDefault),
@@ -111,8 +99,7 @@ dlx_status dlx_cuda_stream_create(int32_t device, int non_blocking, void **strea
   return DLX_OK;
 }
 
-dlx_status dlx_cuda_stream_destroy(int32_t device, void *stream) {
-  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_stream_destroy"));
+dlx_status dlx__cuda_stream_destroy(int32_t device, void *stream) {
   /* the special handles are no streams anyone created */
   DLX_FAIL_IF(stream == NULL || stream == (void *)cudaStreamLegacy || stream == (void *)cudaStreamPerThread,
               DLX_ERR_INVALID_ARGUMENT, "dlx_cuda_stream_destroy: stream %p is a default stream, which cannot be destroyed",
@@ -125,7 +112,7 @@ dlx_status dlx_cuda_stream_destroy(int32_t device, void *stream) {
   return DLX_OK;
 }
 
-/* ---- events kept with a tensor's storage (backends/cuda_events.h) --------------------------------- */
+/* ---- events kept with a tensor's storage (dlx_tensor_record) --------------------------------------- */
 
 dlx_status dlx__cuda_event_create(int32_t device, void **event, const char *fn) {
   DLX_FORWARD(dlx__cuda_use_device(device, fn));
@@ -147,7 +134,20 @@ dlx_status dlx__cuda_event_wait(int32_t device, void *event, void *stream, const
   return DLX_OK;
 }
 
-void dlx__cuda_event_destroy(int32_t device, void *event, int host_wait) {
+dlx_status dlx__cuda_event_query(int32_t device, void *event, bool *done) {
+  DLX_FORWARD(dlx__cuda_use_device(device, "dlx_event_query"));
+  const cudaError_t err = cudaEventQuery((cudaEvent_t)event);
+  if (err == cudaErrorNotReady) {
+    (void)cudaGetLastError(); /* not an error to keep */
+    *done = false;
+    return DLX_OK;
+  }
+  if (err != cudaSuccess) return dlx__cuda_fail(err, "dlx_event_query", "cudaEventQuery");
+  *done = true;
+  return DLX_OK;
+}
+
+void dlx__cuda_event_destroy(int32_t device, void *event, bool host_wait) {
   int cur = -1;
   const bool have_cur = cudaGetDevice(&cur) == cudaSuccess;
   (void)cudaSetDevice(device);
@@ -159,9 +159,7 @@ void dlx__cuda_event_destroy(int32_t device, void *event, int host_wait) {
 
 /* ---- pointers ------------------------------------------------------------------------------------- */
 
-dlx_status dlx_cuda_pointer_device(const void *ptr, DLDevice *out) {
-  DLX_CHECK_NULL(out);
-  DLX_FAIL_IF(ptr == NULL, DLX_ERR_NULL_DATA, "dlx_cuda_pointer_device: ptr is NULL");
+dlx_status dlx__cuda_pointer_device(const void *ptr, DLDevice *out) {
   if (dlx__cuda_count() == 0) {
     /* no driver: CUDA knows no memory at all */
     *out = (DLDevice){kDLCPU, 0};

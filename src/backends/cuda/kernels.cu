@@ -89,10 +89,15 @@ struct B16 {
 };
 
 DLX_HD inline void bytes_thread(const Plan &p, uint64_t w, uint64_t t, uint64_t nt) {
+  /* a by-value input (w <= DLX__EW_VALUE_BYTES then) is read from a copy, its offsets all 0 */
+  unsigned char val[DLX__EW_VALUE_BYTES];
+  DLXCU_UNROLL
+  for (int j = 0; j < DLX__EW_VALUE_BYTES; ++j) val[j] = p.val[1][j];
+  const char *src = p.byval[1] ? reinterpret_cast<const char *>(val) : p.data[1];
   for (uint64_t i = t; i < p.size; i += nt) {
     int64_t off[2];
     offsets<2>(p, i, off);
-    for (uint64_t b = 0; b < w; ++b) p.data[0][off[0] + (int64_t)b] = p.data[1][off[1] + (int64_t)b];
+    for (uint64_t b = 0; b < w; ++b) p.data[0][off[0] + (int64_t)b] = src[off[1] + (int64_t)b];
   }
 }
 
@@ -142,12 +147,24 @@ static dlx_status run_move(const dlx__ew_op *op, Plan p, const Launch &L) {
  * The executor.
  * ==================================================================================================== */
 
+/* Inputs given by value (a host scalar): their bytes go with the launch, never through a pointer. */
+static void take_values(const dlx__ew_op *op, Plan *p) {
+  for (int k = 1; k < p->nop; ++k) {
+    if (!op->byval[k - 1]) continue;
+    p->byval[k] = true;
+    memcpy(p->val[k], op->value[k - 1].bytes, sizeof p->val[k]);
+    p->data[k] = nullptr;
+    for (int d = 0; d < p->ndim; ++d) p->st[k][d] = 0;
+  }
+}
+
 static dlx_status execute(const dlx__ew_op *op, const dlx_iter *plan, const Launch &L) {
   if (plan->size <= 0) return DLX_OK;
   Plan p;
   const dlx_status st = make_plan(plan, &p);
   if (st != DLX_OK) return st;
   if (p.nop != 1 + op->nin) return no_kernel(op);
+  take_values(op, &p);
   if (dlx__ew_is_move(op)) return run_move(op, p, L);
   switch (op->kind) {
     case DLX_EW_CAST: {

@@ -137,7 +137,16 @@ struct Plan {
   int32_t ndim, nop;
   Div div[DLX_CUDA_MAX_DIMS];
   int64_t st[3][DLX_CUDA_MAX_DIMS];
+  /* Inputs given by value (dlx__ew_op.byval: a host scalar): operand k's one element is val[k], passed
+   * with the launch; its data pointer is NULL and its strides 0, so every element reads the same value. */
+  bool byval[3];
+  alignas(16) unsigned char val[3][DLX__EW_VALUE_BYTES];
 };
+
+/* Operand K's element at byte offset off: the launch's value when it was given by value, else a load. K is
+ * a constant, so that val is read straight from the kernel's parameters. */
+template <class T, int K>
+DLX_HD inline T ld_in(const Plan &p, int64_t off, bool aligned);
 
 /* Byte offsets of element i (row-major) for the first NOP operands. The loop is unrolled over the
  * largest rank with an exit at ndim, so that every extent and stride is read at a constant index,
@@ -193,6 +202,17 @@ DLX_HD inline void st(char *p, const T &v, bool aligned) {
   (void)aligned;
   memcpy(p, &v, sizeof v);
 #endif
+}
+
+template <class T, int K>
+DLX_HD inline T ld_in(const Plan &p, int64_t off, bool aligned) {
+  static_assert(sizeof(T) <= DLX__EW_VALUE_BYTES, "a by-value element fits val");
+  if (p.byval[K]) {
+    T v;
+    memcpy(&v, p.val[K], sizeof v);
+    return v;
+  }
+  return ld<T>(p.data[K] + off, aligned);
 }
 
 /* One aligned access of U bytes (4, 8 or 16): a single load or store instruction on the device. */
@@ -304,11 +324,11 @@ DLX_HD inline void ew_elem(const Ew &a, const F &f, uint64_t i) {
   typedef typename F::in1_t TB;
   int64_t off[3];
   offsets<F::nin + 1>(a.p, i, off);
-  const TA x = ld<TA>(a.p.data[1] + off[1], a.aligned);
+  const TA x = ld_in<TA, 1>(a.p, off[1], a.aligned);
   if constexpr (F::nin == 1) {
     st<TO>(a.p.data[0] + off[0], f(x), a.aligned);
   } else {
-    const TB y = ld<TB>(a.p.data[2] + off[2], a.aligned);
+    const TB y = ld_in<TB, 2>(a.p, off[2], a.aligned);
     st<TO>(a.p.data[0] + off[0], f(x, y), a.aligned);
   }
 }
@@ -331,9 +351,9 @@ DLX_HD inline void ew_thread(const Ew &a, const F &f, uint64_t t, uint64_t nt) {
   if (t < chunks) {
     TA xb{};
     TB yb{};
-    if (a.bcast[1]) xb = ld<TA>(a.p.data[1], a.aligned);
+    if (a.bcast[1]) xb = ld_in<TA, 1>(a.p, 0, a.aligned);
     if constexpr (F::nin == 2) {
-      if (a.bcast[2]) yb = ld<TB>(a.p.data[2], a.aligned);
+      if (a.bcast[2]) yb = ld_in<TB, 2>(a.p, 0, a.aligned);
     }
     for (uint64_t c = t; c < chunks; c += nt) {
       TA x[E];
@@ -396,7 +416,7 @@ dlx_status run_ew(const Plan &p, const F &f, const Launch &L) {
   for (int k = 1; k < 3; ++k) {
     a.bcast[k] = false;
     if (k > F::nin) continue;
-    if (p.st[k][0] == 0) a.bcast[k] = true;
+    if (p.byval[k] || p.st[k][0] == 0) a.bcast[k] = true;
     else if (p.st[k][0] != (int64_t)size[k] || !aligned_to(p.data[k], 16)) a.vec = false;
   }
   const uint64_t chunks = a.vec ? p.size / E : 0;

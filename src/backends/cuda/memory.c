@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "backends/cuda/cuda_internal.h"
-#include "backends/cuda_events.h"
 #include "core/error_internal.h"
 
 typedef struct block {
@@ -32,7 +31,7 @@ typedef struct block {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static block *live[LIVE_BUCKETS];             /* handed out, by pointer */
 static block *free_list[DLX_CUDA_MAX_DEVICES]; /* cached, per device */
-static dlx_cuda_memory_stats stats[DLX_CUDA_MAX_DEVICES];
+static dlx__cache_stats stats[DLX_CUDA_MAX_DEVICES];
 
 static size_t bucket_of(const void *p) { return ((uintptr_t)p >> 9) % LIVE_BUCKETS; }
 
@@ -69,7 +68,7 @@ static void insert_live(block *b) {
   const size_t k = bucket_of(b->ptr);
   b->next = live[k];
   live[k] = b;
-  dlx_cuda_memory_stats *s = &stats[b->device];
+  dlx__cache_stats *s = &stats[b->device];
   s->allocated += b->size;
   if (s->allocated > s->peak_allocated) s->peak_allocated = s->allocated;
 }
@@ -125,14 +124,12 @@ static void release_cached(bool wait) {
   (void)cudaGetLastError();
 }
 
-dlx_status dlx_cuda_empty_cache(void) {
-  if (dlx__cuda_count() > 0) release_cached(true);
+dlx_status dlx__cuda_empty_cache(void) {
+  release_cached(true);
   return DLX_OK;
 }
 
-dlx_status dlx_cuda_memory_stats_get(int32_t device, dlx_cuda_memory_stats *out) {
-  DLX_CHECK_NULL(out);
-  DLX_FORWARD(dlx__cuda_check_device(device, "dlx_cuda_memory_stats_get"));
+dlx_status dlx__cuda_cache_stats(int32_t device, dlx__cache_stats *out) {
   pthread_mutex_lock(&lock);
   *out = stats[device];
   pthread_mutex_unlock(&lock);
@@ -223,7 +220,7 @@ static void free_device(void *p) {
   pthread_mutex_unlock(&lock);
 }
 
-void dlx__cuda_guard_block(void *ptr, void *event) {
+bool dlx__cuda_guard_block(void *ptr, void *event) {
   pthread_mutex_lock(&lock);
   cudaStream_t stream = NULL;
   int32_t device = -1;
@@ -234,7 +231,7 @@ void dlx__cuda_guard_block(void *ptr, void *event) {
       break;
     }
   pthread_mutex_unlock(&lock);
-  if (device < 0) return;
+  if (device < 0) return false; /* not a block of this allocator (pinned or managed memory) */
   int cur = -1;
   const bool have_cur = cudaGetDevice(&cur) == cudaSuccess;
   (void)cudaSetDevice(device);
@@ -244,6 +241,7 @@ void dlx__cuda_guard_block(void *ptr, void *event) {
   }
   if (have_cur) (void)cudaSetDevice(cur);
   (void)cudaGetLastError();
+  return true;
 }
 
 dlx_status dlx__cuda_alloc(DLDevice device, uint64_t bytes, bool zero, void **out, const char *fn) {

@@ -7,13 +7,11 @@
  * which move it through the queue (copy.c), and in the unpacking and packing of float6/float4 operands,
  * which are copies too. An output alone in device USM (a fill, or an op on host-accessible inputs) is
  * computed into shared scratch, which the queue copies into place. Scratch memory of ops (overlap copies,
- * unpacked operands, staged scalars, gemm's compact copies) is shared USM, so the CPU loops can use it.
+ * unpacked operands, gemm's compact copies) is shared USM, so the CPU loops can use it.
  *
- * Two tables, because backend.c names a compute backend and a memory backend per device type and the
- * two allocate differently: dlx__oneapi_backend computes (scratch: shared USM) and is the one in the
- * list of backends; dlx__oneapi_memory_backend allocates what dlx keeps on (kDLOneAPI, id): new tensors
- * in device USM unless dlx_oneapi_set_alloc_kind says otherwise, and tensors made from another (op
- * results, copies, empty_like) in its kind when that is host or shared USM (alloc_like). */
+ * The memory half allocates what dlx keeps on (kDLOneAPI, id): new tensors in device USM unless
+ * dlx_oneapi_set_alloc_kind says otherwise, and tensors made from another (op results, copies, empty_like)
+ * in its kind when that is host or shared USM (alloc_like). The compute half's scratch is shared USM. */
 #include <inttypes.h>
 
 #include "backends/oneapi/oneapi_internal.h"
@@ -69,7 +67,7 @@ static dlx_status execute_into_device_usm(const dlx__ew_op *op, const dlx_iter *
     staged.strides[0][d] = step;
     step *= plan->shape[d];
   }
-  dlx_status st = dlx__cpu_backend.execute(op, &staged);
+  dlx_status st = dlx__cpu_compute.execute(op, &staged);
   dlx_view from;
   if (st == DLX_OK) st = plan_view(op, &staged, 0, &from);
   if (st == DLX_OK) st = dlx__oneapi_copy(&dst, &from);
@@ -85,13 +83,14 @@ static dlx_status oneapi_execute(const dlx__ew_op *op, const dlx_iter *plan) {
   bool out_on_device = false;
   int input_on_device = 0;
   for (int k = 0; k < plan->nop; ++k) {
+    if (k > 0 && op->byval[k - 1]) continue; /* a host scalar's bytes, read by the CPU loops in place */
     dlx_oneapi_usm kind;
     DLX_FORWARD(dlx__oneapi_kind(s, plan->data[k], id, "dlx_ops", &kind));
     if (kind != DLX_ONEAPI_USM_DEVICE) continue;
     if (k == 0) out_on_device = true;
     else if (input_on_device == 0) input_on_device = k;
   }
-  if (!out_on_device && input_on_device == 0) return dlx__cpu_backend.execute(op, plan);
+  if (!out_on_device && input_on_device == 0) return dlx__cpu_compute.execute(op, plan);
   if (op->kind == DLX_EW_COPY && plan->nop == 2) {
     dlx_view dst, src;
     DLX_FORWARD(plan_view(op, plan, 0, &dst));
@@ -121,7 +120,7 @@ static dlx_status oneapi_pack_unpack(const dlx_view *packed, void *padded, bool 
   if (kp != DLX_ONEAPI_USM_DEVICE && kb != DLX_ONEAPI_USM_DEVICE) {
     dlx_view host = *packed;
     host.device = (DLDevice){kDLCPU, 0};
-    return unpack ? dlx__cpu_backend.unpack(&host, padded) : dlx__cpu_backend.pack(&host, padded);
+    return unpack ? dlx__cpu_compute.unpack(&host, padded) : dlx__cpu_compute.pack(&host, padded);
   }
   dlx_view pv;
   DLX_FORWARD(padded_view(packed, padded, &pv));
@@ -145,17 +144,36 @@ static dlx_status oneapi_gemm(const dlx__gemm_call *call) {
     DLX_FORWARD(dlx__oneapi_kind(s, ptrs[i], id, "dlx_gemm", &kind));
     if (kind == DLX_ONEAPI_USM_DEVICE) return refuse_device_usm("dlx_gemm", names[i], ptrs[i], id);
   }
-  return dlx__cpu_backend.gemm(call);
+  return dlx__cpu_compute.gemm(call);
 }
 
-const dlx__backend dlx__oneapi_backend = {
-    "oneapi",      kDLOneAPI,   oneapi_device_count, dlx__oneapi_alloc_shared, dlx__oneapi_free, dlx__oneapi_copy,
-    oneapi_unpack, oneapi_pack, oneapi_execute,      oneapi_gemm,              dlx__oneapi_pointer_device,
-    NULL, /* scratch is always shared USM */
+/* Scratch of ops is shared USM, so that the CPU loops can use it. */
+static dlx_status oneapi_scratch_alloc(DLDevice device, uint64_t bytes, void **out, const char *fn) {
+  return dlx__oneapi_alloc_shared(device, bytes, false, out, fn);
+}
+
+const dlx__memory_ops dlx__oneapi_memory = {
+    .name = "oneapi",
+    .label = "oneAPI",
+    .device_type = kDLOneAPI,
+    .device_count = oneapi_device_count,
+    .alloc = dlx__oneapi_alloc,
+    .alloc_like = dlx__oneapi_alloc_like,
+    .free = dlx__oneapi_free,
+    .copy = dlx__oneapi_copy,
+    .pointer_device = dlx__oneapi_pointer_device,
+    /* no streams or events: dpctl's queues are not exposed through DLPack's stream=, and every dlx copy
+     * through a queue is waited for */
 };
 
-const dlx__backend dlx__oneapi_memory_backend = {
-    "oneapi",      kDLOneAPI,   oneapi_device_count, dlx__oneapi_alloc, dlx__oneapi_free, dlx__oneapi_copy,
-    oneapi_unpack, oneapi_pack, oneapi_execute,      oneapi_gemm,       dlx__oneapi_pointer_device,
-    dlx__oneapi_alloc_like,
+const dlx__compute_ops dlx__oneapi_compute = {
+    .name = "oneapi",
+    .execute = oneapi_execute,
+    .unpack = oneapi_unpack,
+    .pack = oneapi_pack,
+    .gemm = oneapi_gemm,
+    .scratch_alloc = oneapi_scratch_alloc,
+    .scratch_free = dlx__oneapi_free,
 };
+
+const dlx__backend dlx__oneapi_backend = {.name = "oneapi", .memory = &dlx__oneapi_memory, .compute = &dlx__oneapi_compute};

@@ -130,9 +130,10 @@ dlx_status dlx__oneapi_memcpy(const dlx__oneapi_runtime *s, int32_t id, void *ds
  * copy. */
 dlx_status dlx__oneapi_copy(const dlx_view *dst, const dlx_view *src);
 
-/* The two tables: compute (scratch memory: shared USM; in backend.c's list) and memory (allocations of
- * dlx__oneapi_alloc_kind()). */
+/* The backend's halves (oneapi.c): memory (allocations of dlx__oneapi_alloc_kind(), results kept in
+ * their input's USM kind) and compute (the CPU loops on host-accessible USM, scratch in shared USM). */
+extern const dlx__memory_ops dlx__oneapi_memory;
+extern const dlx__compute_ops dlx__oneapi_compute;
 extern const dlx__backend dlx__oneapi_backend;
-extern const dlx__backend dlx__oneapi_memory_backend;
 
 #endif
