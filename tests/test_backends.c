@@ -22,6 +22,7 @@
 
 #include "backends/backend.h"
 #ifdef DLX_WITH_CUDA
+#include "backends/cpu/cpu.h"
 #include "backends/cuda/kernels.h"
 #endif
 #include "backends/cpu/loops.h"
@@ -670,27 +671,34 @@ static bool compare(int ci, const tcase *c, const inst *in, const unsigned char 
 
 /* Run case c on backend be over a copy of in's arena; the arena after the op in result. */
 #ifdef DLX_WITH_CUDA
-static dlx_status emulated_execute(const dlx__ew_op *op, const dlx_iter *plan) {
-  return dlx__cuda_execute_emulated(op, plan);
-}
+/* The CUDA kernels' per-thread bodies on the host (kernels.h) as a compute half, with the CPU's gemm. */
+static const dlx__compute_ops emulated_compute = {
+    .name = "cuda-kernels-emulated",
+    .execute = dlx__cuda_execute_emulated,
+    .unpack = dlx__cuda_unpack_emulated,
+    .pack = dlx__cuda_pack_emulated,
+    .gemm = dlx__cpu_gemm,
+};
 #endif
 
 static dlx_status run_backend(const dlx__backend *be, const tcase *c, const inst *in, unsigned char *result) {
   const int nop = 1 + nin_of(c);
+  const dlx__memory_ops *m = be->memory;
   dlx_view v[3];
-  if (be->copy == NULL && be->device_type == kDLCPU) { /* the CPU (or a table standing in for it): host memory */
+  if (m->copy == NULL && m->device_type == kDLCPU) { /* the CPU (or a compute half standing in for it): host memory */
     memcpy(result, in->init, in->bytes);
     rebase(in, nop, result, CPU, v);
-    const dlx__backend *was = dlx__backend_override_host(be == &dlx__cpu_backend ? NULL : be);
+    const dlx__compute_ops *was = dlx__backend_override_host(be->compute == &dlx__cpu_compute ? NULL : be->compute);
     const dlx_status st = call_op(c, v);
     dlx__backend_override_host(was);
     return st;
   }
-  /* a device backend: its memory, the arena moved there and back (memcpy for host-accessible memory
-   * of a backend with no copy) */
-  const DLDevice dev = {(DLDeviceType)be->device_type, 0};
+  /* a device backend: memory it computes on (its scratch: oneAPI's default allocations are device USM,
+   * which only copies reach), the arena moved there and back (memcpy for host-accessible memory of a
+   * backend with no copy) */
+  const DLDevice dev = {(DLDeviceType)m->device_type, 0};
   void *mem = NULL;
-  dlx_status st = be->alloc(dev, in->bytes, false, &mem, "test_backends");
+  dlx_status st = dlx__scratch_alloc(be->compute, dev, in->bytes, &mem, "test_backends");
   CHECK_OK(st);
   if (st != DLX_OK) return DLX_ERR_BACKEND;
   const int64_t n = (int64_t)in->bytes;
@@ -698,13 +706,13 @@ static dlx_status run_backend(const dlx__backend *be, const tcase *c, const inst
   CHECK_OK(dlx_view_init(&host_in, in->init, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
   CHECK_OK(dlx_view_init(&host_out, result, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
   CHECK_OK(dlx_view_init(&dv, mem, DLX_DTYPE_UINT8, dev, 1, &n, NULL));
-  if (be->copy != NULL) CHECK_OK(be->copy(&dv, &host_in));
+  if (m->copy != NULL) CHECK_OK(m->copy(&dv, &host_in));
   else memcpy(mem, in->init, in->bytes);
   rebase(in, nop, mem, dev, v);
   st = call_op(c, v);
-  if (be->copy != NULL) CHECK_OK(be->copy(&host_out, &dv));
+  if (m->copy != NULL) CHECK_OK(m->copy(&host_out, &dv));
   else memcpy(result, mem, in->bytes);
-  be->free(dev, mem);
+  dlx__scratch_free(be->compute, dev, mem);
   return st;
 }
 
@@ -719,11 +727,16 @@ static void test_every_backend(void) {
   char skipped[256] = "";
   for (int i = 0; i < nb && i < 8; ++i) {
     const dlx__backend *be = dlx__backend_at(i);
-    CHECK(be != NULL && be->name != NULL && be->alloc != NULL && be->free != NULL && be->execute != NULL);
+    CHECK(be != NULL && be->name != NULL && be->memory != NULL && be->compute != NULL);
     if (be == NULL) continue;
+    const dlx__memory_ops *m = be->memory;
+    CHECK(m->name != NULL && m->label != NULL && m->device_count != NULL && m->alloc != NULL && m->free != NULL);
+    CHECK(be->compute->execute != NULL && be->compute->unpack != NULL && be->compute->pack != NULL &&
+          be->compute->gemm != NULL);
     const char *why = NULL;
-    if (be->device_count() == 0) why = "no device";
-    else if (be->copy == NULL && be->device_type != kDLCPU && !dlx_device_is_host_accessible((DLDevice){(DLDeviceType)be->device_type, 0}))
+    if (m->device_count() == 0) why = "no device";
+    else if (m->copy == NULL && m->device_type != kDLCPU &&
+             !dlx_device_is_host_accessible((DLDevice){(DLDeviceType)m->device_type, 0}))
       why = "no copy between its memory and the host";
     if (why != NULL) {
       printf("skip backend %s: %s\n", be->name, why);
@@ -737,12 +750,7 @@ static void test_every_backend(void) {
 #ifdef DLX_WITH_CUDA
   /* the CUDA kernels' per-thread bodies, run on the host (kernels.h's emulation) in place of the CPU
    * loops: every case through the whole public pipeline, no GPU needed */
-  static dlx__backend emulated;
-  emulated = dlx__cpu_backend;
-  emulated.name = "cuda-kernels-emulated";
-  emulated.execute = emulated_execute;
-  emulated.unpack = dlx__cuda_unpack_emulated;
-  emulated.pack = dlx__cuda_pack_emulated;
+  static const dlx__backend emulated = {"cuda-kernels-emulated", &dlx__cpu_memory, &emulated_compute};
   if (nrun < 8) run[nrun++] = &emulated;
 #endif
   const bool was_ref = dlx__ops_set_reference(false);

@@ -460,7 +460,7 @@ static void test_alloc(void) {
   CHECK(y == NULL);
   dlx_tensor_release(x);
   /* zeroed memory, through the memory backend's table */
-  const dlx__backend *be = NULL;
+  const dlx__memory_ops *be = NULL;
   CHECK_OK(dlx__backend_memory(ONEAPI(0), "test", &be));
   void *z = NULL;
   if (be != NULL) CHECK_OK(be->alloc(ONEAPI(0), 100, true, &z, "test"));

@@ -545,12 +545,22 @@ static void test_record_wait(void) {
   /* NULL */
   CHECK_FAIL(dlx_tensor_record(NULL, NULL), DLX_ERR_NULL_ARGUMENT, "'t'");
   CHECK_FAIL(dlx_tensor_wait(NULL, NULL), DLX_ERR_NULL_ARGUMENT, "'t'");
-  /* memory dlx has no events for */
+  /* memory dlx has no events for: a device type without a backend, and oneAPI USM (dpctl's queues) */
   t = labelled((DLDevice){kDLROCM, 0});
-  CHECK_FAIL(dlx_tensor_record(t, NULL), DLX_ERR_UNSUPPORTED, "dlx_tensor_record: the tensor is on rocm:0: dlx has "
-             "events for CUDA memory only");
+  CHECK_FAIL(dlx_tensor_record(t, NULL), DLX_ERR_UNSUPPORTED, "dlx_tensor_record: the tensor is on rocm:0, which "
+             "needs a ROCm backend, which dlx does not have");
   CHECK_FAIL(dlx_tensor_wait(t, NULL), DLX_ERR_UNSUPPORTED, "dlx_tensor_wait: the tensor is on rocm:0");
   dlx_tensor_release(t);
+  /* (host memory labelled oneAPI imports only where dpctl cannot be asked; the deleter runs either way) */
+  DLManagedTensorVersioned *m = make_producer(&labelled_deleted, 1, I64(4));
+  m->dl_tensor.device = (DLDevice){kDLOneAPI, 0};
+  t = NULL;
+  if (dlx_tensor_from_managed_versioned(&t, m) == DLX_OK) {
+    CHECK_FAIL(dlx_tensor_record(t, NULL), DLX_ERR_UNSUPPORTED, "dlx_tensor_record: the tensor is on oneapi:0: dlx "
+               "has no streams or events for that memory");
+    CHECK_FAIL(dlx_tensor_wait(t, NULL), DLX_ERR_UNSUPPORTED, "dlx_tensor_wait: the tensor is on oneapi:0");
+    dlx_tensor_release(t);
+  }
   /* CUDA device and managed memory: the build and the machine decide */
   const DLDevice cuda_kinds[2] = {{kDLCUDA, 0}, {kDLCUDAManaged, 0}};
   for (int k = 0; k < 2; ++k) {
@@ -586,7 +596,7 @@ static void test_record_wait(void) {
   } else {
     atomic_fetch_add(&labelled_deleted, 1);
   }
-  CHECK_EQ(atomic_load(&labelled_deleted), before + 5); /* every producer deleted once */
+  CHECK_EQ(atomic_load(&labelled_deleted), before + 6); /* every producer deleted once */
 }
 
 static void test_stream_controls_without_device(void) {
