@@ -17,6 +17,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "runner.h"
 
@@ -30,7 +31,9 @@
 #include "kernels/convert.h"
 #include "compute/reference.h"
 #include "kernels/ew.h"
+#include "dlx/cuda.h"
 #include "dlx/ops.h"
+#include "dlx/tensor.h"
 #include "dlx/view.h"
 
 #define CPU ((DLDevice){kDLCPU, 0})
@@ -813,8 +816,360 @@ static void test_every_backend(void) {
          (long long)elements_compared);
 }
 
+/* ======================================================================================================
+ * An emulated device: host memory labelled cuda:0, served through the device interface by a memory half
+ * that counts every call that would block the host (a copy with host memory, a synchronisation, an event
+ * waited for on the host), and a compute half that is the CUDA kernels' host emulation (the CPU loops in
+ * a build without CUDA). dlx__backend_override_device puts it in cuda's row for this thread.
+ * ==================================================================================================== */
+
+static struct {
+  int64_t host_waits; /* calls that block the host */
+  int64_t created, recorded, waited, destroyed, guarded;
+} emu;
+
+static int emu_count(void) { return 1; }
+
+static dlx_status emu_alloc(DLDevice device, uint64_t bytes, bool zero, void **out, const char *fn) {
+  (void)device, (void)fn;
+  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (p == NULL) return DLX_ERR_OUT_OF_MEMORY;
+  if (zero) memset(p, 0, bytes);
+  *out = p;
+  return DLX_OK;
+}
+
+static void emu_free(DLDevice device, void *ptr) {
+  (void)device;
+  free(ptr);
+}
+
+/* Host <-> "device": a real device's copy with pageable host memory returns once the data moved. */
+static dlx_status emu_copy(const dlx_view *dst, const dlx_view *src) {
+  ++emu.host_waits;
+  dlx_view d = *dst, s = *src;
+  d.device = s.device = CPU;
+  return dlx_copy(&d, &s);
+}
+
+static dlx_status emu_stream_get(int32_t device, void **stream) {
+  (void)device;
+  *stream = NULL;
+  return DLX_OK;
+}
+static dlx_status emu_stream_wait(int32_t device, void *waiter, void *producer) {
+  (void)device, (void)waiter, (void)producer;
+  return DLX_OK;
+}
+static dlx_status emu_sync(int32_t device) {
+  (void)device;
+  ++emu.host_waits;
+  return DLX_OK;
+}
+static dlx_status emu_stream_sync(int32_t device, void *stream) {
+  (void)stream;
+  return emu_sync(device);
+}
+static dlx_status emu_event_create(int32_t device, void **event, const char *fn) {
+  (void)device, (void)fn;
+  *event = malloc(1);
+  ++emu.created;
+  return *event != NULL ? DLX_OK : DLX_ERR_OUT_OF_MEMORY;
+}
+static dlx_status emu_event_record(int32_t device, void *event, void *stream, const char *fn) {
+  (void)device, (void)event, (void)stream, (void)fn;
+  ++emu.recorded;
+  return DLX_OK;
+}
+static dlx_status emu_event_wait(int32_t device, void *event, void *stream, const char *fn) {
+  (void)device, (void)event, (void)stream, (void)fn;
+  ++emu.waited;
+  return DLX_OK;
+}
+static void emu_event_destroy(int32_t device, void *event, bool host_wait) {
+  (void)device;
+  if (host_wait) ++emu.host_waits;
+  ++emu.destroyed;
+  free(event);
+}
+static bool emu_guard_block(void *ptr, void *event) {
+  (void)ptr, (void)event;
+  ++emu.guarded;
+  return true;
+}
+
+static const dlx__memory_ops emu_memory = {
+    .name = "emu",
+    .label = "emulated",
+    .device_type = kDLCUDA,
+    .device_count = emu_count,
+    .alloc = emu_alloc,
+    .free = emu_free,
+    .copy = emu_copy,
+    .stream_get = emu_stream_get,
+    .stream_wait = emu_stream_wait,
+    .stream_synchronize = emu_stream_sync,
+    .synchronize = emu_sync,
+    .event_create = emu_event_create,
+    .event_record = emu_event_record,
+    .event_wait = emu_event_wait,
+    .event_destroy = emu_event_destroy,
+    .guard_block = emu_guard_block,
+};
+
+#ifdef DLX_WITH_CUDA
+static const dlx__backend emu_backend = {"emulated-cuda", &emu_memory, &emulated_compute};
+#else
+static const dlx__backend emu_backend = {"emulated-cuda (CPU loops)", &emu_memory, &dlx__cpu_compute};
+#endif
+
+#define EMU ((DLDevice){kDLCUDA, 0})
+
+/* A device view of n elements of dt, filled with seeded bytes (NaN, inf and every other float code come up). */
+static void *emu_random(dlx_view *v, DLDataType dt, int64_t n) {
+  const uint64_t bytes = (uint64_t)n * dlx_dtype_itemsize(dt);
+  void *p = NULL;
+  CHECK_OK(emu_alloc(EMU, bytes, false, &p, "test"));
+  for (uint64_t i = 0; i < bytes; ++i) ((unsigned char *)p)[i] = (unsigned char)rnd();
+  CHECK_OK(dlx_view_init(v, p, dt, EMU, 1, &n, NULL));
+  return p;
+}
+
+/* out = op(in0, in1) with every operand relabelled host memory and computed by the CPU: the answer. */
+static void host_answer(int kind, dlx_binop op, double s, const dlx_view *out, const dlx_view *a, const dlx_view *b,
+                        void *answer) {
+  dlx_view o = *out, x = *a, y = b != NULL ? *b : *a;
+  o.device = x.device = y.device = CPU;
+  o.data = answer;
+  if (kind == DLX_EW_BINARY) CHECK_OK(dlx_binary(op, &o, &x, &y));
+  else if (kind == DLX_EW_FILL) CHECK_OK(dlx_fill(&o, &x));
+  else if (kind == DLX_EW_CAST) CHECK_OK(dlx_cast(&o, &x));
+  else CHECK_OK(dlx_fma(&o, s, &x, &y));
+}
+
+/* Equal bytes, with NaN against NaN accepted for arithmetic results (dlx/ops.h leaves which NaN open). */
+static bool same_result(const dlx_view *out, const void *want, bool arithmetic) {
+  const size_t item = dlx_dtype_itemsize(out->dtype), n = (size_t)dlx_view_size(out);
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char *g = (const unsigned char *)out->data + i * item, *w = (const unsigned char *)want + i * item;
+    if (memcmp(g, w, item) == 0) continue;
+    if (arithmetic && item == 4 && out->dtype.code == DLX_CODE_FLOAT) {
+      float x, y;
+      memcpy(&x, g, 4);
+      memcpy(&y, w, 4);
+      if (isnan(x) && isnan(y)) continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+/* One op on the emulated device with host scalars: the device's answer, and not one blocking call. */
+static void scalar_op_case(const char *what, int kind, dlx_binop op, DLDataType dt_out, DLDataType dt_a, bool a_scalar,
+                           DLDataType dt_b, bool b_scalar, double va, double vb, int64_t expect_waits) {
+  const int64_t n = 257; /* a vector body and a tail */
+  dlx_view out, a, b;
+  dlx_scalar_buf ba, bb;
+  void *po = emu_random(&out, dt_out, n), *pa = NULL, *pb = NULL;
+  if (a_scalar) CHECK_OK(dlx_scalar_view(&a, &ba, dt_a, va, 0.0));
+  else pa = emu_random(&a, dt_a, n);
+  const bool two = kind == DLX_EW_BINARY || kind == DLX_EW_FMA;
+  if (two && b_scalar) CHECK_OK(dlx_scalar_view(&b, &bb, dt_b, vb, 0.0));
+  else if (two) pb = emu_random(&b, dt_b, n);
+  unsigned char *want = malloc((size_t)n * dlx_dtype_itemsize(dt_out));
+  host_answer(kind, op, 1.5, &out, &a, two ? &b : NULL, want);
+  const int64_t before = emu.host_waits;
+  dlx_status st;
+  if (kind == DLX_EW_BINARY) st = dlx_binary(op, &out, &a, &b);
+  else if (kind == DLX_EW_FILL) st = dlx_fill(&out, &a);
+  else if (kind == DLX_EW_CAST) st = dlx_cast(&out, &a);
+  else st = dlx_fma(&out, 1.5, &a, &b);
+  CHECK_OK(st);
+  if (emu.host_waits - before != expect_waits) {
+    fprintf(stderr, "  %s: %lld blocking calls, expected %lld\n", what, (long long)(emu.host_waits - before),
+            (long long)expect_waits);
+    CHECK(false);
+  }
+  if (!same_result(&out, want, kind == DLX_EW_BINARY || kind == DLX_EW_FMA)) {
+    fprintf(stderr, "  %s: the device's result differs from the CPU's\n", what);
+    CHECK(false);
+  }
+  free(want);
+  free(po);
+  free(pa);
+  free(pb);
+}
+
+/* No op with a host scalar blocks the host: the scalar goes to the kernel by value (dlx__ew_op.byval),
+ * where it used to be staged by a copy into device memory that waited for the device's queue. */
+static void test_no_sync_on_scalar_ops(void) {
+  rng_state = 0x5ca1a5u;
+  dlx__backend_override_device(kDLCUDA, &emu_backend);
+  const DLDataType f32 = DLX_DTYPE_FLOAT32, i16 = DLX_DTYPE_INT16;
+  scalar_op_case("t + 1.5 (float32)", DLX_EW_BINARY, DLX_OP_ADD, f32, f32, false, f32, true, 0, 1.5, 0);
+  scalar_op_case("3 - t (int16)", DLX_EW_BINARY, DLX_OP_SUB, i16, i16, true, i16, false, 3, 0, 0);
+  scalar_op_case("t < 200 (uint8)", DLX_EW_BINARY, DLX_OP_LT, DLX_DTYPE_BOOL, DLX_DTYPE_UINT8, false, DLX_DTYPE_UINT8,
+                 true, 0, 200, 0);
+  scalar_op_case("t * (2.5 + 0j) (complex128)", DLX_EW_BINARY, DLX_OP_MUL, DLX_DTYPE_COMPLEX128, DLX_DTYPE_COMPLEX128,
+                 false, DLX_DTYPE_COMPLEX128, true, 0, 2.5, 0);
+  scalar_op_case("t / 3 (bfloat16)", DLX_EW_BINARY, DLX_OP_DIV, DLX_DTYPE_BFLOAT16, DLX_DTYPE_BFLOAT16, false,
+                 DLX_DTYPE_BFLOAT16, true, 0, 3, 0);
+  scalar_op_case("2 == 2 (two scalars)", DLX_EW_BINARY, DLX_OP_EQ, DLX_DTYPE_BOOL, i16, true, i16, true, 2, 2, 0);
+  scalar_op_case("t.fill_(2) (int16)", DLX_EW_FILL, DLX_OP_ADD, i16, i16, true, i16, false, 2, 0, 0);
+  scalar_op_case("fill with -0.0 (float64)", DLX_EW_FILL, DLX_OP_ADD, DLX_DTYPE_FLOAT64, DLX_DTYPE_FLOAT64, true,
+                 DLX_DTYPE_FLOAT64, false, -0.0, 0, 0);
+  scalar_op_case("cast 1e300 to float16", DLX_EW_CAST, DLX_OP_ADD, DLX_DTYPE_FLOAT16, DLX_DTYPE_FLOAT64, true,
+                 DLX_DTYPE_FLOAT64, false, 1e300, 0, 0);
+  scalar_op_case("fma(1.5, t, 7)", DLX_EW_FMA, DLX_OP_ADD, f32, f32, false, f32, true, 0, 7, 0);
+  scalar_op_case("fill float8_e4m3fn", DLX_EW_FILL, DLX_OP_ADD, DLX_DTYPE_FLOAT8_E4M3FN, DLX_DTYPE_FLOAT8_E4M3FN, true,
+                 DLX_DTYPE_FLOAT8_E4M3FN, false, 448, 0, 0);
+
+  /* a packed float4 scalar filling a packed float4 tensor: its code goes by value, padded */
+  {
+    const int64_t n = 9;
+    unsigned char *d = NULL;
+    CHECK_OK(emu_alloc(EMU, 5, false, (void **)&d, "test"));
+    memset(d, 0xa5, 5);
+    dlx_view out, sv;
+    CHECK_OK(dlx_view_init(&out, d, DLX_DTYPE_FLOAT4_E2M1FN, EMU, 1, &n, NULL));
+    dlx_scalar_buf buf;
+    CHECK_OK(dlx_scalar_view(&sv, &buf, DLX_DTYPE_FLOAT4_E2M1FN, -3.0, 0.0)); /* code 0xd */
+    const int64_t before = emu.host_waits;
+    CHECK_OK(dlx_fill(&out, &sv));
+    CHECK_EQ(emu.host_waits - before, 0);
+    for (int i = 0; i < 4; ++i) CHECK_EQ(d[i], 0xdd);
+    CHECK_EQ(d[4], 0xad); /* the bits past the view kept */
+    free(d);
+  }
+  /* an element wider than DLX__EW_VALUE_BYTES (float32x8, which only copy and fill move) is the one
+   * documented exception: staged through one copy */
+  {
+    const DLDataType v8 = DLX_DTYPE_MAKE(DLX_CODE_FLOAT, 32, 8);
+    const int64_t n = 5;
+    float *d = NULL, src[8] = {1, 2, 3, 4, 5, 6, 7, -0.0f};
+    CHECK_OK(emu_alloc(EMU, sizeof(float) * 8 * (size_t)n, false, (void **)&d, "test"));
+    dlx_view out, sv;
+    CHECK_OK(dlx_view_init(&out, d, v8, EMU, 1, &n, NULL));
+    CHECK_OK(dlx_view_init(&sv, src, v8, CPU, 0, NULL, NULL));
+    const int64_t before = emu.host_waits;
+    CHECK_OK(dlx_fill(&out, &sv));
+    CHECK_EQ(emu.host_waits - before, 1);
+    for (int i = 0; i < n; ++i) CHECK(memcmp(d + 8 * i, src, sizeof src) == 0);
+    free(d);
+  }
+  /* through the tensor layer, as augpy's add_scalar: the result allocated by the device's memory half */
+  {
+    dlx_tensor *t = NULL, *r = NULL;
+    CHECK_OK(dlx_tensor_empty(&t, 1, (int64_t[]){64}, DLX_DTYPE_FLOAT32, EMU));
+    dlx_view sv;
+    dlx_scalar_buf buf;
+    CHECK_OK(dlx_scalar_view(&sv, &buf, DLX_DTYPE_FLOAT32, 0.25, 0.0));
+    CHECK_OK(dlx_fill(dlx_tensor_view(t), &sv));
+    const int64_t before = emu.host_waits;
+    CHECK_OK(dlx_tensor_binary_scalar(DLX_OP_ADD, &r, t, 1.0, 0));
+    CHECK_EQ(emu.host_waits - before, 0);
+    CHECK(dlx_tensor_view(r)->device.device_type == kDLCUDA);
+    const float *rp = dlx_tensor_view(r)->data;
+    for (int i = 0; i < 64; ++i) CHECK(rp[i] == 1.25f);
+    dlx_tensor_release(r);
+    dlx_tensor_release(t);
+  }
+  dlx__backend_override_device(kDLCUDA, NULL);
+}
+
+static int producers_deleted;
+static void producer_deleter(DLManagedTensorVersioned *m) {
+  ++producers_deleted;
+  free(m->dl_tensor.data);
+  free(m);
+}
+
+/* dlx_tensor_record / dlx_tensor_wait go through the memory half of the memory's row: its events, its
+ * stream, its allocator's guard at release; a producer's memory is waited for on the host instead. */
+static void test_events_through_the_table(void) {
+  memset(&emu, 0, sizeof emu);
+  dlx__backend_override_device(kDLCUDA, &emu_backend);
+  dlx_tensor *t = NULL;
+  CHECK_OK(dlx_tensor_empty(&t, 1, (int64_t[]){16}, DLX_DTYPE_INT32, EMU));
+  CHECK_OK(dlx_tensor_wait(t, NULL)); /* nothing recorded: nothing to wait for */
+  CHECK_EQ(emu.waited, 0);
+  CHECK_OK(dlx_tensor_record(t, NULL));
+  CHECK_OK(dlx_tensor_record(t, (void *)(uintptr_t)0x77));
+  CHECK_OK(dlx_tensor_wait(t, NULL));
+  CHECK_EQ(emu.created, 1);
+  CHECK_EQ(emu.recorded, 2);
+  CHECK_EQ(emu.waited, 1);
+  dlx_tensor_release(t);
+  /* dlx's own memory: its block is guarded, nobody waits */
+  CHECK_EQ(emu.guarded, 1);
+  CHECK_EQ(emu.destroyed, 1);
+  CHECK_EQ(emu.host_waits, 0);
+  /* a producer's memory (its deleter frees it at once): waited for on the host at release */
+  static int64_t shape[1] = {16};
+  DLManagedTensorVersioned *m = calloc(1, sizeof *m);
+  CHECK_OK(emu_alloc(EMU, 64, true, &m->dl_tensor.data, "test"));
+  m->version.major = 1;
+  m->dl_tensor.device = EMU;
+  m->dl_tensor.ndim = 1;
+  m->dl_tensor.dtype = DLX_DTYPE_INT32;
+  m->dl_tensor.shape = shape;
+  m->deleter = producer_deleter;
+  CHECK_OK(dlx_tensor_from_managed_versioned(&t, m));
+  CHECK_OK(dlx_tensor_record(t, NULL));
+  dlx_tensor_release(t);
+  CHECK_EQ(emu.guarded, 1);
+  CHECK_EQ(emu.destroyed, 2);
+  CHECK_EQ(emu.host_waits, 1);
+  CHECK_EQ(producers_deleted, 1);
+  dlx__backend_override_device(kDLCUDA, NULL);
+}
+
+/* The DLPack protocol's stream= per device type (backend.c's rows). */
+static void test_dlpack_stream_rules(void) {
+  dlx__stream_action a;
+  void *s;
+  const DLDevice cuda = {kDLCUDA, 0}, rocm = {kDLROCM, 0}, managed = {kDLCUDAManaged, 0}, one = {kDLOneAPI, 0};
+  /* host memory: only None */
+  CHECK_OK(dlx__dlpack_stream(CPU, CPU, false, 0, &a, &s));
+  CHECK_EQ(a, DLX__STREAM_NONE);
+  CHECK_FAIL(dlx__dlpack_stream(CPU, CPU, true, 5, &a, &s), DLX_ERR_UNSUPPORTED,
+             "stream=5 given for host memory: only stream=None is allowed");
+  /* CUDA memory copied to the host: the source's rule, nothing to order */
+  CHECK_OK(dlx__dlpack_stream(cuda, CPU, true, 7, &a, &s));
+  CHECK_EQ(a, DLX__STREAM_NONE);
+  CHECK_FAIL(dlx__dlpack_stream(cuda, CPU, true, 0, &a, &s), DLX_ERR_INVALID_ARGUMENT, "stream=0 is not allowed");
+  /* CUDA and managed memory: 0 and below -1 forbidden; -1 orders nothing */
+  for (int k = 0; k < 2; ++k) {
+    const DLDevice d = k == 0 ? cuda : managed;
+    CHECK_FAIL(dlx__dlpack_stream(d, d, true, 0, &a, &s), DLX_ERR_INVALID_ARGUMENT,
+               "stream=0 is not allowed for CUDA memory");
+    CHECK_FAIL(dlx__dlpack_stream(d, d, true, -2, &a, &s), DLX_ERR_INVALID_ARGUMENT, "stream=-2 is not a CUDA stream");
+    CHECK_OK(dlx__dlpack_stream(d, d, true, -1, &a, &s));
+    CHECK_EQ(a, DLX__STREAM_NONE);
+    CHECK_OK(dlx__dlpack_stream(d, d, false, 0, &a, &s));
+    /* None is the legacy default stream (1), to order where a device exists */
+    CHECK_EQ(a, dlx_cuda_device_count() > 0 ? DLX__STREAM_ORDER : DLX__STREAM_NONE);
+    if (a == DLX__STREAM_ORDER) CHECK(s == (void *)(uintptr_t)1);
+  }
+  /* ROCm: 1 and 2 forbidden, anything else orders nothing in dlx */
+  CHECK_FAIL(dlx__dlpack_stream(rocm, rocm, true, 2, &a, &s), DLX_ERR_INVALID_ARGUMENT,
+             "stream=2 is not allowed for ROCm memory");
+  CHECK_OK(dlx__dlpack_stream(rocm, rocm, true, 0, &a, &s));
+  CHECK_EQ(a, DLX__STREAM_NONE);
+  /* oneAPI: any int, nothing to order */
+  CHECK_OK(dlx__dlpack_stream(one, one, true, 12345, &a, &s));
+  CHECK_EQ(a, DLX__STREAM_NONE);
+  /* the consumer's side: CUDA's legacy default stream is 1 */
+  CHECK_EQ(dlx__dlpack_stream_value(cuda, NULL), 1);
+  CHECK_EQ(dlx__dlpack_stream_value(managed, (void *)(uintptr_t)0x1000), 0x1000);
+  CHECK_EQ(dlx__dlpack_stream_value(rocm, NULL), 0);
+}
+
 static const dlx_test_case tests[] = {
     {"every_backend", test_every_backend},
+    {"no_sync_on_scalar_ops", test_no_sync_on_scalar_ops},
+    {"events_through_the_table", test_events_through_the_table},
+    {"dlpack_stream_rules", test_dlpack_stream_rules},
 };
 
 DLX_TEST_MAIN(tests)

@@ -39,6 +39,7 @@ typedef enum stream_rule {
 typedef struct backend_row {
   int32_t device_type;
   const dlx__compute_ops *compute; /* runs ops on this memory; NULL: not in this build */
+  bool host; /* host-accessible memory: the CPU's loops compute on it, with cpu:0 as its home */
   const dlx__memory_ops *memory;   /* allocates, moves and knows it; NULL: not in this build */
   queue_rule queue;
   const dlx__memory_ops *queue_mem; /* whose streams and events (QUEUE_OWN / QUEUE_ZERO) */
@@ -53,13 +54,13 @@ typedef struct backend_row {
 
 /* Every DLPack device type dlx can compute on, allocate or order. A new backend adds its rows here. */
 static const backend_row rows[] = {
-    {.device_type = kDLCPU, .compute = &dlx__cpu_compute, .memory = &dlx__cpu_memory, .queue = QUEUE_NONE,
+    {.device_type = kDLCPU, .compute = &dlx__cpu_compute, .host = true, .memory = &dlx__cpu_memory, .queue = QUEUE_NONE,
      .streams = STREAMS_HOST},
-    {.device_type = kDLCUDAHost, .compute = &dlx__cpu_compute, .memory = CUDA_MEMORY, .queue = QUEUE_NONE,
+    {.device_type = kDLCUDAHost, .compute = &dlx__cpu_compute, .host = true, .memory = CUDA_MEMORY, .queue = QUEUE_NONE,
      .streams = STREAMS_HOST, .needs = NEEDS_CUDA},
-    {.device_type = kDLROCMHost, .compute = &dlx__cpu_compute, .queue = QUEUE_NONE, .streams = STREAMS_HOST,
+    {.device_type = kDLROCMHost, .compute = &dlx__cpu_compute, .host = true, .queue = QUEUE_NONE, .streams = STREAMS_HOST,
      .needs = NEEDS_ROCM},
-    {.device_type = kDLCUDAManaged, .compute = &dlx__cpu_compute, .memory = CUDA_MEMORY, .queue = QUEUE_ZERO,
+    {.device_type = kDLCUDAManaged, .compute = &dlx__cpu_compute, .host = true, .memory = CUDA_MEMORY, .queue = QUEUE_ZERO,
      .queue_mem = CUDA_MEMORY, .streams = STREAMS_CUDA, .check_pointer = true, .needs = NEEDS_CUDA},
     {.device_type = kDLCUDA, .compute = CUDA_COMPUTE, .memory = CUDA_MEMORY, .queue = QUEUE_OWN,
      .queue_mem = CUDA_MEMORY, .streams = STREAMS_CUDA, .check_pointer = true, .needs = NEEDS_CUDA},
@@ -135,10 +136,9 @@ dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *wha
                                 DLDevice *home) {
   const backend_row *row = row_of((int32_t)device.device_type);
   if (row == NULL || row->compute == NULL) return no_backend(row, device, fn, what != NULL ? what : "an operand");
-  const bool host = row->compute == &dlx__cpu_compute;
-  *out = host && host_override != NULL ? host_override : row->compute;
+  *out = row->host && host_override != NULL ? host_override : row->compute;
   /* all host-accessible memory is one address space to the CPU's loops */
-  if (home != NULL) *home = host ? (DLDevice){kDLCPU, 0} : device;
+  if (home != NULL) *home = row->host ? (DLDevice){kDLCPU, 0} : device;
   return DLX_OK;
 }
 
