@@ -176,11 +176,14 @@ static void build_cases(void) {
       add(OP_CAST, 0, 0, kd_dtypes[d], kd_dtypes[s], kd_dtypes[s], packed, (s * DLX_KD_COUNT + d) % NLAYOUTS_OK, DLX_OK);
     }
   }
-  /* unary: negation of every dtype (bool and float6/float4 must fail), two layouts each */
-  for (int k = 0; k < DLX_KD_COUNT; ++k) {
-    const dlx_status e = k == DLX_KD_BOOL || is_subbyte(k) ? DLX_ERR_UNSUPPORTED : DLX_OK;
-    for (int j = 0; j < (e == DLX_OK ? 2 : 1); ++j)
-      add(OP_UNARY, DLX_UNOP_NEG, 0, kd_dtypes[k], kd_dtypes[k], kd_dtypes[k], 0, (k * 2 + j + 3) % NLAYOUTS_OK, e);
+  /* unary: every op of dlx_unop on every dtype (bool and float6/float4 must fail), two layouts each; an op
+   * added to the enum runs here on every backend */
+  for (int op = 0; op < DLX_UNOP_COUNT; ++op) {
+    for (int k = 0; k < DLX_KD_COUNT; ++k) {
+      const dlx_status e = k == DLX_KD_BOOL || is_subbyte(k) ? DLX_ERR_UNSUPPORTED : DLX_OK;
+      for (int j = 0; j < (e == DLX_OK ? 2 : 1); ++j)
+        add(OP_UNARY, op, 0, kd_dtypes[k], kd_dtypes[k], kd_dtypes[k], 0, (k * 2 + j + 3 + op) % NLAYOUTS_OK, e);
+    }
   }
   /* binary: every op on every dtype; two layouts each, one for the rows that must fail */
   for (int op = 0; op < DLX_OP_COUNT; ++op) {

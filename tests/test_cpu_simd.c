@@ -312,7 +312,7 @@ static void codec_at_level(const char *level) {
     snprintf(what, sizeof what, "%s -> float64", f->name);
     run_all_layouts(nar->dec64[k], codes, csz, 8, ncodes, ref_dec64, code, what, level);
     snprintf(what, sizeof what, "-%s", f->name);
-    run_all_layouts(nar->neg[k], codes, csz, csz, ncodes, ref_neg, code, what, level);
+    run_all_layouts(nar->unary[DLX_UNOP_NEG][k], codes, csz, csz, ncodes, ref_neg, code, what, level);
     free(codes);
     /* float64 encoders: the float32 boundary set widened, and random doubles near the format's range */
     boundary_inputs(f, &in);
@@ -574,7 +574,7 @@ static void test_dispatch(void) {
     CHECK_STR(k->name, level_names[l]);
     for (int i = 0; i < DLX_KD_NARROW_COUNT; ++i)
       CHECK(k->narrow->dec32[i] && k->narrow->enc32[i] && k->narrow->dec64[i] && k->narrow->enc64[i] &&
-            k->narrow->neg[i]);
+            k->narrow->unary[DLX_UNOP_NEG][i]);
     for (int s = 0; s < DLX_KD_NATIVE_COUNT; ++s) {
       CHECK(k->native->fma[s] != NULL);
       for (int d = 0; d < DLX_KD_NATIVE_COUNT; ++d) CHECK(k->native->cast[s][d] != NULL);

@@ -29,6 +29,7 @@
 #include "compute/reference.h"
 #include "kernels/convert.h"
 #include "kernels/ew.h"
+#include "kernels/ew_names.h"
 #include "core/error_internal.h"
 #include "dlx/layout.h"
 #include "dlx/ops.h"
@@ -61,8 +62,10 @@ typedef struct opcall {
   int ntemps;
 } opcall;
 
-static const char *const op_names[DLX_OP_COUNT] = {"add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne"};
-static const char *const unop_names[DLX_UNOP_COUNT] = {"neg"};
+/* the ops' names, from the op lists (kernels/ew_names.h) */
+#define OP_NAME_(OP, _) #OP,
+static const char *const op_names[DLX_OP_COUNT] = {DLX__BINOP_LIST(OP_NAME_, _)};
+static const char *const unop_names[DLX_UNOP_COUNT] = {DLX__UNOP_LIST(OP_NAME_, _)};
 
 /* What every operand must satisfy. */
 static dlx_status check_view(const char *fn, const char *name, const dlx_view *v) {

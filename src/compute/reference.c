@@ -248,30 +248,41 @@ static rv binop(dlx_binop op, const rv *a, const rv *b) {
   return r;
 }
 
-/* op(a), in a's category (bool never gets here: the compute layer refuses it). */
-static rv unop(dlx_unop op, const rv *a) {
-  (void)op; /* DLX_UNOP_NEG is the only one */
-  rv r = *a;
-  switch (a->cat) {
-    case RV_BOOL: break;
-    /* 64-bit wrap-around, truncated by the store, as in binop */
-    case RV_SINT: r.i = UN_RULE(neg, i64, a->i); break;
-    case RV_UINT: r.u = UN_RULE(neg, u64, a->u); break;
-    case RV_F32: set_f32(&r, UN_RULE(neg, f32, a->g), 0.0f); break;
-    case RV_F64: r.f = UN_RULE(neg, f64, a->f); break;
-    case RV_C64: {
-      const dlx__cf32 z = UN_RULE(neg, c64, dlx_cf32_make(a->g, a->gim));
-      set_f32(&r, z.re, z.im);
-      break;
-    }
-    case RV_C128: {
-      const dlx__cf64 z = UN_RULE(neg, c128, dlx_cf64_make(a->f, a->im));
-      r.f = z.re;
-      r.im = z.im;
-      break;
-    }
+/* op(a) for op OP of the unary list (kernels/ew_names.h), in a's category (bool never gets here: the
+ * compute layer refuses it). Narrow floats compute in float32 here, as every backend's result decodes. */
+#define REF_UNARY_(OP, _)                                                                              \
+  static rv un_##OP(const rv *a) {                                                                     \
+    rv r = *a;                                                                                         \
+    switch (a->cat) {                                                                                  \
+      case RV_BOOL: break;                                                                             \
+      /* 64-bit wrap-around, truncated by the store, as in binop */                                    \
+      case RV_SINT: r.i = UN_RULE(OP, i64, a->i); break;                                               \
+      case RV_UINT: r.u = UN_RULE(OP, u64, a->u); break;                                               \
+      case RV_F32: set_f32(&r, UN_RULE(OP, f32, a->g), 0.0f); break;                                   \
+      case RV_F64: r.f = UN_RULE(OP, f64, a->f); break;                                                \
+      case RV_C64: {                                                                                   \
+        const dlx__cf32 z = UN_RULE(OP, c64, dlx_cf32_make(a->g, a->gim));                             \
+        set_f32(&r, z.re, z.im);                                                                       \
+        break;                                                                                         \
+      }                                                                                                \
+      case RV_C128: {                                                                                  \
+        const dlx__cf64 z = UN_RULE(OP, c128, dlx_cf64_make(a->f, a->im));                             \
+        r.f = z.re;                                                                                    \
+        r.im = z.im;                                                                                   \
+        break;                                                                                         \
+      }                                                                                                \
+    }                                                                                                  \
+    return r;                                                                                          \
   }
-  return r;
+DLX__UNOP_LIST(REF_UNARY_, _)
+
+static rv unop(dlx_unop op, const rv *a) {
+  switch (op) {
+#define REF_UNARY_CASE_(OP, _) \
+  case ENUM_##OP: return un_##OP(a);
+    DLX__UNOP_LIST(REF_UNARY_CASE_, _)
+    default: return *a; /* the compute layer refuses any other value */
+  }
 }
 
 /* out = s * t1 + t2, in out's (t2's) category. */

@@ -22,6 +22,14 @@
 #define KD_c64 DLX_KD_C64
 #define KD_c128 DLX_KD_C128
 
+/* The op vocabulary: every op by short name, in its enum's order (dlx/ops.h). Each backend's tables, the
+ * reference path and the ops' messages are generated from these lists, so an op added to an enum and to
+ * its list has no kernel anywhere until each backend and expr.h define it: the build fails (an undefined
+ * UP_<op>, UN_DTYPES_<op> / BIN_DTYPES_<op>, ROW_UN_<op> or run_<op>), and a test that runs every op of
+ * the enum (test_backends.c) fails where a backend has none. */
+#define DLX__BINOP_LIST(X, A) X(add, A) X(sub, A) X(mul, A) X(div, A) X(lt, A) X(le, A) X(gt, A) X(ge, A) X(eq, A) X(ne, A)
+#define DLX__UNOP_LIST(X, A) X(neg, A)
+
 /* binary op by short name */
 #define ENUM_add DLX_OP_ADD
 #define ENUM_sub DLX_OP_SUB
@@ -33,5 +41,19 @@
 #define ENUM_ge DLX_OP_GE
 #define ENUM_eq DLX_OP_EQ
 #define ENUM_ne DLX_OP_NE
+
+/* unary op by short name */
+#define ENUM_neg DLX_UNOP_NEG
+
+/* The lists hold every value of their enum, in order. */
+#define DLX__OP_COUNT_(OP, A) +1
+enum { DLX__BINOP_LISTED = 0 DLX__BINOP_LIST(DLX__OP_COUNT_, _), DLX__UNOP_LISTED = 0 DLX__UNOP_LIST(DLX__OP_COUNT_, _) };
+#ifdef __cplusplus
+static_assert((int)DLX__BINOP_LISTED == (int)DLX_OP_COUNT, "DLX__BINOP_LIST names every dlx_binop");
+static_assert((int)DLX__UNOP_LISTED == (int)DLX_UNOP_COUNT, "DLX__UNOP_LIST names every dlx_unop");
+#else
+_Static_assert((int)DLX__BINOP_LISTED == (int)DLX_OP_COUNT, "DLX__BINOP_LIST names every dlx_binop");
+_Static_assert((int)DLX__UNOP_LISTED == (int)DLX_UNOP_COUNT, "DLX__UNOP_LIST names every dlx_unop");
+#endif
 
 #endif /* DLX_KERNELS_EW_NAMES_H */

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "kernels/convert.h"
+#include "kernels/ew_names.h"
 
 #define DLX_EXPR static inline DLX_HD
 
@@ -273,9 +274,19 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
 #define BIN_ALL(X, OP) NATIVE_LIST(X, OP)
 #define BIN_NOBOOL(X, OP) INT_LIST(X, OP) REAL_LIST(X, OP) CPLX_LIST(X, OP)
 #define BIN_ORDERED(X, OP) X(OP, b8) INT_LIST(X, OP) REAL_LIST(X, OP)
-#define BIN_TABLE(X)                                                                                    \
-  BIN_ALL(X, add) BIN_NOBOOL(X, sub) BIN_ALL(X, mul) BIN_NOBOOL(X, div) BIN_ORDERED(X, lt) BIN_ORDERED(X, le) \
-  BIN_ORDERED(X, gt) BIN_ORDERED(X, ge) BIN_ALL(X, eq) BIN_ALL(X, ne)
+#define BIN_DTYPES_add BIN_ALL
+#define BIN_DTYPES_sub BIN_NOBOOL
+#define BIN_DTYPES_mul BIN_ALL
+#define BIN_DTYPES_div BIN_NOBOOL
+#define BIN_DTYPES_lt BIN_ORDERED
+#define BIN_DTYPES_le BIN_ORDERED
+#define BIN_DTYPES_gt BIN_ORDERED
+#define BIN_DTYPES_ge BIN_ORDERED
+#define BIN_DTYPES_eq BIN_ALL
+#define BIN_DTYPES_ne BIN_ALL
+/* X(op, dtype) for every pair, from the op list (ew_names.h) */
+#define BIN_TABLE_OP_(OP, X) BIN_DTYPES_##OP(X, OP)
+#define BIN_TABLE(X) DLX__BINOP_LIST(BIN_TABLE_OP_, X)
 
 /* ======================================================================================================
  * Unary ops. Negation: integers wrap; floats negate (IEEE negate: the sign bit flips, NaN included, so
@@ -293,8 +304,11 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
 /* op(x) for dtype N (OP: neg) */
 #define UN_RULE(OP, N, x) UNRULE_(UP_##OP, CAT_##N, x, N)
 #define UP_neg NEG
-/* Which (op, dtype) pairs exist. */
-#define UN_TABLE(X) INT_LIST(X, neg) REAL_LIST(X, neg) CPLX_LIST(X, neg)
+/* Which (op, dtype) pairs exist: negation of every number but bool */
+#define UN_DTYPES_neg(X, OP) INT_LIST(X, OP) REAL_LIST(X, OP) CPLX_LIST(X, OP)
+/* X(op, dtype) for every pair, from the op list (ew_names.h) */
+#define UN_TABLE_OP_(OP, X) UN_DTYPES_##OP(X, OP)
+#define UN_TABLE(X) DLX__UNOP_LIST(UN_TABLE_OP_, X)
 
 /* ======================================================================================================
  * fma: out = s * t1 + t2. Integers in double, rounded half to even and saturated; floats in their own

@@ -480,8 +480,9 @@ static void test_casts(void) {
 static void test_unary(void) {
   rng_state = 0x33;
   const int64_t before = cases_run, failed_before = failed_cases;
-  for (int k = 1; k < DLX_KD_COUNT; ++k)
-    if (!is_subbyte_kd(k)) run_op(DLX_EW_UNARY, DLX_UNOP_NEG, 0, kd_dtypes[k], kd_dtypes[k], kd_dtypes[k], 90);
+  for (int op = 0; op < DLX_UNOP_COUNT; ++op)
+    for (int k = 1; k < DLX_KD_COUNT; ++k)
+      if (!is_subbyte_kd(k)) run_op(DLX_EW_UNARY, op, 0, kd_dtypes[k], kd_dtypes[k], kd_dtypes[k], 90);
   CHECK_EQ(failed_cases - failed_before, 0);
   printf("unary: %lld cases\n", (long long)(cases_run - before));
 }

@@ -154,8 +154,8 @@ void dlx__cpu_select_loop(const dlx__ew_op *op, dlx__cpu_loop *s) {
       s->fn = nat->unary[op->unop][k];
       return;
     }
-    /* DLX_UNOP_NEG, the only one: on the codes (NaN payloads kept, as ml_dtypes) */
-    s->fn = nar->neg[dlx__kd_narrow_index(k)];
+    /* on the codes (negation keeps NaN payloads, as ml_dtypes) */
+    s->fn = nar->unary[op->unop][dlx__kd_narrow_index(k)];
     return;
   }
   /* binary and fma: dtype of the second input (t2 for fma; a == b for binary) */

@@ -137,13 +137,13 @@ typedef struct dlx__cpu_native_loops {
 } dlx__cpu_native_loops;
 
 /* The narrow floats' loops (loops_narrow_body.h), indexed by dlx__kd_narrow_index: decoders to float32 /
- * float64, encoders from them, and negation on the codes (dlx__cvt_negate). */
+ * float64, encoders from them, and the unary ops on the codes (negation: dlx__cvt_negate). */
 typedef struct dlx__cpu_narrow_loops {
   dlx__loop_fn dec32[DLX_KD_NARROW_COUNT];
   dlx__loop_fn dec64[DLX_KD_NARROW_COUNT];
   dlx__loop_fn enc32[DLX_KD_NARROW_COUNT];
   dlx__loop_fn enc64[DLX_KD_NARROW_COUNT];
-  dlx__loop_fn neg[DLX_KD_NARROW_COUNT];
+  dlx__loop_fn unary[DLX_UNOP_COUNT][DLX_KD_NARROW_COUNT];
 } dlx__cpu_narrow_loops;
 
 /* One level's kernels (target.h: baseline, avx2, avx512). */

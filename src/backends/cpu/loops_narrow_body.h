@@ -28,6 +28,7 @@
 
 #include "backends/cpu/loops.h"
 #include "kernels/convert.h"
+#include "kernels/ew_names.h"
 
 #if (DLX_CPU_F16C && DLX_CPU_X86_LEVELS) || defined(__SSE2__)
 #include <immintrin.h>
@@ -477,12 +478,14 @@ DLX_CPU_TARGET_END
 #define ROW_ENC32(N, CODE, T, F) ENTRY_ENC32_##F(N),
 #define ROW_DEC64(N, CODE, T, F) dec64_##N,
 #define ROW_ENC64(N, CODE, T, F) enc64_##N,
-#define ROW_NEG(N, CODE, T, F) neg_##N,
+/* unary ops on the codes, a row per op of the list (ew_names.h): negation flips the sign bit */
+#define ROW_UN_neg(N, CODE, T, F) neg_##N,
+#define ROW_UN_(OP, _) [ENUM_##OP] = {NARROW_LIST(ROW_UN_##OP)},
 const dlx__cpu_narrow_loops DLX_CPU_SUFFIX(dlx__cpu_narrow) = {
     .dec32 = {NARROW_LIST(ROW_DEC32)},
     .dec64 = {NARROW_LIST(ROW_DEC64)},
     .enc32 = {NARROW_LIST(ROW_ENC32)},
     .enc64 = {NARROW_LIST(ROW_ENC64)},
-    .neg = {NARROW_LIST(ROW_NEG)},
+    .unary = {DLX__UNOP_LIST(ROW_UN_, _)},
 };
 #endif

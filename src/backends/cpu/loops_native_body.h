@@ -64,7 +64,6 @@ static void copy_any(char *const *d, const int64_t *st, int64_t n, const void *a
 
 /* ---- unary ops ------------------------------------------------------------------------------------ */
 
-#define ENUM_neg DLX_UNOP_NEG
 #define DEF_UN(OP, N)                                                                                  \
   static inline S_##N un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }                             \
   DLX_DEF_UNARY(unary_##OP##_##N, S_##N, S_##N, un_##OP##_##N, (void)0)

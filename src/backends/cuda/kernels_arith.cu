@@ -39,7 +39,7 @@ DLXCU_NEG_FLOAT(c64, dlx_cf32_make(neg_bits(x.re), neg_bits(x.im)))
 DLXCU_NEG_FLOAT(c128, dlx_cf64_make(neg_bits(x.re), neg_bits(x.im)))
 #undef DLXCU_NEG_FLOAT
 
-/* Narrow formats negate their codes (convert.h's dlx__cvt_negate, as the CPU's dlx__cpu_narrow_neg): the
+/* Narrow formats negate their codes (convert.h's dlx__cvt_negate, as the CPU's narrow unary table): the
  * sign bit flips with NaN payloads kept; fnuz zero and NaN stay; e8m0fnu gives its NaN. */
 template <class T>
 struct NegNarrow {
@@ -51,9 +51,8 @@ struct NegNarrow {
   DLX_HD out_t operator()(in0_t x) const { return (T)dlx__cvt_negate(&fmt, x); }
 };
 
-dlx_status run_unary(const dlx__ew_op *op, const Plan &p, const Launch &L) {
-  const dlx__kd k = dlx__kd_of(op->dtype[1]);
-  if (op->unop != DLX_UNOP_NEG || k == DLX_KD_NONE || k == DLX_KD_BOOL || dlx__kd_is_subbyte(k)) return no_kernel(op);
+/* Negation of dtype k (a numeric dtype other than bool and float6/float4). */
+static dlx_status run_neg(dlx__kd k, const Plan &p, const Launch &L) {
   switch (k) {
 #define DLXCU_CASE(_, N) \
   case KD_##N: return run_ew(p, Neg<KD_##N>(), L);
@@ -67,6 +66,19 @@ dlx_status run_unary(const dlx__ew_op *op, const Plan &p, const Launch &L) {
   fmt.name = NULL; /* a host string: never read by a kernel */
   if (k == DLX_KD_F16 || k == DLX_KD_BF16) return run_ew(p, NegNarrow<uint16_t>{fmt}, L);
   return run_ew(p, NegNarrow<uint8_t>{fmt}, L);
+}
+
+/* One case per op of the unary list (ew_names.h): an op added there needs its run_<op> here. */
+dlx_status run_unary(const dlx__ew_op *op, const Plan &p, const Launch &L) {
+  const dlx__kd k = dlx__kd_of(op->dtype[1]);
+  if (k == DLX_KD_NONE || k == DLX_KD_BOOL || dlx__kd_is_subbyte(k)) return no_kernel(op);
+  switch (op->unop) {
+#define DLXCU_UNARY_CASE(OP, _) \
+  case ENUM_##OP: return run_##OP(k, p, L);
+    DLX__UNOP_LIST(DLXCU_UNARY_CASE, _)
+#undef DLXCU_UNARY_CASE
+    default: return no_kernel(op);
+  }
 }
 
 /* ---- binary --------------------------------------------------------------------------------------- */
