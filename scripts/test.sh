@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/test.sh - the whole test suite, as CI runs it (.ci/run). On a fresh Debian machine it first
 # installs what is missing (apt-get; sudo only when not root), then:
+#   0. scripts/check_layers.sh: the includes obey the README's layer table
 #   1. build with gcc and -Werror, run ctest (unit tests, examples, ABI + header coexistence, seed replay)
 #   2. build with clang, ASan + UBSan, run ctest again
 #   3. scripts/check_install.sh: install, then find_package(dlx) and pkg-config consumers; then
@@ -130,6 +131,7 @@ build_and_test() { # <build-dir> <cmake args...>
 }
 
 step "dependencies" deps
+step "layers (scripts/check_layers.sh)" bash scripts/check_layers.sh
 if [ -f pyproject.toml ]; then
   # dpctl and Intel's OpenCL CPU runtime into .venv before the ctest runs (scripts/venv.sh); one that cannot
   # be installed leaves the oneapi tests skipping, with the reason in .venv/dlx-peers-missing.txt
