@@ -7,15 +7,9 @@
 dlx__storage *dlx__storage_new(dlx__release_fn release, void *ctx, void *ptr, DLDevice device) {
   dlx__storage *s = malloc(sizeof *s);
   if (s == NULL) return NULL;
+  /* no event until one is recorded (src/tensor/memory.c) */
+  *s = (dlx__storage){.ptr = ptr, .device = device, .release = release, .ctx = ctx};
   atomic_init(&s->refs, 1);
-  s->ptr = ptr;
-  s->device = device;
-  s->release = release;
-  s->ctx = ctx;
-  s->event = NULL;
-  s->event_owner = NULL;
-  s->event_device = 0;
-  s->event_release = NULL;
   return s;
 }
 
