@@ -10,7 +10,7 @@
 /* The import every consumer path ends in: validate, then hand ownership to a new Tensor. */
 static PyObject *import_checked(const dlx_view *v, dlx__storage *s, uint32_t alignment) {
   if (s == NULL) return NULL;
-  return dlx_py_tensor_wrap(s, v, alignment);
+  return dlx__py_tensor_wrap(s, v, alignment);
 }
 
 static dlx_import_spec any_spec(uint32_t version, uint32_t alignment) {
@@ -18,7 +18,7 @@ static dlx_import_spec any_spec(uint32_t version, uint32_t alignment) {
   return spec;
 }
 
-PyObject *dlx_py_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t alignment) {
+PyObject *dlx__py_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t alignment) {
   dlx_view v;
   dlx_import_spec spec = any_spec(0, alignment);
   dlx_status st = dlx_view_from_managed_versioned(&v, m, &spec);
@@ -30,7 +30,7 @@ PyObject *dlx_py_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t al
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, msg);
     return NULL;
   }
-  return import_checked(&v, dlx_py_storage_of_versioned(m), alignment);
+  return import_checked(&v, dlx__py_storage_of_versioned(m), alignment);
 }
 
 /* Consume a capsule. Until it is renamed the capsule still owns the tensor, so every failure before
@@ -44,9 +44,9 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment) {
     dlx_view v;
     dlx_import_spec spec = any_spec(0, alignment);
     dlx_status st = dlx_view_from_managed_versioned(&v, m, &spec);
-    if (st != DLX_OK) return dlx_py_raise(st, PyExc_BufferError);
+    if (st != DLX_OK) return dlx__py_raise(st, PyExc_BufferError);
     if (PyCapsule_SetName(cap, "used_dltensor_versioned") != 0) return NULL;
-    return import_checked(&v, dlx_py_storage_of_versioned(m), alignment);
+    return import_checked(&v, dlx__py_storage_of_versioned(m), alignment);
   }
   if (name != NULL && strcmp(name, "dltensor") == 0) {
     DLManagedTensor *m = PyCapsule_GetPointer(cap, name);
@@ -54,9 +54,9 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment) {
     dlx_view v;
     dlx_import_spec spec = any_spec(DLX_DLPACK_VERSION_LEGACY, alignment);
     dlx_status st = dlx_view_from_managed(&v, m, &spec);
-    if (st != DLX_OK) return dlx_py_raise(st, PyExc_BufferError);
+    if (st != DLX_OK) return dlx__py_raise(st, PyExc_BufferError);
     if (PyCapsule_SetName(cap, "used_dltensor") != 0) return NULL;
-    return import_checked(&v, dlx_py_storage_of_legacy(m), alignment);
+    return import_checked(&v, dlx__py_storage_of_legacy(m), alignment);
   }
   if (name != NULL && strncmp(name, "used_", 5) == 0)
     return PyErr_Format(PyExc_BufferError, "DLPack capsule '%s' was already consumed", name);
@@ -317,7 +317,7 @@ static const DLPackExchangeAPI *lookup_exchange(PyTypeObject *type, const produc
   return api;
 }
 
-const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type) {
+const DLPackExchangeAPI *dlx__py_lookup_exchange_api(PyTypeObject *type) {
   const producer_quirks *quirks;
   return lookup_exchange(type, &quirks);
 }
@@ -327,10 +327,10 @@ const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type) {
 /* 1 when x has a __dlpack__ (on its type, or else on x itself: a proxy's __getattr__ may forward it),
  * 0 when it has none, -1 with an exception set when looking raised something else. */
 static int has_dlpack(PyObject *x) {
-  PyObject *a = PyObject_GetAttr((PyObject *)Py_TYPE(x), dlx_str_dlpack);
+  PyObject *a = PyObject_GetAttr((PyObject *)Py_TYPE(x), dlx__py_str_dlpack);
   if (a == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
     PyErr_Clear();
-    a = PyObject_GetAttr(x, dlx_str_dlpack);
+    a = PyObject_GetAttr(x, dlx__py_str_dlpack);
     if (a == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
       PyErr_Clear();
       return 0;
@@ -365,19 +365,19 @@ static PyObject *consumer_stream(PyObject *x) {
 static PyObject *call_dlpack(PyObject *x) {
   /* x.__dlpack__(max_version=(1, 3)[, stream=s]). copy is never passed on: dlx makes any copy itself, once. */
   PyObject *stream = consumer_stream(x);
-  PyObject *args[3] = {x, dlx_version_tuple, stream}, *kw = NULL, *cap;
-  if (stream != NULL && (kw = PyTuple_Pack(2, dlx_str_max_version, dlx_str_stream)) == NULL) {
+  PyObject *args[3] = {x, dlx__py_version_tuple, stream}, *kw = NULL, *cap;
+  if (stream != NULL && (kw = PyTuple_Pack(2, dlx__py_str_max_version, dlx__py_str_stream)) == NULL) {
     Py_DECREF(stream);
     return NULL;
   }
-  cap = PyObject_VectorcallMethod(dlx_str_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw ? kw : dlx_kw_max_version);
+  cap = PyObject_VectorcallMethod(dlx__py_str_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw ? kw : dlx__py_kw_max_version);
   if (cap == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
     /* an old producer that knows no max_version: it gives a legacy capsule (stream= is older) */
     PyErr_Clear();
     PyObject *a[2] = {x, stream};
-    PyObject *kw1 = stream ? PyTuple_Pack(1, dlx_str_stream) : NULL;
+    PyObject *kw1 = stream ? PyTuple_Pack(1, dlx__py_str_stream) : NULL;
     if (stream == NULL || kw1 != NULL)
-      cap = PyObject_VectorcallMethod(dlx_str_dlpack, a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw1);
+      cap = PyObject_VectorcallMethod(dlx__py_str_dlpack, a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw1);
     Py_XDECREF(kw1);
   }
   Py_XDECREF(kw);
@@ -404,11 +404,11 @@ static PyObject *call_dlpack(PyObject *x) {
 }
 
 static PyObject *copy_tensor(PyObject *src_obj) {
-  TensorObject *src = (TensorObject *)src_obj;
+  dlx__py_tensor *src = (dlx__py_tensor *)src_obj;
   dlx__storage *s;
   dlx_view v;
-  if (dlx_py_copy_compact(&src->view, &s, &v) != 0) return NULL;
-  return dlx_py_tensor_wrap(s, &v, src->alignment);
+  if (dlx__py_copy_compact(&src->view, &s, &v) != 0) return NULL;
+  return dlx__py_tensor_wrap(s, &v, src->alignment);
 }
 
 /* The exchange API's export does not synchronise (..._no_sync): for CUDA memory the consumer orders its
@@ -424,7 +424,7 @@ static int order_after_producer(const DLPackExchangeAPI *api, DLDevice d) {
   dlx_status st = dlx_cuda_get_stream(id, &mine);
   if (st == DLX_OK) st = dlx_cuda_stream_wait(id, mine, producer);
   if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_BufferError);
+    dlx__py_raise(st, PyExc_BufferError);
     return -1;
   }
   return 0;
@@ -448,8 +448,8 @@ static int order_after_producer(const DLPackExchangeAPI *api, DLDevice d) {
  * a failed import. (A PEP 3118 buffer path was tried first: NumPy builds a buffer's description on each
  * request, which cost as much as the rest of the import, and makes up strides for extents of 1.) */
 
-int dlx_py_ndarray_path = DLX_NDARRAY_AUTO;
-long dlx_py_ndarray_path_hits;
+int dlx__py_ndarray_path = DLX__PY_NDARRAY_AUTO;
+long dlx__py_ndarray_path_hits;
 
 /* NumPy's array and dtype objects as far as dlx reads them: the leading fields of NumPy 2.x's layout (2.0
  * kept type_num where 1.x had it, for that reason) */
@@ -587,28 +587,28 @@ static PyObject *import_ndarray_fields(PyObject *x, uint32_t alignment) {
   if (ndarray_view(&v, a->data, a->nd, a->dimensions, a->strides, itemsize, dt, !(a->flags & NP_ARRAY_WRITEABLE),
                    alignment, dims) != 0)
     return NULL;
-  dlx__storage *s = dlx_py_storage_of_object(x, v.data, v.device); /* NumPy's capsule holds x too */
+  dlx__storage *s = dlx__py_storage_of_object(x, v.data, v.device); /* NumPy's capsule holds x too */
   if (s == NULL) return NULL;
-  ++dlx_py_ndarray_path_hits;
-  return dlx_py_tensor_wrap(s, &v, alignment);
+  ++dlx__py_ndarray_path_hits;
+  return dlx__py_tensor_wrap(s, &v, alignment);
 }
 
-PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
-  return dlx_from_dlpack_impl_ex(x, alignment, copy, 1);
+PyObject *dlx__py_from_dlpack(PyObject *x, uint32_t alignment, int copy) {
+  return dlx__py_from_dlpack_ex(x, alignment, copy, 1);
 }
 
-PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok) {
+PyObject *dlx__py_from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok) {
   PyObject *t = NULL;
-  if (Py_IS_TYPE(x, &dlx_TensorType)) {
-    TensorObject *src = (TensorObject *)x;
+  if (Py_IS_TYPE(x, &dlx__py_tensor_type)) {
+    dlx__py_tensor *src = (dlx__py_tensor *)x;
     if (copy == 1) return copy_tensor(x);
     if (alignment && ((uintptr_t)src->view.data % alignment) != 0)
       return PyErr_Format(PyExc_BufferError, "data 0x%llx is not aligned to assumed_align=%u bytes",
                           (unsigned long long)(uintptr_t)src->view.data, alignment);
-    return dlx_py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
+    return dlx__py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
   }
   /* copy=True copies whatever the import is; the ndarray path only stands in for a zero-copy one */
-  if (ndarray_ok && copy != 1 && dlx_py_ndarray_path == DLX_NDARRAY_AUTO && is_exact_ndarray(x) && numpy_fields_ok) {
+  if (ndarray_ok && copy != 1 && dlx__py_ndarray_path == DLX__PY_NDARRAY_AUTO && is_exact_ndarray(x) && numpy_fields_ok) {
     t = import_ndarray_fields(x, alignment);
     if (t != NULL || PyErr_Occurred()) return t;
   }
@@ -629,7 +629,7 @@ PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int
       PyErr_Restore(et, ev, tb);
       return NULL;
     }
-    t = dlx_py_import_versioned_owned(m, alignment);
+    t = dlx__py_import_versioned_owned(m, alignment);
   } else if (PyCapsule_CheckExact(x)) {
     t = import_capsule(x, alignment);
   } else {
@@ -659,14 +659,14 @@ PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int
 
 /* ---- dlx_py_view without a managed tensor ---------------------------------------------------------- */
 
-long dlx_py_borrowed_views;
+long dlx__py_borrowed_views;
 
 /* A C extension's view (dlx/python.h) lives no longer than its handle, so where the producer fills a
  * DLTensor that borrows from the object (PyTorch's dltensor_from_py_object_no_sync: no allocation, no
  * deleter), a reference to the object is all the handle needs. The producer's refusals apply as on the
  * managed path (issue 12: what torch's __dlpack__ refuses, dlx refuses), and CUDA memory is ordered
  * after the producer's stream the same way. */
-int dlx_py_view_borrowed(PyObject *obj, const dlx_import_spec *spec, dlx_view *view) {
+int dlx__py_view_borrowed(PyObject *obj, const dlx_import_spec *spec, dlx_view *view) {
   const producer_quirks *quirks;
   const DLPackExchangeAPI *api = lookup_exchange(Py_TYPE(obj), &quirks);
   if (api == NULL || api->dltensor_from_py_object_no_sync == NULL || quirks == NULL || !quirks->borrow_ok) return 0;
@@ -679,9 +679,9 @@ int dlx_py_view_borrowed(PyObject *obj, const dlx_import_spec *spec, dlx_view *v
   if (quirks->refuse(obj, dl.dtype, 0) != 0 || order_after_producer(api, dl.device) != 0) return -1;
   dlx_status st = dlx_view_from_dltensor(view, &dl, spec);
   if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_BufferError);
+    dlx__py_raise(st, PyExc_BufferError);
     return -1;
   }
-  ++dlx_py_borrowed_views;
+  ++dlx__py_borrowed_views;
   return 1;
 }

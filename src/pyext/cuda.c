@@ -70,7 +70,7 @@ bad:
   return -1;
 }
 
-int dlx_py_parse_device(PyObject *o, DLDevice *out) {
+int dlx__py_parse_device(PyObject *o, DLDevice *out) {
   if (PyUnicode_Check(o)) return parse_device_name(o, -1, out);
   if (PyTuple_Check(o) && PyTuple_GET_SIZE(o) == 2 && PyLong_Check(PyTuple_GET_ITEM(o, 1))) {
     PyObject *a = PyTuple_GET_ITEM(o, 0);
@@ -110,14 +110,14 @@ int dlx_py_parse_device(PyObject *o, DLDevice *out) {
   return -1;
 }
 
-DLDevice dlx_py_home(DLDevice d) {
+DLDevice dlx__py_home(DLDevice d) {
   /* host-accessible memory computes on the CPU, so results go to plain host memory */
   return dlx_device_is_host_accessible(d) ? (DLDevice){kDLCPU, 0} : d;
 }
 
 static int same_device(DLDevice a, DLDevice b) { return a.device_type == b.device_type && a.device_id == b.device_id; }
 
-int dlx_py_is_on(DLDevice d, DLDevice want) {
+int dlx__py_is_on(DLDevice d, DLDevice want) {
   /* host-accessible memory (pinned, managed) already is where "cpu" is, as from_dlpack always took it */
   return same_device(d, want) ||
          (want.device_type == kDLCPU && want.device_id == 0 && dlx_device_is_host_accessible(d));
@@ -132,23 +132,23 @@ static PyObject *tensor_new(DLDevice device, const void *like, int32_t ndim, con
   dlx_status st = dlx_view_init(&v, &v, dt, (DLDevice){kDLCPU, 0}, ndim, shape, NULL);
   uint64_t nbytes = 0;
   if (st == DLX_OK) st = dlx_dtype_storage_bytes(dt, (uint64_t)dlx_view_size(&v), false, &nbytes);
-  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
-  dlx__storage *s = dlx_py_storage_alloc(device, like, nbytes, zero);
+  if (st != DLX_OK) return dlx__py_raise(st, PyExc_ValueError);
+  dlx__storage *s = dlx__py_storage_alloc(device, like, nbytes, zero);
   if (s == NULL) return NULL;
   v.data = s->ptr;
   v.device = device;
-  return dlx_py_tensor_wrap(s, &v, 0);
+  return dlx__py_tensor_wrap(s, &v, 0);
 }
 
-PyObject *dlx_py_tensor_new_on(DLDevice device, int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
+PyObject *dlx__py_tensor_new_on(DLDevice device, int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
   return tensor_new(device, NULL, ndim, shape, dt, zero);
 }
 
-PyObject *dlx_py_tensor_new_like(const dlx_view *like, int32_t ndim, const int64_t *shape, DLDataType dt) {
-  return tensor_new(dlx_py_home(like->device), like->data, ndim, shape, dt, 0);
+PyObject *dlx__py_tensor_new_like(const dlx_view *like, int32_t ndim, const int64_t *shape, DLDataType dt) {
+  return tensor_new(dlx__py_home(like->device), like->data, ndim, shape, dt, 0);
 }
 
-int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx__storage **out, dlx_view *out_view) {
+int dlx__py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx__storage **out, dlx_view *out_view) {
   const bool padded = (src->flags & DLX_VIEW_SUBBYTE_PADDED) != 0;
   uint64_t bytes = 0;
   dlx__storage *s = NULL;
@@ -161,11 +161,11 @@ int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx__sto
   if (st == DLX_OK) {
     if (padded) v.flags |= DLX_VIEW_SUBBYTE_PADDED;
     /* across memory kinds through the device backend's copy; host buffers are done when it returns */
-    RUN_OP(st, dlx_view_size(src), dlx_copy(&v, src));
+    DLX__PY_RUN_OP(st, dlx_view_size(src), dlx_copy(&v, src));
   }
   if (st != DLX_OK) {
     dlx__storage_release(s);
-    dlx_py_raise(st, exc);
+    dlx__py_raise(st, exc);
     return -1;
   }
   *out = s;
@@ -173,10 +173,10 @@ int dlx_py_copy_to(const dlx_view *src, DLDevice device, PyObject *exc, dlx__sto
   return 0;
 }
 
-PyObject *dlx_py_to_device(PyObject *obj, DLDevice device, int copy, PyObject *exc) {
-  TensorObject *t = (TensorObject *)obj;
+PyObject *dlx__py_to_device(PyObject *obj, DLDevice device, int copy, PyObject *exc) {
+  dlx__py_tensor *t = (dlx__py_tensor *)obj;
   DLDevice d = t->view.device;
-  const int there = dlx_py_is_on(d, device);
+  const int there = dlx__py_is_on(d, device);
   if (there && copy != 1) {
     Py_INCREF(obj);
     return obj;
@@ -186,19 +186,19 @@ PyObject *dlx_py_to_device(PyObject *obj, DLDevice device, int copy, PyObject *e
                         (int)d.device_type, (int)d.device_id, (int)device.device_type, (int)device.device_id);
   dlx__storage *s;
   dlx_view v;
-  if (dlx_py_copy_to(&t->view, device, exc, &s, &v) != 0) return NULL;
-  return dlx_py_tensor_wrap(s, &v, 0);
+  if (dlx__py_copy_to(&t->view, device, exc, &s, &v) != 0) return NULL;
+  return dlx__py_tensor_wrap(s, &v, 0);
 }
 
 /* Tensor.to(device, copy=False) */
-PyObject *dlx_py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs) {
+PyObject *dlx__py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kw[] = {"device", "copy", NULL};
   PyObject *device_obj;
   int copy = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$p:to", kw, &device_obj, &copy)) return NULL;
   DLDevice device;
-  if (dlx_py_parse_device(device_obj, &device) != 0) return NULL;
-  return dlx_py_to_device(self, device, copy ? 1 : -1, PyExc_ValueError);
+  if (dlx__py_parse_device(device_obj, &device) != 0) return NULL;
+  return dlx__py_to_device(self, device, copy ? 1 : -1, PyExc_ValueError);
 }
 
 /* ---- streams ------------------------------------------------------------------------------------------ */
@@ -254,7 +254,7 @@ static int stream_arg(PyObject *o, void **out) {
 
 /* The exception of a failed stream or event call. */
 static PyObject *raise_runtime(dlx_status st) {
-  return dlx_py_raise(st, st == DLX_ERR_INVALID_ARGUMENT ? PyExc_ValueError : PyExc_RuntimeError);
+  return dlx__py_raise(st, st == DLX_ERR_INVALID_ARGUMENT ? PyExc_ValueError : PyExc_RuntimeError);
 }
 
 static PyObject *record_or_wait(PyObject *self, PyObject *args, PyObject *kwargs, int record) {
@@ -263,7 +263,7 @@ static PyObject *record_or_wait(PyObject *self, PyObject *args, PyObject *kwargs
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, record ? "|O:record" : "|O:wait", kw, &stream_obj)) return NULL;
   void *stream;
   if (stream_arg(stream_obj, &stream) != 0) return NULL;
-  TensorObject *t = (TensorObject *)self;
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
   dlx_status st = record ? dlx__storage_record(t->storage, t->view.device, stream, "Tensor.record")
                          : dlx__storage_wait(t->storage, t->view.device, stream, "Tensor.wait");
   if (st != DLX_OK) return raise_runtime(st);
@@ -271,17 +271,17 @@ static PyObject *record_or_wait(PyObject *self, PyObject *args, PyObject *kwargs
   return self;
 }
 
-PyObject *dlx_py_tensor_record(PyObject *self, PyObject *args, PyObject *kwargs) {
+PyObject *dlx__py_tensor_record(PyObject *self, PyObject *args, PyObject *kwargs) {
   return record_or_wait(self, args, kwargs, 1);
 }
 
-PyObject *dlx_py_tensor_wait(PyObject *self, PyObject *args, PyObject *kwargs) {
+PyObject *dlx__py_tensor_wait(PyObject *self, PyObject *args, PyObject *kwargs) {
   return record_or_wait(self, args, kwargs, 0);
 }
 
 /* ---- __dlpack__(stream=...) ------------------------------------------------------------------------- */
 
-int dlx_py_dlpack_stream(PyObject *stream, DLDevice source, DLDevice target, void **consumer) {
+int dlx__py_dlpack_stream(PyObject *stream, DLDevice source, DLDevice target, void **consumer) {
   *consumer = NULL;
   const int dt = target.device_type;
   if (stream != Py_None && !PyLong_Check(stream)) {
@@ -293,7 +293,7 @@ int dlx_py_dlpack_stream(PyObject *stream, DLDevice source, DLDevice target, voi
     /* device memory copied to the host (dl_device): the consumer may name its stream on the source
      * device; the copy is done when __dlpack__ returns, so there is nothing to order */
     if (is_cuda_kind(source)) {
-      const int r = dlx_py_dlpack_stream(stream, source, source, consumer);
+      const int r = dlx__py_dlpack_stream(stream, source, source, consumer);
       *consumer = NULL;
       return r < 0 ? -1 : 0;
     }
@@ -335,7 +335,7 @@ int dlx_py_dlpack_stream(PyObject *stream, DLDevice source, DLDevice target, voi
   return 1;
 }
 
-int dlx_py_dlpack_sync(TensorObject *t, DLDevice target, int copied, void *consumer) {
+int dlx__py_dlpack_sync(dlx__py_tensor *t, DLDevice target, int copied, void *consumer) {
   const int32_t id = cuda_id_of(target);
   void *producer = NULL;
   /* the consumer's stream waits for what dlx queued on its current stream (the copy, when one was made),
@@ -345,7 +345,7 @@ int dlx_py_dlpack_sync(TensorObject *t, DLDevice target, int copied, void *consu
   /* and for the last use recorded on the tensor (Tensor.record) */
   if (st == DLX_OK && !copied) st = dlx__storage_wait(t->storage, t->view.device, consumer, "__dlpack__");
   if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_BufferError);
+    dlx__py_raise(st, PyExc_BufferError);
     return -1;
   }
   return 0;
@@ -353,7 +353,7 @@ int dlx_py_dlpack_sync(TensorObject *t, DLDevice target, int copied, void *consu
 
 /* dl_device= and copy= of __dlpack__: *target the export's device (t's unless dl_device moves it), *copy
  * set when a copy is needed. 0, or -1 with TypeError / BufferError. */
-int dlx_py_dlpack_target(TensorObject *t, PyObject *dl_device, PyObject *copy_obj, int *copy, DLDevice *target) {
+int dlx__py_dlpack_target(dlx__py_tensor *t, PyObject *dl_device, PyObject *copy_obj, int *copy, DLDevice *target) {
   *target = t->view.device;
   if (dl_device == Py_None) return 0;
   PyObject *a, *b;
@@ -534,7 +534,7 @@ static PyObject *c_pointer_device(PyObject *m, PyObject *arg) {
 static PyObject *c_parse_device(PyObject *m, PyObject *arg) {
   (void)m;
   DLDevice d;
-  if (dlx_py_parse_device(arg, &d) != 0) return NULL;
+  if (dlx__py_parse_device(arg, &d) != 0) return NULL;
   return Py_BuildValue("(ii)", (int)d.device_type, (int)d.device_id);
 }
 
@@ -556,12 +556,12 @@ static PyMethodDef cuda_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int dlx_py_cuda_init(PyObject *module) {
+int dlx__py_cuda_init(PyObject *module) {
   PyObject *sub = PyModule_New("dlx._dlx._cuda");
   if (sub == NULL) return -1;
   if (PyModule_AddFunctions(sub, cuda_methods) < 0 || PyModule_AddObject(module, "_cuda", sub) < 0) {
     Py_DECREF(sub);
     return -1;
   }
-  return dlx_py_oneapi_init(module); /* dlx._dlx._oneapi, what dlx.oneapi wraps (oneapi.c) */
+  return dlx__py_oneapi_init(module); /* dlx._dlx._oneapi, what dlx.oneapi wraps (oneapi.c) */
 }

@@ -9,7 +9,7 @@
 #include "dlx/layout.h"
 
 static int check_tensor(void *py_object) {
-  if (!Py_IS_TYPE((PyObject *)py_object, &dlx_TensorType)) {
+  if (!Py_IS_TYPE((PyObject *)py_object, &dlx__py_tensor_type)) {
     PyErr_Format(PyExc_TypeError, "expected a dlx.Tensor, got '%.100s'", Py_TYPE((PyObject *)py_object)->tp_name);
     return -1;
   }
@@ -56,7 +56,7 @@ fail:
 
 static int x_from_py(void *py_object, DLManagedTensorVersioned **out) {
   if (check_tensor(py_object) != 0) return -1;
-  *out = dlx_py_export_versioned((TensorObject *)py_object, 0, NULL);
+  *out = dlx__py_export_versioned((dlx__py_tensor *)py_object, 0, NULL);
   return *out ? 0 : -1;
 }
 
@@ -65,7 +65,7 @@ static int x_to_py(DLManagedTensorVersioned *tensor, void **out_py_object) {
     PyErr_SetString(PyExc_BufferError, "managed_tensor_to_py_object_no_sync: tensor is NULL");
     return -1;
   }
-  PyObject *t = dlx_py_import_versioned_owned(tensor, 0);
+  PyObject *t = dlx__py_import_versioned_owned(tensor, 0);
   if (t == NULL) return -1;
   *out_py_object = t;
   return 0;
@@ -73,7 +73,7 @@ static int x_to_py(DLManagedTensorVersioned *tensor, void **out_py_object) {
 
 static int x_dltensor_from_py(void *py_object, DLTensor *out) {
   if (check_tensor(py_object) != 0) return -1;
-  TensorObject *t = py_object;
+  dlx__py_tensor *t = py_object;
   /* non-owning: shape and strides point into the object, valid while the caller holds it */
   out->data = t->view.data;
   out->device = t->view.device;
@@ -97,13 +97,13 @@ static int x_current_work_stream(DLDeviceType device_type, int32_t device_id, vo
   /* dlx's current stream of the device on the calling thread (managed memory: device 0, its DLPack id) */
   dlx_status st = dlx_cuda_get_stream(device_type == kDLCUDAManaged ? 0 : device_id, out_stream);
   if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_BufferError);
+    dlx__py_raise(st, PyExc_BufferError);
     return -1;
   }
   return 0;
 }
 
-const DLPackExchangeAPI dlx_exchange_api = {
+const DLPackExchangeAPI dlx__py_exchange_api = {
     {{DLX_DLPACK_MAJOR, DLX_DLPACK_MINOR}, NULL},
     x_allocator,
     x_from_py,

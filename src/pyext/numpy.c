@@ -55,7 +55,7 @@ static void restore_exception(PyObject *exc) {
 
 /* 1 when the host can read t's memory: host-accessible device types, and oneAPI host or shared USM
  * (asked of the runtime: the device type alone does not say). *usm names device USM for messages. */
-static int host_readable(const TensorObject *t, const char **usm) {
+static int host_readable(const dlx__py_tensor *t, const char **usm) {
   DLDevice d = t->view.device;
   *usm = "";
   if (dlx_device_is_host_accessible(d)) return 1;
@@ -71,7 +71,7 @@ static int host_readable(const TensorObject *t, const char **usm) {
 
 /* -1 with exc when t's memory is not readable by the host. The message says where the data is and how to
  * bring it over (Tensor.to copies from any device). */
-static int require_host(const TensorObject *t, PyObject *exc, const char *what) {
+static int require_host(const dlx__py_tensor *t, PyObject *exc, const char *what) {
   DLDevice d = t->view.device;
   const char *usm;
   if (host_readable(t, &usm)) return 0;
@@ -138,7 +138,7 @@ typedef struct buffer_info {
 static max_align_t empty_data;
 
 static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags) {
-  TensorObject *t = (TensorObject *)self;
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
   const dlx_view *v = &t->view;
   char name[DLX_DTYPE_NAME_MAX];
   view->obj = NULL;
@@ -237,7 +237,7 @@ static void tensor_releasebuffer(PyObject *self, Py_buffer *view) {
   PyMem_Free(view->internal);
 }
 
-PyBufferProcs dlx_tensor_as_buffer = {tensor_getbuffer, tensor_releasebuffer};
+PyBufferProcs dlx__py_tensor_as_buffer = {tensor_getbuffer, tensor_releasebuffer};
 
 /* ---- Tensor -> NumPy ------------------------------------------------------------------------------ */
 
@@ -276,7 +276,7 @@ typedef struct np_plan {
 
 /* 0, or -1 with an exception (TypeError when NumPy cannot hold the dtype; *missing set when only
  * ml_dtypes is lacking). */
-static int plan_numpy(TensorObject *t, np_plan *p, int *missing, const char *what) {
+static int plan_numpy(dlx__py_tensor *t, np_plan *p, int *missing, const char *what) {
   const dlx_view *v = &t->view;
   char name[DLX_DTYPE_NAME_MAX];
   memset(p, 0, sizeof *p);
@@ -300,19 +300,19 @@ static int plan_numpy(TensorObject *t, np_plan *p, int *missing, const char *wha
   if (is_packed(v)) {
     /* ml_dtypes keeps one code per byte in the low bits, which is DLPack's padded form: unpack into
      * a uint8 tensor through a padded view of its memory */
-    PyObject *u = dlx_py_tensor_new_owned(v->ndim, v->shape, DLX_DTYPE_UINT8, 0);
+    PyObject *u = dlx__py_tensor_new_owned(v->ndim, v->shape, DLX_DTYPE_UINT8, 0);
     if (u == NULL) goto fail;
-    dlx_view padded = ((TensorObject *)u)->view;
+    dlx_view padded = ((dlx__py_tensor *)u)->view;
     padded.dtype = v->dtype;
     padded.flags = DLX_VIEW_SUBBYTE_PADDED;
     /* the memory is host-readable (require_host): the CPU loops unpack it, whatever its label */
     dlx_view host = *v;
     host.device = (DLDevice){kDLCPU, 0};
     dlx_status st;
-    RUN_OP(st, dlx_view_size(v), dlx_copy(&padded, &host));
+    DLX__PY_RUN_OP(st, dlx_view_size(v), dlx_copy(&padded, &host));
     if (st != DLX_OK) {
       Py_DECREF(u);
-      dlx_py_raise_op(st);
+      dlx__py_raise_op(st);
       goto fail;
     }
     p->src = u;
@@ -323,7 +323,7 @@ static int plan_numpy(TensorObject *t, np_plan *p, int *missing, const char *wha
   dlx_view alias = *v;
   alias.dtype = DLX_DTYPE_MAKE(DLX_CODE_UINT, 8 * dlx_dtype_itemsize(one_lane(v->dtype)), v->dtype.lanes);
   alias.flags &= ~(uint32_t)DLX_VIEW_SUBBYTE_PADDED;
-  if ((p->src = dlx_pyops_wrap_view(t, &alias)) != NULL) return 0;
+  if ((p->src = dlx__py_wrap_view(t, &alias)) != NULL) return 0;
 fail:
   Py_CLEAR(p->ml_type);
   return -1;
@@ -348,11 +348,11 @@ done:
   return arr;
 }
 
-PyObject *dlx_py_tensor_numpy(PyObject *self, PyObject *unused) {
+PyObject *dlx__py_tensor_numpy(PyObject *self, PyObject *unused) {
   (void)unused;
   np_plan p;
   int missing = 0;
-  if (plan_numpy((TensorObject *)self, &p, &missing, "dlx.Tensor.numpy()") != 0) return NULL;
+  if (plan_numpy((dlx__py_tensor *)self, &p, &missing, "dlx.Tensor.numpy()") != 0) return NULL;
   return run_plan(&p);
 }
 
@@ -366,7 +366,7 @@ static int parse_copy(PyObject *o, int *copy) {
 
 /* obj.method(arg, copy=False), or obj.method(copy=False) when arg is NULL. */
 static PyObject *call_with_copy_false(PyObject *obj, const char *method, PyObject *arg) {
-  PyObject *name = PyUnicode_FromString(method), *kwnames = PyTuple_Pack(1, dlx_str_copy), *r = NULL;
+  PyObject *name = PyUnicode_FromString(method), *kwnames = PyTuple_Pack(1, dlx__py_str_copy), *r = NULL;
   PyObject *call[3] = {obj, arg ? arg : Py_False, Py_False};
   if (name != NULL && kwnames != NULL) r = PyObject_VectorcallMethod(name, call, arg ? 2 : 1, kwnames);
   Py_XDECREF(name);
@@ -380,7 +380,7 @@ static PyObject *copy_refused(const char *what, const char *why) {
 
 /* __array__(dtype=None, copy=None), NumPy 2's protocol: zero-copy when dtype allows, ValueError for
  * copy=False when it does not, a new array for copy=True. */
-PyObject *dlx_py_tensor_array(PyObject *self, PyObject *args, PyObject *kwargs) {
+PyObject *dlx__py_tensor_array(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kw[] = {"dtype", "copy", NULL};
   static const char what[] = "dlx.Tensor.__array__";
   PyObject *dtype = Py_None, *copy_obj = Py_None, *arr = NULL;
@@ -389,21 +389,21 @@ PyObject *dlx_py_tensor_array(PyObject *self, PyObject *args, PyObject *kwargs) 
   if (parse_copy(copy_obj, &copy) != 0) return NULL;
   np_plan p;
   int missing = 0;
-  TensorObject *t = (TensorObject *)self;
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
   if (plan_numpy(t, &p, &missing, what) != 0) {
     DLDataType dt;
     /* without ml_dtypes a narrow tensor still converts to a dtype NumPy has, through dlx's cast */
     if (!missing || dtype == Py_None) return NULL;
     PyObject *exc = fetch_exception();
-    if (dlx_parse_dtype_obj(dtype, &dt) != 0 || is_narrow_float(dt)) {
+    if (dlx__py_parse_dtype(dtype, &dt) != 0 || is_narrow_float(dt)) {
       PyErr_Clear();
       restore_exception(exc);
       return NULL;
     }
     Py_DECREF(exc);
     if (copy == 0) return copy_refused(what, "a dtype conversion");
-    PyObject *c = dlx_pyops_cast_new(&t->view, dt);
-    const int r = c ? plan_numpy((TensorObject *)c, &p, &missing, what) : -1;
+    PyObject *c = dlx__py_cast_new(&t->view, dt);
+    const int r = c ? plan_numpy((dlx__py_tensor *)c, &p, &missing, what) : -1;
     Py_XDECREF(c);
     return r == 0 ? run_plan(&p) : NULL;
   }
@@ -487,9 +487,9 @@ static PyObject *nested_list(const dlx_view *c, int32_t d, const unsigned char *
 
 /* tolist(): NumPy's, with the dtype's Python scalars: bool, int, float (float16, bfloat16 and the
  * float8/6/4 formats exactly, through float64), complex. A vector dtype's lanes are the innermost list. */
-PyObject *dlx_py_tensor_tolist(PyObject *self, PyObject *unused) {
+PyObject *dlx__py_tensor_tolist(PyObject *self, PyObject *unused) {
   (void)unused;
-  TensorObject *t = (TensorObject *)self;
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
   if (require_host(t, PyExc_TypeError, "dlx.Tensor.tolist()") != 0) return NULL;
   dlx_view src = t->view;
   src.device = (DLDevice){kDLCPU, 0}; /* host-readable (above): the CPU loops read it, whatever its label */
@@ -518,32 +518,32 @@ PyObject *dlx_py_tensor_tolist(PyObject *self, PyObject *unused) {
                           dlx__dtype_text(name, sizeof name, dt));
     default: to = DLX_DTYPE_FLOAT64; break; /* the cast refuses float128, which a float cannot hold */
   }
-  PyObject *c = dlx_py_tensor_new_owned(src.ndim, src.shape, to, 0);
+  PyObject *c = dlx__py_tensor_new_owned(src.ndim, src.shape, to, 0);
   if (c == NULL) return NULL;
-  dlx_view *cv = &((TensorObject *)c)->view;
+  dlx_view *cv = &((dlx__py_tensor *)c)->view;
   dlx_status st;
-  if (dlx_dtype_equal(to, dt)) RUN_OP(st, dlx_view_size(&src), dlx_copy(cv, &src));
-  else RUN_OP(st, dlx_view_size(&src), dlx_cast(cv, &src));
+  if (dlx_dtype_equal(to, dt)) DLX__PY_RUN_OP(st, dlx_view_size(&src), dlx_copy(cv, &src));
+  else DLX__PY_RUN_OP(st, dlx_view_size(&src), dlx_cast(cv, &src));
   PyObject *r = st == DLX_OK ? nested_list(cv, 0, cv->data, (size_t)dlx_view_size(cv) * dlx_dtype_itemsize(to))
-                             : dlx_py_raise_op(st);
+                             : dlx__py_raise_op(st);
   Py_DECREF(c);
   return r;
 }
 
-const char dlx_doc_array[] =
+const char dlx__py_doc_array[] =
     "__array__($self, /, dtype=None, copy=None)\n--\n\n"
     "NumPy's conversion protocol (NumPy 2): the tensor's memory without a copy when dtype allows it;\n"
     "copy=False raises ValueError when a copy is needed, copy=True always copies. NumPy calls it for\n"
     "the dtypes the buffer protocol has no format for (bfloat16, float8/6/4: ml_dtypes' dtypes).";
-const char dlx_doc_numpy[] =
+const char dlx__py_doc_numpy[] =
     "numpy($self, /)\n--\n\n"
     "The tensor as a numpy.ndarray sharing its memory (read-only when the tensor is). bfloat16 and the\n"
     "float8 formats become ml_dtypes' dtypes without a copy, as do padded float6/float4; packed\n"
     "float6/float4 are unpacked into ml_dtypes' one-byte types, which is a copy. Host memory only.";
 /* item(): the one element as tolist() gives it, from any memory (device memory is copied to the host). */
-PyObject *dlx_py_tensor_item(PyObject *self, PyObject *unused) {
+PyObject *dlx__py_tensor_item(PyObject *self, PyObject *unused) {
   (void)unused;
-  TensorObject *t = (TensorObject *)self;
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
   const int64_t n = dlx_view_size(&t->view);
   char name[DLX_DTYPE_NAME_MAX];
   if (n != 1)
@@ -554,16 +554,16 @@ PyObject *dlx_py_tensor_item(PyObject *self, PyObject *unused) {
                         "lanes)", dlx__dtype_text(name, sizeof name, t->view.dtype));
   const char *usm;
   PyObject *host = NULL;
-  if (!host_readable(t, &usm) && (host = dlx_py_to_device(self, (DLDevice){kDLCPU, 0}, 1, PyExc_ValueError)) == NULL)
+  if (!host_readable(t, &usm) && (host = dlx__py_to_device(self, (DLDevice){kDLCPU, 0}, 1, PyExc_ValueError)) == NULL)
     return NULL;
-  TensorObject *h = host != NULL ? (TensorObject *)host : t;
+  dlx__py_tensor *h = host != NULL ? (dlx__py_tensor *)host : t;
   /* the element as a 0-d view of the same storage: the view's data already points at it */
   dlx_view v = h->view;
   v.ndim = 0;
-  PyObject *zero_d = dlx_pyops_wrap_view(h, &v);
+  PyObject *zero_d = dlx__py_wrap_view(h, &v);
   Py_XDECREF(host);
   if (zero_d == NULL) return NULL;
-  PyObject *r = dlx_py_tensor_tolist(zero_d, NULL);
+  PyObject *r = dlx__py_tensor_tolist(zero_d, NULL);
   Py_DECREF(zero_d);
   return r;
 }
@@ -572,7 +572,7 @@ PyObject *dlx_py_tensor_item(PyObject *self, PyObject *unused) {
  * scalars convert (int() truncates a float, NaN is ValueError and infinity OverflowError there; a complex
  * is TypeError for float() and int()). __index__ takes integer tensors only (the Array API's rule). */
 static PyObject *item_as(PyObject *self, PyObject *(*convert)(PyObject *)) {
-  PyObject *x = dlx_py_tensor_item(self, NULL);
+  PyObject *x = dlx__py_tensor_item(self, NULL);
   if (x == NULL) return NULL;
   PyObject *r = convert(x);
   Py_DECREF(x);
@@ -581,12 +581,12 @@ static PyObject *item_as(PyObject *self, PyObject *(*convert)(PyObject *)) {
 
 static PyObject *to_complex(PyObject *x) { return PyObject_CallOneArg((PyObject *)&PyComplex_Type, x); }
 
-PyObject *dlx_py_tensor_float(PyObject *self) { return item_as(self, PyNumber_Float); }
+PyObject *dlx__py_tensor_float(PyObject *self) { return item_as(self, PyNumber_Float); }
 
-PyObject *dlx_py_tensor_int(PyObject *self) { return item_as(self, PyNumber_Long); }
+PyObject *dlx__py_tensor_int(PyObject *self) { return item_as(self, PyNumber_Long); }
 
-PyObject *dlx_py_tensor_index(PyObject *self) {
-  const DLDataType dt = ((TensorObject *)self)->view.dtype;
+PyObject *dlx__py_tensor_index(PyObject *self) {
+  const DLDataType dt = ((dlx__py_tensor *)self)->view.dtype;
   if (dt.code != DLX_CODE_INT && dt.code != DLX_CODE_UINT) {
     char name[DLX_DTYPE_NAME_MAX];
     return PyErr_Format(PyExc_TypeError, "only an integer tensor of one element can be an index, not %s",
@@ -595,17 +595,17 @@ PyObject *dlx_py_tensor_index(PyObject *self) {
   return item_as(self, PyNumber_Long);
 }
 
-PyObject *dlx_py_tensor_complex(PyObject *self, PyObject *unused) {
+PyObject *dlx__py_tensor_complex(PyObject *self, PyObject *unused) {
   (void)unused;
   return item_as(self, to_complex);
 }
 
-const char dlx_doc_item[] =
+const char dlx__py_doc_item[] =
     "item($self, /)\n--\n\n"
     "The one element as a Python scalar (bool, int, float or complex, as tolist() gives it), copied\n"
     "from device memory when needed. TypeError unless the tensor has exactly one element.";
 
-const char dlx_doc_tolist[] =
+const char dlx__py_doc_tolist[] =
     "tolist($self, /)\n--\n\n"
     "Nested lists of Python scalars (bool, int, float, complex), as numpy.ndarray.tolist(); a 0-d\n"
     "tensor gives a scalar. Narrow floats are Python floats holding their exact values.";
@@ -616,12 +616,12 @@ const char dlx_doc_tolist[] =
  * there (host-accessible memory counts as "cpu") is kept; otherwise it moves with Tensor.to's copy, which
  * copy=False refuses (ValueError, as the Array API asks). *fresh is set when the result is a new copy. */
 static PyObject *to_device(PyObject *t, const DLDevice *want, int copy, int *fresh) {
-  if (want == NULL || dlx_py_is_on(((TensorObject *)t)->view.device, *want)) return t;
+  if (want == NULL || dlx__py_is_on(((dlx__py_tensor *)t)->view.device, *want)) return t;
   if (copy == 0) {
     Py_DECREF(t);
     return copy_refused("dlx.asarray", "moving the data to another device");
   }
-  PyObject *r = dlx_py_to_device(t, *want, 1, PyExc_ValueError); /* as Tensor.to */
+  PyObject *r = dlx__py_to_device(t, *want, 1, PyExc_ValueError); /* as Tensor.to */
   Py_DECREF(t);
   if (r != NULL) *fresh = 1;
   return r;
@@ -641,9 +641,9 @@ static PyObject *import_ml_dtypes_array(PyObject *obj) {
       !is_narrow_float(dt) || dt.lanes != 1 || PyLong_AsSsize_t(size) != (Py_ssize_t)dlx_dtype_itemsize(dt))
     goto done;
   if ((u = PyObject_CallMethod(obj, "view", "s", dt.bits > 8 ? "uint16" : "uint8")) == NULL) goto done;
-  if ((t = dlx_from_dlpack_impl(u, 0, -1)) != NULL) {
+  if ((t = dlx__py_from_dlpack(u, 0, -1)) != NULL) {
     /* a new Tensor of this call's own, not yet seen by anyone: relabelled in place */
-    TensorObject *tt = (TensorObject *)t;
+    dlx__py_tensor *tt = (dlx__py_tensor *)t;
     tt->view.dtype = dt;
     if (dlx_dtype_is_subbyte(dt)) tt->view.flags |= DLX_VIEW_SUBBYTE_PADDED;
   }
@@ -658,7 +658,7 @@ done:
 
 /* A DLPack object, zero-copy (the ml_dtypes arrays NumPy cannot export included). */
 static PyObject *import_dlpack(PyObject *obj) {
-  PyObject *t = dlx_from_dlpack_impl(obj, 0, -1);
+  PyObject *t = dlx__py_from_dlpack(obj, 0, -1);
   if (t != NULL || !(PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError))) return t;
   PyObject *exc = fetch_exception();
   if ((t = import_ml_dtypes_array(obj)) != NULL) {
@@ -734,8 +734,8 @@ static PyObject *import_buffer(PyObject *obj, int copy, int *fresh) {
       goto done;
     }
     /* CPython copies any strided buffer in C order, byte by byte where it must */
-    if ((t = dlx_py_tensor_new_owned(b->ndim, shape, dt, 0)) != NULL &&
-        PyBuffer_ToContiguous(((TensorObject *)t)->view.data, b, b->len, 'C') != 0)
+    if ((t = dlx__py_tensor_new_owned(b->ndim, shape, dt, 0)) != NULL &&
+        PyBuffer_ToContiguous(((dlx__py_tensor *)t)->view.data, b, b->len, 'C') != 0)
       Py_CLEAR(t);
     *fresh = 1;
     goto done;
@@ -744,12 +744,12 @@ static PyObject *import_buffer(PyObject *obj, int copy, int *fresh) {
   const DLDevice cpu = {kDLCPU, 0};
   dlx_status st = dlx_view_init(&v, b->buf, dt, cpu, b->ndim, shape, strides);
   if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_BufferError);
+    dlx__py_raise(st, PyExc_BufferError);
     goto done;
   }
   if (b->readonly) v.flags |= DLX_VIEW_READ_ONLY;
-  dlx__storage *s = dlx_py_storage_of_object(mv, b->buf, cpu);
-  if (s != NULL) t = dlx_py_tensor_wrap(s, &v, 0);
+  dlx__storage *s = dlx__py_storage_of_object(mv, b->buf, cpu);
+  if (s != NULL) t = dlx__py_tensor_wrap(s, &v, 0);
 done:
   Py_DECREF(mv);
   return t;
@@ -878,7 +878,7 @@ static int put_int(PyObject *o, const fill_ctx *f) {
       ok = 0;
     }
   }
-  if (!ok) dlx_pyops_int_out_of_bounds(o, f->dt);
+  if (!ok) dlx__py_int_out_of_bounds(o, f->dt);
   Py_XDECREF(num);
   if (!ok) return -1;
   /* two's complement: the low bytes of x are the value in every width */
@@ -980,13 +980,13 @@ static PyObject *from_scalars(PyObject *obj, const DLDataType *want) {
     else if (code == DLX_CODE_COMPLEX && out.bits >= 64) buf = DLX_DTYPE_COMPLEX128;
     else goto unsupported;
   }
-  if ((t = dlx_py_tensor_new_owned(s.ndim, s.shape, buf, 0)) == NULL) goto done;
-  fill_ctx f = {buf, ((TensorObject *)t)->view.data};
+  if ((t = dlx__py_tensor_new_owned(s.ndim, s.shape, buf, 0)) == NULL) goto done;
+  fill_ctx f = {buf, ((dlx__py_tensor *)t)->view.data};
   if (fill(obj, 0, &s, &f) != 0) {
     Py_CLEAR(t);
     goto done;
   }
-  if (!dlx_dtype_equal(buf, out)) Py_SETREF(t, dlx_pyops_cast_new(&((TensorObject *)t)->view, out));
+  if (!dlx_dtype_equal(buf, out)) Py_SETREF(t, dlx__py_cast_new(&((dlx__py_tensor *)t)->view, out));
   goto done;
 unsupported:
   PyErr_Format(PyExc_TypeError, "dlx.asarray: Python scalars do not convert to %s",
@@ -997,7 +997,7 @@ done:
 }
 
 /* dlx.asarray(obj, /, *, dtype=None, device=None, copy=None), the Array API's. */
-PyObject *dlx_py_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
+PyObject *dlx__py_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   (void)module;
   static char *kw[] = {"", "dtype", "device", "copy", NULL};
   PyObject *obj, *dtype_obj = Py_None, *device = Py_None, *copy_obj = Py_None, *t;
@@ -1005,14 +1005,14 @@ PyObject *dlx_py_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   DLDevice where = {kDLCPU, 0};
   int copy, fresh = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOO:asarray", kw, &obj, &dtype_obj, &device, &copy_obj) ||
-      parse_copy(copy_obj, &copy) != 0 || (dtype_obj != Py_None && dlx_parse_dtype_obj(dtype_obj, &dt) != 0) ||
-      (device != Py_None && dlx_py_parse_device(device, &where) != 0))
+      parse_copy(copy_obj, &copy) != 0 || (dtype_obj != Py_None && dlx__py_parse_dtype(dtype_obj, &dt) != 0) ||
+      (device != Py_None && dlx__py_parse_device(device, &where) != 0))
     return NULL;
   const DLDataType *want = dtype_obj != Py_None ? &dt : NULL;
-  if (dlx_pyops_is_tensor(obj)) {
+  if (dlx__py_is_tensor(obj)) {
     Py_INCREF(obj);
     t = obj;
-  } else if (PyObject_HasAttr(obj, dlx_str_dlpack) || PyCapsule_CheckExact(obj)) {
+  } else if (PyObject_HasAttr(obj, dlx__py_str_dlpack) || PyCapsule_CheckExact(obj)) {
     t = import_dlpack(obj);
   } else if (PyObject_HasAttrString(obj, "dtype") && PyObject_HasAttrString(obj, "__array__")) {
     /* a NumPy scalar (numpy.float32(2), ml_dtypes.bfloat16(1)): its 0-d array. copy=False is passed on
@@ -1038,29 +1038,29 @@ PyObject *dlx_py_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   }
   if (t == NULL) return NULL;
   const DLDevice *to = device != Py_None ? &where : NULL;
-  const int moves = to != NULL && !dlx_py_is_on(((TensorObject *)t)->view.device, *to);
+  const int moves = to != NULL && !dlx__py_is_on(((dlx__py_tensor *)t)->view.device, *to);
   /* a dtype conversion runs where dlx computes on the host: before a move off host memory, after a move
    * onto it (device USM cannot be computed on, and the copy engines move bytes either way) */
-  const int convert_first = !moves || dlx_device_is_host_accessible(((TensorObject *)t)->view.device);
+  const int convert_first = !moves || dlx_device_is_host_accessible(((dlx__py_tensor *)t)->view.device);
   if (!convert_first && (t = to_device(t, to, copy, &fresh)) == NULL) return NULL;
-  TensorObject *tt = (TensorObject *)t;
+  dlx__py_tensor *tt = (dlx__py_tensor *)t;
   if (want != NULL && !dlx_dtype_equal(*want, tt->view.dtype)) {
-    Py_SETREF(t, copy == 0 ? copy_refused("dlx.asarray", "a dtype conversion") : dlx_pyops_cast_new(&tt->view, *want));
+    Py_SETREF(t, copy == 0 ? copy_refused("dlx.asarray", "a dtype conversion") : dlx__py_cast_new(&tt->view, *want));
   } else if (copy == 1 && !fresh && !(moves && convert_first)) { /* (a move still to come is the copy) */
     dlx__storage *s;
     dlx_view v;
-    if (dlx_py_copy_compact(&tt->view, &s, &v) != 0) {
+    if (dlx__py_copy_compact(&tt->view, &s, &v) != 0) {
       Py_DECREF(t);
       return NULL;
     }
     v.flags &= ~(uint32_t)DLX_VIEW_READ_ONLY; /* a copy is the caller's own */
-    Py_SETREF(t, dlx_py_tensor_wrap(s, &v, 0));
+    Py_SETREF(t, dlx__py_tensor_wrap(s, &v, 0));
   }
   if (t != NULL && moves && convert_first) t = to_device(t, to, copy, &fresh);
   return t;
 }
 
-const char dlx_doc_asarray[] =
+const char dlx__py_doc_asarray[] =
     "asarray(obj, /, *, dtype=None, device=None, copy=None)\n--\n\n"
     "A tensor of obj, the Array API's asarray: a dlx.Tensor or any DLPack object (also NumPy arrays of\n"
     "ml_dtypes' types), a buffer (bytes, bytearray, array.array, memoryview), a Python scalar, or nested\n"

@@ -22,30 +22,30 @@
 #include "dlx/viewops.h"
 
 
-PyObject *dlx_py_raise_op(dlx_status st) {
+PyObject *dlx__py_raise_op(dlx_status st) {
   PyObject *exc;
   switch (st) {
     case DLX_ERR_INDEX: exc = PyExc_IndexError; break;
     case DLX_ERR_UNSUPPORTED: exc = PyExc_TypeError; break;
-    default: exc = PyExc_ValueError; break; /* dlx_py_raise turns OUT_OF_MEMORY into MemoryError */
+    default: exc = PyExc_ValueError; break; /* dlx__py_raise turns OUT_OF_MEMORY into MemoryError */
   }
-  return dlx_py_raise(st, exc);
+  return dlx__py_raise(st, exc);
 }
 
-int dlx_pyops_is_tensor(PyObject *o) { return Py_IS_TYPE(o, &dlx_TensorType); }
+int dlx__py_is_tensor(PyObject *o) { return Py_IS_TYPE(o, &dlx__py_tensor_type); }
 
 /* ---- dtype classes and promotion ---------------------------------------------------------------- */
 
-dtclass dlx_pyops_class_of(DLDataType dt) {
-  if (dt.lanes != 1) return C_OTHER;
+dlx__py_dtclass dlx__py_dtype_class(DLDataType dt) {
+  if (dt.lanes != 1) return DLX__PY_CLASS_OTHER;
   switch (dt.code) {
-    case DLX_CODE_BOOL: return C_BOOL;
-    case DLX_CODE_INT: return dt.bits <= 64 ? C_INT : C_OTHER;
-    case DLX_CODE_UINT: return dt.bits <= 64 ? C_UINT : C_OTHER; /* uint128: no NumPy promotion */
-    case DLX_CODE_FLOAT: return dt.bits >= 16 && dt.bits <= 64 ? C_FLOAT : C_OTHER;
-    case DLX_CODE_COMPLEX: return dt.bits == 64 || dt.bits == 128 ? C_COMPLEX : C_OTHER;
-    case DLX_CODE_BFLOAT: return C_EXT;
-    default: return dt.code >= DLX_CODE_FLOAT8_E3M4 && dt.code <= DLX_CODE_FLOAT8_E8M0FNU ? C_EXT : C_OTHER;
+    case DLX_CODE_BOOL: return DLX__PY_CLASS_BOOL;
+    case DLX_CODE_INT: return dt.bits <= 64 ? DLX__PY_CLASS_INT : DLX__PY_CLASS_OTHER;
+    case DLX_CODE_UINT: return dt.bits <= 64 ? DLX__PY_CLASS_UINT : DLX__PY_CLASS_OTHER; /* uint128: no NumPy promotion */
+    case DLX_CODE_FLOAT: return dt.bits >= 16 && dt.bits <= 64 ? DLX__PY_CLASS_FLOAT : DLX__PY_CLASS_OTHER;
+    case DLX_CODE_COMPLEX: return dt.bits == 64 || dt.bits == 128 ? DLX__PY_CLASS_COMPLEX : DLX__PY_CLASS_OTHER;
+    case DLX_CODE_BFLOAT: return DLX__PY_CLASS_EXT;
+    default: return dt.code >= DLX_CODE_FLOAT8_E3M4 && dt.code <= DLX_CODE_FLOAT8_E8M0FNU ? DLX__PY_CLASS_EXT : DLX__PY_CLASS_OTHER;
   }
 }
 
@@ -62,39 +62,39 @@ static int promote(DLDataType a, DLDataType b, DLDataType *out) {
     *out = a;
     return 0;
   }
-  dtclass ka = dlx_pyops_class_of(a), kb = dlx_pyops_class_of(b);
+  dlx__py_dtclass ka = dlx__py_dtype_class(a), kb = dlx__py_dtype_class(b);
   if (ka > kb) { /* order the pair: ka <= kb */
     DLDataType t = a;
     a = b;
     b = t;
-    dtclass k = ka;
+    dlx__py_dtclass k = ka;
     ka = kb;
     kb = k;
   }
   char x[DLX_DTYPE_NAME_MAX], y[DLX_DTYPE_NAME_MAX];
-  if (kb == C_OTHER) goto fail;
-  if (ka == C_BOOL) {
+  if (kb == DLX__PY_CLASS_OTHER) goto fail;
+  if (ka == DLX__PY_CLASS_BOOL) {
     *out = b;
     return 0;
   }
-  if (kb == C_EXT) { /* b is bfloat16 or a float8 format (ml_dtypes' rules) */
-    if (ka == C_INT || ka == C_UINT) {
+  if (kb == DLX__PY_CLASS_EXT) { /* b is bfloat16 or a float8 format (ml_dtypes' rules) */
+    if (ka == DLX__PY_CLASS_INT || ka == DLX__PY_CLASS_UINT) {
       /* an int8 fits the narrow format's role; wider ints need float32 / float64 */
       *out = a.bits <= 8 ? b : float_of(float_bits_for_int(a.bits));
-    } else if (ka == C_FLOAT || ka == C_COMPLEX) {
+    } else if (ka == DLX__PY_CLASS_FLOAT || ka == DLX__PY_CLASS_COMPLEX) {
       /* float16 meets a narrow format in float32; wider floats and complex keep their type */
-      *out = ka == C_FLOAT && a.bits < 32 ? DLX_DTYPE_FLOAT32 : a;
+      *out = ka == DLX__PY_CLASS_FLOAT && a.bits < 32 ? DLX_DTYPE_FLOAT32 : a;
     } else {
       *out = DLX_DTYPE_FLOAT32; /* two different narrow formats */
     }
     return 0;
   }
-  if (ka == C_INT || ka == C_UINT) {
-    if (kb == C_INT || kb == C_UINT) {
+  if (ka == DLX__PY_CLASS_INT || ka == DLX__PY_CLASS_UINT) {
+    if (kb == DLX__PY_CLASS_INT || kb == DLX__PY_CLASS_UINT) {
       if (ka == kb) {
         *out = a.bits > b.bits ? a : b;
       } else {
-        DLDataType u = ka == C_UINT ? a : b, s = ka == C_UINT ? b : a;
+        DLDataType u = ka == DLX__PY_CLASS_UINT ? a : b, s = ka == DLX__PY_CLASS_UINT ? b : a;
         if (s.bits > u.bits) *out = s;
         else if (u.bits < 64) *out = DLX_DTYPE_MAKE(DLX_CODE_INT, 2 * u.bits, 1);
         else *out = DLX_DTYPE_FLOAT64;
@@ -102,15 +102,15 @@ static int promote(DLDataType a, DLDataType b, DLDataType *out) {
       return 0;
     }
     int need = float_bits_for_int(a.bits);
-    if (kb == C_FLOAT) *out = float_of(max_i(b.bits, need));
+    if (kb == DLX__PY_CLASS_FLOAT) *out = float_of(max_i(b.bits, need));
     else *out = complex_of(max_i(b.bits / 2, need));
     return 0;
   }
-  if (ka == C_FLOAT) {
-    *out = kb == C_FLOAT ? float_of(max_i(a.bits, b.bits)) : complex_of(max_i(a.bits, b.bits / 2));
+  if (ka == DLX__PY_CLASS_FLOAT) {
+    *out = kb == DLX__PY_CLASS_FLOAT ? float_of(max_i(a.bits, b.bits)) : complex_of(max_i(a.bits, b.bits / 2));
     return 0;
   }
-  if (ka == C_COMPLEX) {
+  if (ka == DLX__PY_CLASS_COMPLEX) {
     *out = a.bits > b.bits ? a : b;
     return 0;
   }
@@ -123,70 +123,70 @@ fail:
 /* Python scalars, weakest first. */
 /* Exact float / complex: numpy.float64 and numpy.complex128 subclass them but are NumPy scalars, which
  * NumPy types strongly (float32 tensor + numpy.float64 is float64); they go the tensor way instead. */
-skind dlx_pyops_scalar_kind(PyObject *o) {
-  if (PyBool_Check(o)) return SK_BOOL;
-  if (PyLong_Check(o)) return SK_INT;
-  if (PyFloat_CheckExact(o)) return SK_FLOAT;
-  if (PyComplex_CheckExact(o)) return SK_COMPLEX;
-  return SK_NONE;
+dlx__py_skind dlx__py_scalar_kind(PyObject *o) {
+  if (PyBool_Check(o)) return DLX__PY_SCALAR_BOOL;
+  if (PyLong_Check(o)) return DLX__PY_SCALAR_INT;
+  if (PyFloat_CheckExact(o)) return DLX__PY_SCALAR_FLOAT;
+  if (PyComplex_CheckExact(o)) return DLX__PY_SCALAR_COMPLEX;
+  return DLX__PY_SCALAR_NONE;
 }
 
 /* The dtype of tensor (dtype t) op weak scalar: NumPy 2's rules, ml_dtypes' for the narrow formats
  * (bfloat16 + 1.5 is float32 there). */
-static DLDataType weak_result(DLDataType t, skind s) {
-  dtclass k = dlx_pyops_class_of(t);
+static DLDataType weak_result(DLDataType t, dlx__py_skind s) {
+  dlx__py_dtclass k = dlx__py_dtype_class(t);
   switch (s) {
-    case SK_INT: return k == C_BOOL ? DLX_DTYPE_INT64 : t;
-    case SK_FLOAT:
-      if (k == C_BOOL || k == C_INT || k == C_UINT) return DLX_DTYPE_FLOAT64;
-      return k == C_EXT ? DLX_DTYPE_FLOAT32 : t;
-    case SK_COMPLEX:
-      if (k == C_BOOL || k == C_INT || k == C_UINT) return DLX_DTYPE_COMPLEX128;
-      if (k == C_EXT || (k == C_FLOAT && t.bits <= 32)) return DLX_DTYPE_COMPLEX64;
-      return k == C_FLOAT ? DLX_DTYPE_COMPLEX128 : t;
+    case DLX__PY_SCALAR_INT: return k == DLX__PY_CLASS_BOOL ? DLX_DTYPE_INT64 : t;
+    case DLX__PY_SCALAR_FLOAT:
+      if (k == DLX__PY_CLASS_BOOL || k == DLX__PY_CLASS_INT || k == DLX__PY_CLASS_UINT) return DLX_DTYPE_FLOAT64;
+      return k == DLX__PY_CLASS_EXT ? DLX_DTYPE_FLOAT32 : t;
+    case DLX__PY_SCALAR_COMPLEX:
+      if (k == DLX__PY_CLASS_BOOL || k == DLX__PY_CLASS_INT || k == DLX__PY_CLASS_UINT) return DLX_DTYPE_COMPLEX128;
+      if (k == DLX__PY_CLASS_EXT || (k == DLX__PY_CLASS_FLOAT && t.bits <= 32)) return DLX_DTYPE_COMPLEX64;
+      return k == DLX__PY_CLASS_FLOAT ? DLX_DTYPE_COMPLEX128 : t;
     default: return t;
   }
 }
 
 /* ---- new tensors -------------------------------------------------------------------------------- */
 
-PyObject *dlx_py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
+PyObject *dlx__py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
   /* the core's allocator: 64-byte aligned, transparent huge pages for large blocks */
-  return dlx_py_tensor_new_on((DLDevice){kDLCPU, 0}, ndim, shape, dt, zero);
+  return dlx__py_tensor_new_on((DLDevice){kDLCPU, 0}, ndim, shape, dt, zero);
 }
 
 /* A view of t's storage (one more reference to it). */
-PyObject *dlx_pyops_wrap_view(TensorObject *t, const dlx_view *v) {
-  return dlx_py_tensor_wrap(dlx__storage_retain(t->storage), v, 0);
+PyObject *dlx__py_wrap_view(dlx__py_tensor *t, const dlx_view *v) {
+  return dlx__py_tensor_wrap(dlx__storage_retain(t->storage), v, 0);
 }
 
 /* t converted to dtype dt in a new compact tensor (on the device ops on src compute on). */
-PyObject *dlx_pyops_cast_new(const dlx_view *src, DLDataType dt) {
-  PyObject *r = dlx_py_tensor_new_like(src, src->ndim, src->shape, dt);
+PyObject *dlx__py_cast_new(const dlx_view *src, DLDataType dt) {
+  PyObject *r = dlx__py_tensor_new_like(src, src->ndim, src->shape, dt);
   if (r == NULL) return NULL;
   dlx_status st;
-  RUN_OP(st, dlx_view_size(src), dlx_cast(&((TensorObject *)r)->view, src));
+  DLX__PY_RUN_OP(st, dlx_view_size(src), dlx_cast(&((dlx__py_tensor *)r)->view, src));
   if (st != DLX_OK) {
     Py_DECREF(r);
-    return dlx_py_raise_op(st);
+    return dlx__py_raise_op(st);
   }
   return r;
 }
 
 /* A Tensor for any tensor-like object: a new reference (the object itself for a dlx.Tensor), NULL with
  * TypeError when it speaks no DLPack (or NotImplemented semantics left to the caller: *unsupported). */
-PyObject *dlx_pyops_as_tensor(PyObject *o, int *unsupported) {
+PyObject *dlx__py_as_tensor(PyObject *o, int *unsupported) {
   *unsupported = 0;
-  if (dlx_pyops_is_tensor(o)) {
+  if (dlx__py_is_tensor(o)) {
     Py_INCREF(o);
     return o;
   }
-  if (!PyObject_HasAttr(o, dlx_str_dlpack) && !PyCapsule_CheckExact(o)) {
+  if (!PyObject_HasAttr(o, dlx__py_str_dlpack) && !PyCapsule_CheckExact(o)) {
     /* a NumPy scalar (numpy.float32(2)) speaks no DLPack, but its __array__ is a 0-d array that does */
     if (PyObject_HasAttrString(o, "dtype") && PyObject_HasAttrString(o, "__array__")) {
       PyObject *arr = PyObject_CallMethod(o, "__array__", NULL);
       if (arr == NULL) return NULL;
-      PyObject *t = PyObject_HasAttr(arr, dlx_str_dlpack) ? dlx_from_dlpack_impl(arr, 0, -1) : NULL;
+      PyObject *t = PyObject_HasAttr(arr, dlx__py_str_dlpack) ? dlx__py_from_dlpack(arr, 0, -1) : NULL;
       if (t == NULL && !PyErr_Occurred())
         PyErr_Format(PyExc_TypeError, "%.100s.__array__() gave no DLPack object", Py_TYPE(o)->tp_name);
       Py_DECREF(arr);
@@ -196,7 +196,7 @@ PyObject *dlx_pyops_as_tensor(PyObject *o, int *unsupported) {
     return PyErr_Format(PyExc_TypeError, "expected a dlx.Tensor, a DLPack object or a Python scalar, not %.100s",
                         Py_TYPE(o)->tp_name);
   }
-  return dlx_from_dlpack_impl(o, 0, -1);
+  return dlx__py_from_dlpack(o, 0, -1);
 }
 
 /* ---- dtypes from Python objects ----------------------------------------------------------------- */
@@ -274,7 +274,7 @@ done:
  *  - anything numpy.dtype() takes (numpy.dtype objects, numpy.float32, ml_dtypes.bfloat16) is asked of
  *    NumPy, when it is loaded: such an object cannot exist before, so dlx never imports NumPy itself.
  * -1 with ValueError for an unknown name, TypeError for anything else. */
-int dlx_parse_dtype_obj(PyObject *o, DLDataType *dt) {
+int dlx__py_parse_dtype(PyObject *o, DLDataType *dt) {
   static PyObject *numpy_name;
   if (PyUnicode_Check(o)) {
     Py_ssize_t len;
@@ -333,7 +333,7 @@ static int int_scalar(PyObject *o, DLDataType dt, dlx_view *v, dlx_scalar_buf *b
     dlx_status st = dlx_scalar_view_int(v, buf, dt, x);
     if (st == DLX_OK) return 0;
     if (st != DLX_ERR_OVERFLOW) {
-      dlx_py_raise_op(st);
+      dlx__py_raise_op(st);
       return -1;
     }
     *sign = x < 0 ? -1 : 1;
@@ -347,7 +347,7 @@ static int int_scalar(PyObject *o, DLDataType dt, dlx_view *v, dlx_scalar_buf *b
       memcpy(buf->bytes, &w, sizeof w);
       dlx_status st = dlx_view_init(v, buf->bytes, dt, (DLDevice){kDLCPU, 0}, 0, NULL, NULL);
       if (st != DLX_OK) {
-        dlx_py_raise_op(st);
+        dlx__py_raise_op(st);
         return -1;
       }
       return 0;
@@ -360,11 +360,11 @@ static int int_scalar(PyObject *o, DLDataType dt, dlx_view *v, dlx_scalar_buf *b
 
 /* A Python scalar of kind k as a 0-d view of dtype dt (the weak-scalar conversion). 0; 1 for an int
  * outside an integer dtype's range (*sign tells which side); -1 with an exception. */
-int dlx_pyops_scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_scalar_buf *buf, int *sign) {
-  dtclass c = dlx_pyops_class_of(dt);
+int dlx__py_scalar_view(PyObject *o, dlx__py_skind k, DLDataType dt, dlx_view *v, dlx_scalar_buf *buf, int *sign) {
+  dlx__py_dtclass c = dlx__py_dtype_class(dt);
   dlx_status st;
-  if (k == SK_BOOL || k == SK_INT) {
-    if (c == C_INT || c == C_UINT) return int_scalar(o, dt, v, buf, sign);
+  if (k == DLX__PY_SCALAR_BOOL || k == DLX__PY_SCALAR_INT) {
+    if (c == DLX__PY_CLASS_INT || c == DLX__PY_CLASS_UINT) return int_scalar(o, dt, v, buf, sign);
     int overflow = 0;
     long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (x == -1 && PyErr_Occurred()) return -1;
@@ -375,7 +375,7 @@ int dlx_pyops_scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_
       if (d == -1.0 && PyErr_Occurred()) return -1;
       st = dlx_scalar_view(v, buf, dt, d, 0.0);
     }
-  } else if (k == SK_FLOAT) {
+  } else if (k == DLX__PY_SCALAR_FLOAT) {
     st = dlx_scalar_view(v, buf, dt, PyFloat_AsDouble(o), 0.0);
   } else {
     Py_complex z = PyComplex_AsCComplex(o);
@@ -383,13 +383,13 @@ int dlx_pyops_scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_
     st = dlx_scalar_view(v, buf, dt, z.real, z.imag);
   }
   if (st != DLX_OK) {
-    dlx_py_raise_op(st);
+    dlx__py_raise_op(st);
     return -1;
   }
   return 0;
 }
 
-PyObject *dlx_pyops_int_out_of_bounds(PyObject *o, DLDataType dt) {
+PyObject *dlx__py_int_out_of_bounds(PyObject *o, DLDataType dt) {
   char b[DLX_DTYPE_NAME_MAX];
   return PyErr_Format(PyExc_OverflowError, "Python integer %S out of bounds for %s", o, dlx__dtype_text(b, sizeof b, dt));
 }
@@ -433,25 +433,25 @@ static int out_of_range_comparison(dlx_binop op, int sign) {
  * every pair against np.can_cast. */
 static int same_kind_castable(DLDataType from, DLDataType to) {
   if (dlx_dtype_equal(from, to)) return 1;
-  dtclass f = dlx_pyops_class_of(from), t = dlx_pyops_class_of(to);
-  if (f == C_OTHER || t == C_OTHER) return 0;
-  if (f == C_BOOL) return 1;
-  if (t == C_EXT) {
+  dlx__py_dtclass f = dlx__py_dtype_class(from), t = dlx__py_dtype_class(to);
+  if (f == DLX__PY_CLASS_OTHER || t == DLX__PY_CLASS_OTHER) return 0;
+  if (f == DLX__PY_CLASS_BOOL) return 1;
+  if (t == DLX__PY_CLASS_EXT) {
     /* into a narrow format from bool, ints and floats always; from complex and the other narrow formats
      * as ml_dtypes registers: nothing but the real types into float8_e5m2, only bfloat16 into
      * float8_e8m0fnu, and float8_e8m0fnu into bfloat16 alone */
-    if (to.code == DLX_CODE_FLOAT8_E5M2) return f != C_COMPLEX && f != C_EXT;
-    if (f != C_EXT) return 1;
+    if (to.code == DLX_CODE_FLOAT8_E5M2) return f != DLX__PY_CLASS_COMPLEX && f != DLX__PY_CLASS_EXT;
+    if (f != DLX__PY_CLASS_EXT) return 1;
     if (to.code == DLX_CODE_FLOAT8_E8M0FNU) return from.code == DLX_CODE_BFLOAT;
     return from.code != DLX_CODE_FLOAT8_E8M0FNU || to.code == DLX_CODE_BFLOAT;
   }
-  if (f == C_EXT) /* out of a narrow format: into float32 and wider, float16 only from float8_e5m2 */
-    return t == C_COMPLEX || (t == C_FLOAT && (to.bits >= 32 || from.code == DLX_CODE_FLOAT8_E5M2));
+  if (f == DLX__PY_CLASS_EXT) /* out of a narrow format: into float32 and wider, float16 only from float8_e5m2 */
+    return t == DLX__PY_CLASS_COMPLEX || (t == DLX__PY_CLASS_FLOAT && (to.bits >= 32 || from.code == DLX_CODE_FLOAT8_E5M2));
   switch (f) {
-    case C_INT: return t == C_INT || t == C_FLOAT || t == C_COMPLEX;
-    case C_UINT: return t != C_BOOL;
-    case C_FLOAT: return t == C_FLOAT || t == C_COMPLEX;
-    default: return t == C_COMPLEX;
+    case DLX__PY_CLASS_INT: return t == DLX__PY_CLASS_INT || t == DLX__PY_CLASS_FLOAT || t == DLX__PY_CLASS_COMPLEX;
+    case DLX__PY_CLASS_UINT: return t != DLX__PY_CLASS_BOOL;
+    case DLX__PY_CLASS_FLOAT: return t == DLX__PY_CLASS_FLOAT || t == DLX__PY_CLASS_COMPLEX;
+    default: return t == DLX__PY_CLASS_COMPLEX;
   }
 }
 
@@ -460,11 +460,11 @@ typedef enum out_mode { OUT_NEW, OUT_GIVEN, OUT_INPLACE } out_mode;
 
 /* Write `result` (dtype rdt, shape already final) into target: directly when the dtypes match. */
 static PyObject *finish_into(PyObject *target, PyObject *result) {
-  TensorObject *t = (TensorObject *)target, *r = (TensorObject *)result;
+  dlx__py_tensor *t = (dlx__py_tensor *)target, *r = (dlx__py_tensor *)result;
   dlx_status st;
-  RUN_OP(st, dlx_view_size(&t->view), dlx_cast(&t->view, &r->view));
+  DLX__PY_RUN_OP(st, dlx_view_size(&t->view), dlx_cast(&t->view, &r->view));
   Py_DECREF(result);
-  if (st != DLX_OK) return dlx_py_raise_op(st);
+  if (st != DLX_OK) return dlx__py_raise_op(st);
   Py_INCREF(target);
   return target;
 }
@@ -472,19 +472,19 @@ static PyObject *finish_into(PyObject *target, PyObject *result) {
 /* x op y with NumPy's dtype rules. Operators pass mode OUT_NEW / OUT_INPLACE and get NotImplemented for
  * operands they do not know; functions (strict) raise TypeError instead. */
 static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_obj, out_mode mode, int strict) {
-  skind kx = dlx_pyops_is_tensor(x) ? SK_NONE : dlx_pyops_scalar_kind(x), ky = dlx_pyops_is_tensor(y) ? SK_NONE : dlx_pyops_scalar_kind(y);
-  if (kx != SK_NONE && ky != SK_NONE) {
+  dlx__py_skind kx = dlx__py_is_tensor(x) ? DLX__PY_SCALAR_NONE : dlx__py_scalar_kind(x), ky = dlx__py_is_tensor(y) ? DLX__PY_SCALAR_NONE : dlx__py_scalar_kind(y);
+  if (kx != DLX__PY_SCALAR_NONE && ky != DLX__PY_SCALAR_NONE) {
     if (!strict) Py_RETURN_NOTIMPLEMENTED;
     return PyErr_Format(PyExc_TypeError, "dlx.%s: at least one operand must be a tensor", op_names[op]);
   }
   PyObject *tx = NULL, *ty = NULL, *result = NULL, *cx = NULL, *cy = NULL, *out = NULL;
   int unsupported = 0;
-  if (kx == SK_NONE && (tx = dlx_pyops_as_tensor(x, &unsupported)) == NULL) goto unknown;
-  if (ky == SK_NONE && (ty = dlx_pyops_as_tensor(y, &unsupported)) == NULL) goto unknown;
+  if (kx == DLX__PY_SCALAR_NONE && (tx = dlx__py_as_tensor(x, &unsupported)) == NULL) goto unknown;
+  if (ky == DLX__PY_SCALAR_NONE && (ty = dlx__py_as_tensor(y, &unsupported)) == NULL) goto unknown;
 
   /* comparisons are evaluated as tensor OP scalar, the scalar on the right */
   PyObject *scalar = NULL;
-  skind sk = SK_NONE;
+  dlx__py_skind sk = DLX__PY_SCALAR_NONE;
   if (is_comparison(op) && tx == NULL) {
     op = swapped(op);
     tx = ty;
@@ -495,7 +495,7 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
     scalar = tx == NULL ? x : y;
     sk = tx == NULL ? kx : ky;
   }
-  const dlx_view *vx = tx ? &((TensorObject *)tx)->view : NULL, *vy = ty ? &((TensorObject *)ty)->view : NULL;
+  const dlx_view *vx = tx ? &((dlx__py_tensor *)tx)->view : NULL, *vy = ty ? &((dlx__py_tensor *)ty)->view : NULL;
 
   DLDataType rdt;
   if (vx && vy) {
@@ -503,33 +503,33 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
   } else {
     rdt = weak_result((vx ? vx : vy)->dtype, sk);
   }
-  dtclass rc = dlx_pyops_class_of(rdt);
-  if (op == DLX_OP_DIV && (rc == C_BOOL || rc == C_INT || rc == C_UINT)) rdt = DLX_DTYPE_FLOAT64;
+  dlx__py_dtclass rc = dlx__py_dtype_class(rdt);
+  if (op == DLX_OP_DIV && (rc == DLX__PY_CLASS_BOOL || rc == DLX__PY_CLASS_INT || rc == DLX__PY_CLASS_UINT)) rdt = DLX_DTYPE_FLOAT64;
   /* operands converted to the computation dtype */
   if (vx && !dlx_dtype_equal(vx->dtype, rdt)) {
-    if ((cx = dlx_pyops_cast_new(vx, rdt)) == NULL) goto done;
-    vx = &((TensorObject *)cx)->view;
+    if ((cx = dlx__py_cast_new(vx, rdt)) == NULL) goto done;
+    vx = &((dlx__py_tensor *)cx)->view;
   }
   if (vy && !dlx_dtype_equal(vy->dtype, rdt)) {
-    if ((cy = dlx_pyops_cast_new(vy, rdt)) == NULL) goto done;
-    vy = &((TensorObject *)cy)->view;
+    if ((cy = dlx__py_cast_new(vy, rdt)) == NULL) goto done;
+    vy = &((dlx__py_tensor *)cy)->view;
   }
   dlx_view sv;
   dlx_scalar_buf sbuf;
   int const_result = -1; /* 0 / 1: a comparison decided by an int outside the dtype's range */
   if (scalar) {
-    int sign = 0, r = dlx_pyops_scalar_view(scalar, sk, rdt, &sv, &sbuf, &sign);
+    int sign = 0, r = dlx__py_scalar_view(scalar, sk, rdt, &sv, &sbuf, &sign);
     if (r < 0) goto done;
     if (r > 0) {
       if (!is_comparison(op)) {
-        dlx_pyops_int_out_of_bounds(scalar, rdt);
+        dlx__py_int_out_of_bounds(scalar, rdt);
         goto done;
       }
       const_result = out_of_range_comparison(op, sign);
       /* a stand-in of the right dtype, for the shape logic below (its value is never used) */
       dlx_status st = dlx_scalar_view_int(&sv, &sbuf, rdt, 0);
       if (st != DLX_OK) {
-        dlx_py_raise_op(st);
+        dlx__py_raise_op(st);
         goto done;
       }
     }
@@ -546,7 +546,7 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
     const int64_t *shapes[2] = {vx->shape, vy->shape};
     dlx_status st = dlx_broadcast_shapes(2, ndims, shapes, &nd, shape);
     if (st != DLX_OK) {
-      dlx_py_raise_op(st);
+      dlx__py_raise_op(st);
       goto done;
     }
   }
@@ -555,11 +555,11 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
     target = x;
   } else if (mode == OUT_GIVEN) {
     /* a DLPack object (a NumPy array) as out is imported; `out` keeps the import alive */
-    if ((out = dlx_pyops_as_tensor(out_obj, &unsupported)) == NULL) goto done;
+    if ((out = dlx__py_as_tensor(out_obj, &unsupported)) == NULL) goto done;
     target = out;
   }
   if (target) {
-    const dlx_view *tv = &((TensorObject *)target)->view;
+    const dlx_view *tv = &((dlx__py_tensor *)target)->view;
     char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
     if (mode == OUT_GIVEN && !dlx_dtype_equal(tv->dtype, odt)) {
       PyErr_Format(PyExc_ValueError, "dlx.%s: out has dtype %s, but the result is %s", op_names[op],
@@ -573,16 +573,16 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
     }
   }
   PyObject *dest; /* the tensor the kernel writes: the target itself when the dtypes agree */
-  if (target && dlx_dtype_equal(((TensorObject *)target)->view.dtype, odt)) {
+  if (target && dlx_dtype_equal(((dlx__py_tensor *)target)->view.dtype, odt)) {
     dest = target;
     Py_INCREF(dest);
   } else {
-    const dlx_view *tv = target ? &((TensorObject *)target)->view : NULL;
-    const dlx_view *like = &((TensorObject *)(tx ? tx : ty))->view; /* where the op computes */
-    dest = tv ? dlx_py_tensor_new_like(like, tv->ndim, tv->shape, odt) : dlx_py_tensor_new_like(like, nd, shape, odt);
+    const dlx_view *tv = target ? &((dlx__py_tensor *)target)->view : NULL;
+    const dlx_view *like = &((dlx__py_tensor *)(tx ? tx : ty))->view; /* where the op computes */
+    dest = tv ? dlx__py_tensor_new_like(like, tv->ndim, tv->shape, odt) : dlx__py_tensor_new_like(like, nd, shape, odt);
     if (dest == NULL) goto done;
   }
-  dlx_view *dv = &((TensorObject *)dest)->view;
+  dlx_view *dv = &((dlx__py_tensor *)dest)->view;
   dlx_status st;
   if (const_result >= 0) {
     /* the constant broadcast to the operands' shape, so that the fill checks shapes as a kernel would */
@@ -591,13 +591,13 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
     st = dlx_scalar_view_int(&bv, &bb, DLX_DTYPE_BOOL, const_result);
     /* (a device output takes the 0-d host constant, which the engine stages; broadcast it is no scalar) */
     if (st == DLX_OK && dlx_device_is_host_accessible(dv->device)) st = dlx_view_broadcast_to(&bv, nd, shape, &bv);
-    if (st == DLX_OK) RUN_OP(st, dlx_view_size(dv), dlx_fill(dv, &bv));
+    if (st == DLX_OK) DLX__PY_RUN_OP(st, dlx_view_size(dv), dlx_fill(dv, &bv));
   } else {
-    RUN_OP(st, dlx_view_size(dv), dlx_binary(op, dv, vx, vy));
+    DLX__PY_RUN_OP(st, dlx_view_size(dv), dlx_binary(op, dv, vx, vy));
   }
   if (st != DLX_OK) {
     Py_DECREF(dest);
-    dlx_py_raise_op(st);
+    dlx__py_raise_op(st);
     goto done;
   }
   if (target == NULL) {
@@ -641,36 +641,36 @@ BINARY_SLOTS(subtract, DLX_OP_SUB)
 BINARY_SLOTS(multiply, DLX_OP_MUL)
 BINARY_SLOTS(true_divide, DLX_OP_DIV)
 
-PyObject *dlx_pyops_richcompare(PyObject *self, PyObject *other, int op) {
+PyObject *dlx__py_tensor_richcompare(PyObject *self, PyObject *other, int op) {
   static const dlx_binop ops[] = {[Py_LT] = DLX_OP_LT, [Py_LE] = DLX_OP_LE, [Py_EQ] = DLX_OP_EQ,
                                   [Py_NE] = DLX_OP_NE, [Py_GT] = DLX_OP_GT, [Py_GE] = DLX_OP_GE};
   return binary(ops[op], self, other, NULL, OUT_NEW, 0);
 }
 
 static PyObject *nb_negative(PyObject *self) {
-  TensorObject *t = (TensorObject *)self;
-  if (dlx_pyops_class_of(t->view.dtype) == C_BOOL)
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
+  if (dlx__py_dtype_class(t->view.dtype) == DLX__PY_CLASS_BOOL)
     return PyErr_Format(PyExc_TypeError, "negation of a bool tensor is not supported (NumPy refuses it too)");
   /* dlx_unary: integers wrap; floats and complex flip the sign bit of each part, NaN, inf and 0 included,
    * as NumPy's negative (x * -1 would turn -(1+inf j) into nan-inf j) */
-  PyObject *r = dlx_py_tensor_new_like(&t->view, t->view.ndim, t->view.shape, t->view.dtype);
+  PyObject *r = dlx__py_tensor_new_like(&t->view, t->view.ndim, t->view.shape, t->view.dtype);
   if (r == NULL) return NULL;
   dlx_status st;
-  RUN_OP(st, dlx_view_size(&t->view), dlx_unary(DLX_UNOP_NEG, &((TensorObject *)r)->view, &t->view));
+  DLX__PY_RUN_OP(st, dlx_view_size(&t->view), dlx_unary(DLX_UNOP_NEG, &((dlx__py_tensor *)r)->view, &t->view));
   if (st != DLX_OK) {
     Py_DECREF(r);
-    return dlx_py_raise_op(st);
+    return dlx__py_raise_op(st);
   }
   return r;
 }
 
 static PyObject *nb_positive(PyObject *self) {
-  TensorObject *t = (TensorObject *)self;
-  return dlx_pyops_cast_new(&t->view, t->view.dtype);
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
+  return dlx__py_cast_new(&t->view, t->view.dtype);
 }
 
 static int nb_bool(PyObject *self) {
-  TensorObject *t = (TensorObject *)self;
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
   int64_t n = dlx_view_size(&t->view);
   if (n != 1) {
     PyErr_SetString(PyExc_ValueError, n == 0 ? "the truth value of an empty tensor is ambiguous"
@@ -682,13 +682,13 @@ static int nb_bool(PyObject *self) {
   /* device memory: the element comes to the host first */
   PyObject *h = NULL;
   if (!dlx_device_is_host_accessible(t->view.device) &&
-      (h = dlx_py_to_device(self, (DLDevice){kDLCPU, 0}, 1, PyExc_ValueError)) == NULL)
+      (h = dlx__py_to_device(self, (DLDevice){kDLCPU, 0}, 1, PyExc_ValueError)) == NULL)
     return -1;
   dlx_status st = dlx_view_init(&d, &b, DLX_DTYPE_BOOL, (DLDevice){kDLCPU, 0}, t->view.ndim, t->view.shape, NULL);
-  if (st == DLX_OK) st = dlx_cast(&d, h ? &((TensorObject *)h)->view : &t->view);
+  if (st == DLX_OK) st = dlx_cast(&d, h ? &((dlx__py_tensor *)h)->view : &t->view);
   Py_XDECREF(h);
   if (st != DLX_OK) {
-    dlx_py_raise_op(st);
+    dlx__py_raise_op(st);
     return -1;
   }
   return b != 0;
@@ -698,8 +698,8 @@ static int nb_bool(PyObject *self) {
 
 static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict) {
   int unsupported = 0;
-  PyObject *tx = dlx_pyops_as_tensor(x, &unsupported), *ty = NULL, *cx = NULL, *cy = NULL, *out = NULL, *result = NULL;
-  if (tx == NULL || (ty = dlx_pyops_as_tensor(y, &unsupported)) == NULL) {
+  PyObject *tx = dlx__py_as_tensor(x, &unsupported), *ty = NULL, *cx = NULL, *cy = NULL, *out = NULL, *result = NULL;
+  if (tx == NULL || (ty = dlx__py_as_tensor(y, &unsupported)) == NULL) {
     if (unsupported && !strict) {
       PyErr_Clear();
       Py_XDECREF(tx);
@@ -708,7 +708,7 @@ static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict)
     Py_XDECREF(tx);
     return NULL;
   }
-  const dlx_view *a = &((TensorObject *)tx)->view, *b = &((TensorObject *)ty)->view;
+  const dlx_view *a = &((dlx__py_tensor *)tx)->view, *b = &((dlx__py_tensor *)ty)->view;
   DLDataType rdt;
   if (a->ndim != 2 || b->ndim != 2) {
     PyErr_Format(PyExc_ValueError, "matmul: dlx multiplies rank-2 tensors, got ndim %d and %d", a->ndim, b->ndim);
@@ -716,12 +716,12 @@ static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict)
   }
   if (promote(a->dtype, b->dtype, &rdt) != 0) goto done;
   if (!dlx_dtype_equal(a->dtype, rdt)) {
-    if ((cx = dlx_pyops_cast_new(a, rdt)) == NULL) goto done;
-    a = &((TensorObject *)cx)->view;
+    if ((cx = dlx__py_cast_new(a, rdt)) == NULL) goto done;
+    a = &((dlx__py_tensor *)cx)->view;
   }
   if (!dlx_dtype_equal(b->dtype, rdt)) {
-    if ((cy = dlx_pyops_cast_new(b, rdt)) == NULL) goto done;
-    b = &((TensorObject *)cy)->view;
+    if ((cy = dlx__py_cast_new(b, rdt)) == NULL) goto done;
+    b = &((dlx__py_tensor *)cy)->view;
   }
   if (a->shape[1] != b->shape[0]) {
     PyErr_Format(PyExc_ValueError, "matmul: shapes (%lld,%lld) and (%lld,%lld) do not align: %lld != %lld",
@@ -730,17 +730,17 @@ static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict)
     goto done;
   }
   if (out_obj && out_obj != Py_None) {
-    if ((out = dlx_pyops_as_tensor(out_obj, &unsupported)) == NULL) goto done;
+    if ((out = dlx__py_as_tensor(out_obj, &unsupported)) == NULL) goto done;
   } else {
     int64_t shape[2] = {a->shape[0], b->shape[1]};
-    if ((out = dlx_py_tensor_new_like(a, 2, shape, rdt)) == NULL) goto done;
+    if ((out = dlx__py_tensor_new_like(a, 2, shape, rdt)) == NULL) goto done;
   }
   dlx_status st;
   /* the work is m*n*k: worth dropping the GIL much sooner than an elementwise op (in double: no overflow) */
-  RUN_OP(st, (double)a->shape[0] * (double)b->shape[1] * (double)(a->shape[1] + 1),
-         dlx_gemm(1, 0, a, b, 0, 0, &((TensorObject *)out)->view));
+  DLX__PY_RUN_OP(st, (double)a->shape[0] * (double)b->shape[1] * (double)(a->shape[1] + 1),
+         dlx_gemm(1, 0, a, b, 0, 0, &((dlx__py_tensor *)out)->view));
   if (st != DLX_OK) {
-    dlx_py_raise_op(st);
+    dlx__py_raise_op(st);
     goto done;
   }
   if (out_obj && out_obj != Py_None) {
@@ -767,7 +767,7 @@ static PyObject *nb_inplace_matrix_multiply(PyObject *a, PyObject *b) {
   return PyErr_Format(PyExc_TypeError, "in-place matrix multiplication is not supported; use a = a @ b");
 }
 
-PyNumberMethods dlx_pyops_as_number = {
+PyNumberMethods dlx__py_tensor_as_number = {
     .nb_add = nb_add,
     .nb_subtract = nb_subtract,
     .nb_multiply = nb_multiply,
@@ -779,9 +779,9 @@ PyNumberMethods dlx_pyops_as_number = {
     .nb_negative = nb_negative,
     .nb_positive = nb_positive,
     .nb_bool = nb_bool,
-    .nb_int = dlx_py_tensor_int,
-    .nb_float = dlx_py_tensor_float,
-    .nb_index = dlx_py_tensor_index,
+    .nb_int = dlx__py_tensor_int,
+    .nb_float = dlx__py_tensor_float,
+    .nb_index = dlx__py_tensor_index,
     .nb_matrix_multiply = nb_matrix_multiply,
     .nb_inplace_matrix_multiply = nb_inplace_matrix_multiply,
 };
@@ -829,26 +829,26 @@ static PyObject *m_fma(PyObject *m, PyObject *args, PyObject *kwargs) {
   PyObject *a, *b, *out_obj = Py_None, *t1 = NULL, *t2 = NULL, *out = NULL, *result = NULL;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "dOO|$O:fma", kw, &scalar, &a, &b, &out_obj)) return NULL;
   int unsupported;
-  if ((t1 = dlx_pyops_as_tensor(a, &unsupported)) == NULL || (t2 = dlx_pyops_as_tensor(b, &unsupported)) == NULL) goto done;
-  const dlx_view *v1 = &((TensorObject *)t1)->view, *v2 = &((TensorObject *)t2)->view;
+  if ((t1 = dlx__py_as_tensor(a, &unsupported)) == NULL || (t2 = dlx__py_as_tensor(b, &unsupported)) == NULL) goto done;
+  const dlx_view *v1 = &((dlx__py_tensor *)t1)->view, *v2 = &((dlx__py_tensor *)t2)->view;
   if (out_obj != Py_None) {
-    if ((out = dlx_pyops_as_tensor(out_obj, &unsupported)) == NULL) goto done;
+    if ((out = dlx__py_as_tensor(out_obj, &unsupported)) == NULL) goto done;
   } else {
     int32_t nd, ndims[2] = {v1->ndim, v2->ndim};
     const int64_t *shapes[2] = {v1->shape, v2->shape};
     int64_t shape[DLX_MAX_NDIM];
     dlx_status st = dlx_broadcast_shapes(2, ndims, shapes, &nd, shape);
     if (st != DLX_OK) {
-      dlx_py_raise_op(st);
+      dlx__py_raise_op(st);
       goto done;
     }
-    if ((out = dlx_py_tensor_new_like(v2, nd, shape, v2->dtype)) == NULL) goto done;
+    if ((out = dlx__py_tensor_new_like(v2, nd, shape, v2->dtype)) == NULL) goto done;
   }
-  dlx_view *ov = &((TensorObject *)out)->view;
+  dlx_view *ov = &((dlx__py_tensor *)out)->view;
   dlx_status st;
-  RUN_OP(st, dlx_view_size(ov), dlx_fma(ov, scalar, v1, v2));
+  DLX__PY_RUN_OP(st, dlx_view_size(ov), dlx_fma(ov, scalar, v1, v2));
   if (st != DLX_OK) {
-    dlx_py_raise_op(st);
+    dlx__py_raise_op(st);
     goto done;
   }
   if (out_obj != Py_None) {
@@ -871,18 +871,18 @@ static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
   PyObject *shape_obj, *value, *dtype_obj = Py_None, *device_obj = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:full", kw, &shape_obj, &value, &dtype_obj, &device_obj)) return NULL;
   DLDevice device = {kDLCPU, 0};
-  if (device_obj != Py_None && dlx_py_parse_device(device_obj, &device) != 0) return NULL;
+  if (device_obj != Py_None && dlx__py_parse_device(device_obj, &device) != 0) return NULL;
   int64_t shape[DLX_MAX_NDIM];
   int32_t nd = 0;
-  if (dlx_pyops_parse_shape(shape_obj, &nd, shape) != 0) return NULL;
+  if (dlx__py_parse_shape(shape_obj, &nd, shape) != 0) return NULL;
   DLDataType dt;
   if (dtype_obj != Py_None) {
-    if (dlx_parse_dtype_obj(dtype_obj, &dt) != 0) return NULL;
+    if (dlx__py_parse_dtype(dtype_obj, &dt) != 0) return NULL;
   } else {
     /* NumPy's default for the value: np.array(fill_value).dtype */
-    switch (dlx_pyops_scalar_kind(value)) {
-      case SK_BOOL: dt = DLX_DTYPE_BOOL; break;
-      case SK_INT: {
+    switch (dlx__py_scalar_kind(value)) {
+      case DLX__PY_SCALAR_BOOL: dt = DLX_DTYPE_BOOL; break;
+      case DLX__PY_SCALAR_INT: {
         /* int64, else uint64 for [2^63, 2^64) (as np.asarray(2**63)); beyond both NumPy makes an object
          * array, which dlx has not: OverflowError, as NumPy's for the value into any integer dtype */
         int overflow = 0;
@@ -897,19 +897,19 @@ static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
         }
         break;
       }
-      case SK_FLOAT: dt = DLX_DTYPE_FLOAT64; break;
-      case SK_COMPLEX: dt = DLX_DTYPE_COMPLEX128; break;
+      case DLX__PY_SCALAR_FLOAT: dt = DLX_DTYPE_FLOAT64; break;
+      case DLX__PY_SCALAR_COMPLEX: dt = DLX_DTYPE_COMPLEX128; break;
       default: {
         int unsupported;
-        PyObject *t = dlx_pyops_as_tensor(value, &unsupported);
+        PyObject *t = dlx__py_as_tensor(value, &unsupported);
         if (t == NULL) return NULL;
-        dt = ((TensorObject *)t)->view.dtype;
+        dt = ((dlx__py_tensor *)t)->view.dtype;
         Py_DECREF(t);
       }
     }
   }
-  PyObject *r = dlx_py_tensor_new_on(device, nd, shape, dt, 0);
-  if (r != NULL && dlx_pyops_assign(&((TensorObject *)r)->view, value) != 0) Py_CLEAR(r);
+  PyObject *r = dlx__py_tensor_new_on(device, nd, shape, dt, 0);
+  if (r != NULL && dlx__py_assign(&((dlx__py_tensor *)r)->view, value) != 0) Py_CLEAR(r);
   return r;
 }
 
@@ -919,13 +919,13 @@ static PyObject *m_empty_like(PyObject *m, PyObject *args, PyObject *kwargs) {
   PyObject *x, *dtype_obj = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:empty_like", kw, &x, &dtype_obj)) return NULL;
   int unsupported;
-  PyObject *t = dlx_pyops_as_tensor(x, &unsupported);
+  PyObject *t = dlx__py_as_tensor(x, &unsupported);
   if (t == NULL) return NULL;
-  const dlx_view *v = &((TensorObject *)t)->view;
+  const dlx_view *v = &((dlx__py_tensor *)t)->view;
   DLDataType dt = v->dtype;
   PyObject *r = NULL;
-  if (dtype_obj == Py_None || dlx_parse_dtype_obj(dtype_obj, &dt) == 0)
-    r = dlx_py_tensor_new_like(v, v->ndim, v->shape, dt);
+  if (dtype_obj == Py_None || dlx__py_parse_dtype(dtype_obj, &dt) == 0)
+    r = dlx__py_tensor_new_like(v, v->ndim, v->shape, dt);
   Py_DECREF(t);
   return r;
 }
@@ -945,7 +945,7 @@ static PyObject *m_get_num_threads(PyObject *m, PyObject *unused) {
 
 #define KW (METH_VARARGS | METH_KEYWORDS)
 #define FN(f) (PyCFunction)(void (*)(void))(f)
-PyMethodDef dlx_ops_module_methods[] = {
+PyMethodDef dlx__py_ops_methods[] = {
     {"add", FN(m_add), KW, "add(a, b, *, out=None) -> Tensor: a + b with NumPy's dtype rules and broadcasting"},
     {"subtract", FN(m_subtract), KW, "subtract(a, b, *, out=None) -> Tensor: a - b"},
     {"multiply", FN(m_multiply), KW, "multiply(a, b, *, out=None) -> Tensor: a * b"},

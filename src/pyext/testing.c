@@ -190,9 +190,9 @@ static PyObject *exchange_allocate(PyObject *self, PyObject *args) {
   proto.ndim = (int32_t)n;
   proto.shape = shape;
   DLManagedTensorVersioned *m = NULL;
-  if (dlx_exchange_api.managed_tensor_allocator(&proto, &m, NULL, NULL) != 0) return NULL;
+  if (dlx__py_exchange_api.managed_tensor_allocator(&proto, &m, NULL, NULL) != 0) return NULL;
   void *out = NULL;
-  if (dlx_exchange_api.managed_tensor_to_py_object_no_sync(m, &out) != 0) return NULL;
+  if (dlx__py_exchange_api.managed_tensor_to_py_object_no_sync(m, &out) != 0) return NULL;
   return out;
 }
 
@@ -214,7 +214,7 @@ static PyObject *exchange_import_ns(PyObject *self, PyObject *args) {
             m_view = strcmp(mode, "view") == 0, m_dltensor = strcmp(mode, "dltensor") == 0;
   if (!(m_managed || m_export || m_view || m_dltensor))
     return PyErr_Format(PyExc_ValueError, "mode '%s': one of managed, export, view, dltensor", mode);
-  const DLPackExchangeAPI *api = dlx_lookup_exchange_api(Py_TYPE(obj));
+  const DLPackExchangeAPI *api = dlx__py_lookup_exchange_api(Py_TYPE(obj));
   if (api == NULL && !m_view)
     return PyErr_Format(PyExc_TypeError, "'%.100s' has no DLPack C exchange API", Py_TYPE(obj)->tp_name);
   if (m_dltensor && api->dltensor_from_py_object_no_sync == NULL)
@@ -226,7 +226,7 @@ static PyObject *exchange_import_ns(PyObject *self, PyObject *args) {
     if (m_view) {
       dlx_view v;
       PyObject *h = NULL;
-      if (dlx_capi_view_from_object(obj, &spec, &v, &h) != 0) return NULL;
+      if (dlx__py_capi_view_from_object(obj, &spec, &v, &h) != 0) return NULL;
       Py_DECREF(h);
       continue;
     }
@@ -259,9 +259,9 @@ static PyObject *set_ndarray_path(PyObject *self, PyObject *arg) {
   (void)self;
   const long mode = PyLong_AsLong(arg);
   if (mode == -1 && PyErr_Occurred()) return NULL;
-  if (mode != DLX_NDARRAY_OFF && mode != DLX_NDARRAY_AUTO) return PyErr_Format(PyExc_ValueError, "mode %ld", mode);
-  const int was = dlx_py_ndarray_path;
-  dlx_py_ndarray_path = (int)mode;
+  if (mode != DLX__PY_NDARRAY_OFF && mode != DLX__PY_NDARRAY_AUTO) return PyErr_Format(PyExc_ValueError, "mode %ld", mode);
+  const int was = dlx__py_ndarray_path;
+  dlx__py_ndarray_path = (int)mode;
   return PyLong_FromLong(was);
 }
 
@@ -269,7 +269,7 @@ static PyObject *set_ndarray_path(PyObject *self, PyObject *arg) {
 static PyObject *fast_path_counts(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  return Py_BuildValue("(ll)", dlx_py_ndarray_path_hits, dlx_py_borrowed_views);
+  return Py_BuildValue("(ll)", dlx__py_ndarray_path_hits, dlx__py_borrowed_views);
 }
 
 /* capi_view(obj, ndim=-1) -> dict: what dlx_py_view (the C API of dlx/python.h) gives a C extension for
@@ -283,7 +283,7 @@ static PyObject *capi_view(PyObject *self, PyObject *args) {
   dlx_import_spec spec = {DLX_DTYPE_ANY, ndim, DLX_MEMSPACE_ANY, DLX_LAYOUT_ANY, 0, 0};
   dlx_view v;
   PyObject *handle = NULL;
-  if (dlx_capi_view_from_object(obj, &spec, &v, &handle) != 0) return NULL;
+  if (dlx__py_capi_view_from_object(obj, &spec, &v, &handle) != 0) return NULL;
   PyObject *shape = PyTuple_New(v.ndim), *strides = PyTuple_New(v.ndim), *r = NULL;
   for (int32_t i = 0; shape && strides && i < v.ndim; ++i) {
     PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(v.shape[i]));
@@ -386,7 +386,7 @@ static struct PyModuleDef testing_def = {
     testing_methods, NULL, NULL, NULL, NULL,
 };
 
-int dlx_testing_init(PyObject *module) {
+int dlx__py_testing_init(PyObject *module) {
   PyObject *t = PyModule_Create(&testing_def);
   if (t == NULL) return -1;
   if (PyModule_AddObject(module, "_testing", t) < 0) {
