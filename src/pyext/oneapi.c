@@ -3,14 +3,13 @@
  * dlx loads dpctl's C API (libDPCTLSyclInterface.so) at run time. oneapi.py finds the installed dpctl
  * package without importing it and, unless DLX_DPCTL_LIBRARY is set, points DLX_DPCTL_LIBRARY at the
  * package's copy, so the C library loads it lazily at the first kDLOneAPI need; load() here loads it now.
- * Device strings ("oneapi", "oneapi:N", (14, N)) are parsed with the others in cuda.c. */
+ * Device strings ("oneapi", "oneapi:N", (14, N)) are parsed with the others in device.c. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <stdint.h>
 #include <string.h>
 
 #include "dlx/oneapi.h"
-#include "pyext/oneapi.h"
 
 static const char *const usm_names[] = {NULL, "device", "shared", "host"};
 

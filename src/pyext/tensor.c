@@ -1,4 +1,5 @@
-/* dlx.Tensor: attributes, CuTe layouts, and the producer side of the DLPack protocol. */
+/* dlx.Tensor: the type, its allocation, attributes and CuTe layouts, and its method table, whose entries
+ * live in the files named for what they do (producer.c, device.c, ops.c, methods.c, numpy.c, tolist.c). */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <stdio.h>
@@ -7,22 +8,6 @@
 
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
-
-PyObject *dlx__py_raise(dlx_status st, PyObject *default_exc) {
-  PyObject *exc = default_exc;
-  switch (st) {
-    case DLX_ERR_OUT_OF_MEMORY:
-      exc = PyExc_MemoryError;
-      break;
-    case DLX_ERR_NULL_ARGUMENT:
-      exc = PyExc_SystemError; /* a NULL from C code, never from Python input */
-      break;
-    default:
-      break;
-  }
-  PyErr_SetString(exc, dlx_last_error()[0] ? dlx_last_error() : dlx_status_name(st));
-  return NULL;
-}
 
 /* ---- allocation ---------------------------------------------------------------------------------- */
 
@@ -338,189 +323,6 @@ done:
   return key;
 }
 
-/* ---- producer ------------------------------------------------------------------------------------ */
-
-/* Source of an export: the tensor's own storage, or a fresh compact copy, on target when given (one new
- * reference either way). */
-static int export_source(dlx__py_tensor *t, int copy, const DLDevice *target, dlx__storage **s, dlx_view *v) {
-  if (copy && target != NULL) return dlx__py_copy_to(&t->view, *target, PyExc_BufferError, s, v);
-  if (copy) return dlx__py_copy_compact(&t->view, s, v);
-  *s = dlx__storage_retain(t->storage);
-  *v = t->view;
-  return 0;
-}
-
-DLManagedTensorVersioned *dlx__py_export_versioned(dlx__py_tensor *t, int copy, const DLDevice *target) {
-  DLManagedTensorVersioned *m = NULL;
-  if (!copy) {
-    /* the export takes its own reference to the tensor's storage: no retain / release pair around it */
-    dlx_status st = dlx__export_versioned(t->storage, &t->view, 0, "__dlpack__", &m);
-    return st == DLX_OK ? m : (DLManagedTensorVersioned *)dlx__py_raise(st, PyExc_BufferError);
-  }
-  dlx__storage *s;
-  dlx_view v;
-  if (export_source(t, copy, target, &s, &v) != 0) return NULL;
-  dlx_status st = dlx__export_versioned(s, &v, copy ? DLPACK_FLAG_BITMASK_IS_COPIED : 0, "__dlpack__", &m);
-  dlx__storage_release(s); /* the export holds its own reference */
-  if (st != DLX_OK) return (DLManagedTensorVersioned *)dlx__py_raise(st, PyExc_BufferError);
-  return m;
-}
-
-DLManagedTensor *dlx__py_export_legacy(dlx__py_tensor *t, int copy, const DLDevice *target) {
-  if ((t->view.flags & DLX_VIEW_READ_ONLY) && !copy) {
-    /* a legacy capsule has no READ_ONLY flag: the consumer would be free to write (NumPy refuses too) */
-    PyErr_SetString(PyExc_BufferError,
-                    "cannot export read-only data as a legacy DLPack capsule (it has no read-only flag); "
-                    "pass max_version=(1, 0) or later");
-    return NULL;
-  }
-  if ((t->view.flags & DLX_VIEW_SUBBYTE_PADDED)) {
-    PyErr_SetString(PyExc_BufferError, "cannot export padded sub-byte data as a legacy DLPack capsule");
-    return NULL;
-  }
-  DLManagedTensor *m = NULL;
-  if (!copy) {
-    /* as dlx__py_export_versioned: the export takes its own reference */
-    dlx_status st = dlx__export_legacy(t->storage, &t->view, "__dlpack__", &m);
-    return st == DLX_OK ? m : (DLManagedTensor *)dlx__py_raise(st, PyExc_BufferError);
-  }
-  dlx__storage *s;
-  dlx_view v;
-  if (export_source(t, copy, target, &s, &v) != 0) return NULL;
-  dlx_status st = dlx__export_legacy(s, &v, "__dlpack__", &m);
-  dlx__storage_release(s);
-  if (st != DLX_OK) return (DLManagedTensor *)dlx__py_raise(st, PyExc_BufferError);
-  return m;
-}
-
-/* An unconsumed capsule deletes its tensor; a consumed one ("used_...") belongs to its consumer.
- *
- * The capsule is made with these very strings as its name and the tensor as its context too, so that the
- * destructor of an unconsumed one (every capsule that never reached a consumer, and the one a consumer
- * that renames nothing leaves) knows it by pointer: PyCapsule_IsValid and GetPointer compare the name
- * character by character, twice. A consumer renames it with a string of its own; a name that is not
- * this pointer is compared as before. */
-static const char name_versioned[] = "dltensor_versioned", name_legacy[] = "dltensor";
-
-static void *unconsumed(PyObject *cap, const char *name) {
-  if (PyCapsule_GetName(cap) == name) {
-    void *m = PyCapsule_GetContext(cap);
-    if (m != NULL) return m;
-  }
-  return PyCapsule_IsValid(cap, name) ? PyCapsule_GetPointer(cap, name) : NULL;
-}
-static void capsule_destructor_versioned(PyObject *cap) {
-  DLManagedTensorVersioned *m = unconsumed(cap, name_versioned);
-  if (m && m->deleter) m->deleter(m);
-}
-static void capsule_destructor_legacy(PyObject *cap) {
-  DLManagedTensor *m = unconsumed(cap, name_legacy);
-  if (m && m->deleter) m->deleter(m);
-}
-
-/* A capsule owning m (its deleter runs if the capsule cannot be made). */
-static PyObject *new_capsule(void *m, const char *name, PyCapsule_Destructor destructor, void (*del)(void *)) {
-  PyObject *cap = PyCapsule_New(m, name, destructor);
-  if (cap != NULL && PyCapsule_SetContext(cap, m) == 0) return cap;
-  if (cap != NULL) {
-    /* no context: the destructor finds m by its name and deletes it */
-    Py_DECREF(cap);
-    return NULL;
-  }
-  del(m);
-  return NULL;
-}
-static void del_versioned(void *m) { ((DLManagedTensorVersioned *)m)->deleter(m); }
-static void del_legacy(void *m) { ((DLManagedTensor *)m)->deleter(m); }
-
-/* Parse "(int, int)" into *a, *b; -1 + TypeError naming what when it is not that. */
-static int parse_int_pair(PyObject *o, const char *what, long *a, long *b) {
-  if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2 || !PyLong_Check(PyTuple_GET_ITEM(o, 0)) ||
-      !PyLong_Check(PyTuple_GET_ITEM(o, 1))) {
-    PyErr_Format(PyExc_TypeError, "%s must be a tuple of two ints, not %R", what, o);
-    return -1;
-  }
-  *a = PyLong_AsLong(PyTuple_GET_ITEM(o, 0));
-  *b = PyLong_AsLong(PyTuple_GET_ITEM(o, 1));
-  return PyErr_Occurred() ? -1 : 0;
-}
-
-/* The slot of keyword k among __dlpack__'s four (0 max_version, 1 copy, 2 dl_device, 3 stream), or -1.
- * Callers' keyword names are interned by the compiler, so they are the module's interned strings: the
- * pointers are compared first, and only a name built at run time pays for comparing characters. */
-static int dlpack_kw_slot(PyObject *k) {
-  PyObject *const names[4] = {dlx__py_str_max_version, dlx__py_str_copy, dlx__py_str_dl_device, dlx__py_str_stream};
-  for (int j = 0; j < 4; ++j)
-    if (k == names[j]) return j;
-  for (int j = 0; j < 4; ++j)
-    if (PyUnicode_Check(k) && PyUnicode_Compare(k, names[j]) == 0) return j;
-  return -1;
-}
-
-static PyObject *t_dlpack(dlx__py_tensor *t, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  if (nargs != 0) return PyErr_Format(PyExc_TypeError, "__dlpack__() takes only keyword arguments (%zd positional given)", nargs);
-  PyObject *kw[4] = {Py_None, Py_None, Py_None, Py_None};
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t i = 0; i < nkw; ++i) {
-    PyObject *k = PyTuple_GET_ITEM(kwnames, i);
-    const int j = dlpack_kw_slot(k);
-    if (j < 0) return PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'", k);
-    kw[j] = args[i];
-  }
-  PyObject *max_version = kw[0], *copy_obj = kw[1], *dl_device = kw[2], *stream = kw[3];
-  /* A consumer passes the same max_version tuple on every call (a constant of its code, or NumPy's and
-   * dlx's own module-level one), and a tuple cannot change: the last one that asked for a versioned
-   * capsule is held and known by identity, with no parse. */
-  static PyObject *last_versioned_max;
-  int versioned = 0;
-  if (max_version == last_versioned_max && max_version != NULL) {
-    versioned = 1;
-  } else if (max_version != Py_None) {
-    long major, minor;
-    if (parse_int_pair(max_version, "max_version", &major, &minor) != 0) return NULL;
-    versioned = major >= 1;
-    if (versioned) {
-      Py_INCREF(max_version);
-      Py_XSETREF(last_versioned_max, max_version);
-    }
-  }
-  int copy = 0;
-  if (copy_obj != Py_None) {
-    if (!PyBool_Check(copy_obj)) return PyErr_Format(PyExc_TypeError, "copy must be a bool or None, not %.100s",
-                                                     Py_TYPE(copy_obj)->tp_name);
-    copy = copy_obj == Py_True;
-  }
-  /* dl_device: the export's device (a copy when it is another); stream: the consumer's stream on it,
-   * which waits for dlx's work there (cuda.c) */
-  DLDevice target;
-  void *consumer = NULL;
-  if (dlx__py_dlpack_target(t, dl_device, copy_obj, &copy, &target) != 0) return NULL;
-  const int sync = dlx__py_dlpack_stream(stream, t->view.device, target, &consumer);
-  if (sync < 0) return NULL;
-  const DLDevice *to = dl_device != Py_None ? &target : NULL;
-  if (versioned) {
-    DLManagedTensorVersioned *m = dlx__py_export_versioned(t, copy, to);
-    if (m == NULL) return NULL;
-    if (sync && dlx__py_dlpack_sync(t, target, copy, consumer) != 0) {
-      m->deleter(m);
-      return NULL;
-    }
-    return new_capsule(m, name_versioned, capsule_destructor_versioned, del_versioned);
-  }
-  DLManagedTensor *m = dlx__py_export_legacy(t, copy, to);
-  if (m == NULL) return NULL;
-  if (sync && dlx__py_dlpack_sync(t, target, copy, consumer) != 0) {
-    m->deleter(m);
-    return NULL;
-  }
-  return new_capsule(m, name_legacy, capsule_destructor_legacy, del_legacy);
-}
-
-static PyObject *t_dlpack_device(dlx__py_tensor *t, PyObject *unused) {
-  (void)unused;
-  return t_device(t, NULL);
-}
-
 static PyGetSetDef tensor_getset[] = {
     {"shape", (getter)t_shape, NULL, "extents, a tuple", NULL},
     {"stride", (getter)t_stride, NULL, "strides in elements, a tuple", NULL},
@@ -543,9 +345,9 @@ static PyGetSetDef tensor_getset[] = {
 };
 
 static PyMethodDef tensor_methods[] = {
-    {"__dlpack__", (PyCFunction)(void (*)(void))t_dlpack, METH_FASTCALL | METH_KEYWORDS,
+    {"__dlpack__", (PyCFunction)(void (*)(void))dlx__py_tensor_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)"},
-    {"__dlpack_device__", (PyCFunction)t_dlpack_device, METH_NOARGS, "(device_type, device_id)"},
+    {"__dlpack_device__", (PyCFunction)dlx__py_tensor_dlpack_device, METH_NOARGS, "(device_type, device_id)"},
     {"mark_layout_dynamic", (PyCFunction)(void (*)(void))t_mark_layout_dynamic, METH_VARARGS | METH_KEYWORDS,
      "mark_layout_dynamic(leading_dim=None) -> self"},
     {"mark_compact_shape_dynamic", (PyCFunction)(void (*)(void))t_mark_compact_shape_dynamic,
@@ -593,7 +395,7 @@ PyTypeObject dlx__py_tensor_type = {
     .tp_repr = (reprfunc)tensor_repr,
     .tp_as_number = &dlx__py_tensor_as_number,
     .tp_as_mapping = &dlx__py_tensor_as_mapping,
-    .tp_as_buffer = &dlx__py_tensor_as_buffer, /* numpy.c */
+    .tp_as_buffer = &dlx__py_tensor_as_buffer, /* buffer.c */
     /* elementwise == would leave the type unhashable; it hashes by identity instead, as torch.Tensor */
     .tp_hash = tensor_hash,
     .tp_richcompare = dlx__py_tensor_richcompare,

@@ -22,7 +22,4 @@ extern PyTypeObject dlx__py_tensor_type;
 /* New tensor over storage (the reference is taken over, even on failure). The view is copied. */
 PyObject *dlx__py_tensor_wrap(dlx__storage *storage, const dlx_view *view, uint32_t alignment);
 
-/* The Python exception a dlx_status becomes in the given context; the message is dlx_last_error(). */
-PyObject *dlx__py_raise(dlx_status st, PyObject *default_exc);
-
 #endif
