@@ -30,11 +30,12 @@ typedef struct buffer_info {
  * NumPy read a NULL buf as "allocate for me", so an empty buffer points at this instead. */
 static max_align_t empty_data;
 
-static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags) {
-  dlx__py_tensor *t = (dlx__py_tensor *)self;
+/* The refusals that depend on the elements, in order: memory the host cannot read, packed sub-byte
+ * elements, a writable request for read-only data, a format request PEP 3118 has no answer to (fmt: the
+ * element's format, or NULL). 0, or -1 with BufferError. */
+static int check_elements(const dlx__py_tensor *t, int flags, const char *fmt) {
   const dlx_view *v = &t->view;
   char name[DLX_DTYPE_NAME_MAX];
-  view->obj = NULL;
   if (dlx__py_require_host(t, PyExc_BufferError, "dlx.Tensor buffer") != 0) return -1;
   if (dlx__py_is_packed(v)) {
     PyErr_Format(PyExc_BufferError, "dlx.Tensor buffer: packed %s elements are not byte-addressable; t.numpy() "
@@ -45,7 +46,6 @@ static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     PyErr_SetString(PyExc_BufferError, "dlx.Tensor buffer: the tensor is read-only, a writable buffer was requested");
     return -1;
   }
-  const char *fmt = dlx__py_pep3118_format(dlx__py_one_lane(v->dtype));
   if ((flags & PyBUF_FORMAT) && fmt == NULL) {
     dlx__dtype_text(name, sizeof name, v->dtype);
     if (dlx__py_is_narrow_float(v->dtype))
@@ -57,6 +57,53 @@ static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags) {
                    "PyBUF_FORMAT to read its bytes", name);
     return -1;
   }
+  return 0;
+}
+
+/* Why a tensor of this contiguity cannot serve a request of these flags, or NULL. Without strides a
+ * consumer reads the memory as C-contiguous (PEP 3118), so that is all it gets. */
+static const char *layout_refusal(int flags, int c_contig, int f_contig) {
+  if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c_contig)
+    return "the tensor is not C-contiguous and no strides were requested";
+  if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c_contig) return "the tensor is not C-contiguous";
+  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f_contig) return "the tensor is not Fortran-contiguous";
+  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c_contig && !f_contig)
+    return "the tensor is neither C- nor Fortran-contiguous";
+  return NULL;
+}
+
+/* The shape, then the strides in bytes, into dims[2 * ndim]. A contiguous tensor exports the compact
+ * strides of its order (C unless Fortran was asked for), as NumPy does: strides of extent-1 dimensions
+ * are never applied, so they may be anything, and some consumers test contiguity by comparing every
+ * stride. */
+static void fill_dims(const dlx_view *v, int flags, int c_contig, int f_contig, Py_ssize_t itemsize,
+                      Py_ssize_t *dims) {
+  const int32_t nd = v->ndim;
+  const int order = c_contig && !((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && f_contig) ? 'C'
+                    : f_contig                                                                 ? 'F'
+                                                                                               : 0;
+  Py_ssize_t step = itemsize;
+  for (int32_t k = 0; k < nd; ++k) {
+    const int32_t i = order == 'C' ? nd - 1 - k : k;
+    const int64_t s = v->strides[i];
+    dims[i] = (Py_ssize_t)v->shape[i];
+    if (order) dims[nd + i] = step;
+    /* a stride too large to scale to bytes is that of an extent-1 dimension (the import checked the
+     * span of the others): never applied, exported as 0 */
+    else if (s > PY_SSIZE_T_MAX / itemsize || s < -PY_SSIZE_T_MAX / itemsize) dims[nd + i] = 0;
+    else dims[nd + i] = (Py_ssize_t)s * itemsize;
+    /* only an empty tensor's extents can multiply past the bytes a buffer holds: its strides are
+     * never applied either, and from there they are 0 */
+    step = v->shape[i] > 0 && step > PY_SSIZE_T_MAX / v->shape[i] ? 0 : step * (Py_ssize_t)v->shape[i];
+  }
+}
+
+static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
+  const dlx_view *v = &t->view;
+  view->obj = NULL;
+  const char *fmt = dlx__py_pep3118_format(dlx__py_one_lane(v->dtype));
+  if (check_elements(t, flags, fmt) != 0) return -1;
   const int32_t nd = v->ndim;
   const Py_ssize_t itemsize = (Py_ssize_t)dlx_dtype_itemsize(v->dtype);
   const int64_t n = dlx_view_size(v);
@@ -65,15 +112,8 @@ static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     return -1;
   }
   const int c_contig = dlx_view_is_c_contiguous(v), f_contig = dlx_view_is_f_contiguous(v);
-  /* Without strides a consumer reads the memory as C-contiguous (PEP 3118), so that is all it gets. */
   const int want_shape = (flags & PyBUF_ND) == PyBUF_ND, want_strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES;
-  const char *refuse = NULL;
-  if (!want_strides && !c_contig) refuse = "the tensor is not C-contiguous and no strides were requested";
-  else if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c_contig) refuse = "the tensor is not C-contiguous";
-  else if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f_contig)
-    refuse = "the tensor is not Fortran-contiguous";
-  else if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c_contig && !f_contig)
-    refuse = "the tensor is neither C- nor Fortran-contiguous";
+  const char *refuse = layout_refusal(flags, c_contig, f_contig);
   if (refuse) {
     PyErr_Format(PyExc_BufferError, "dlx.Tensor buffer: %s (layout %R); copy it first (t.reshape(-1) or "
                  "dlx.asarray(t, copy=True))", refuse, self);
@@ -87,26 +127,7 @@ static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags) {
       PyErr_NoMemory();
       return -1;
     }
-    /* A contiguous tensor exports the compact strides of its order (C unless Fortran was asked for), as
-     * NumPy does: strides of extent-1 dimensions are never applied, so they may be anything, and some
-     * consumers test contiguity by comparing every stride. */
-    const int order = c_contig && !((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && f_contig) ? 'C'
-                      : f_contig                                                                 ? 'F'
-                                                                                                 : 0;
-    Py_ssize_t step = itemsize;
-    for (int32_t k = 0; k < nd; ++k) {
-      const int32_t i = order == 'C' ? nd - 1 - k : k;
-      const int64_t s = v->strides[i];
-      info->dims[i] = (Py_ssize_t)v->shape[i];
-      if (order) info->dims[nd + i] = step;
-      /* a stride too large to scale to bytes is that of an extent-1 dimension (the import checked the
-       * span of the others): never applied, exported as 0 */
-      else if (s > PY_SSIZE_T_MAX / itemsize || s < -PY_SSIZE_T_MAX / itemsize) info->dims[nd + i] = 0;
-      else info->dims[nd + i] = (Py_ssize_t)s * itemsize;
-      /* only an empty tensor's extents can multiply past the bytes a buffer holds: its strides are
-       * never applied either, and from there they are 0 */
-      step = v->shape[i] > 0 && step > PY_SSIZE_T_MAX / v->shape[i] ? 0 : step * (Py_ssize_t)v->shape[i];
-    }
+    fill_dims(v, flags, c_contig, f_contig, itemsize, info->dims);
     if (vector_format) snprintf(info->format, sizeof info->format, "(%u)%s", (unsigned)v->dtype.lanes, fmt);
   }
   view->buf = v->data != NULL ? v->data : (void *)&empty_data;

@@ -69,8 +69,8 @@ static PyObject *capi_tensor_from_managed(DLManagedTensorVersioned *m) {
 }
 
 static dlx_py_capi capi_table = {
-    DLX_PY_CAPI_VERSION, sizeof(dlx_py_capi), &dlx__py_tensor_type, dlx__py_capi_view_from_object, capi_tensor_from_view,
-    capi_tensor_from_managed,
+    DLX_PY_CAPI_VERSION, sizeof(dlx_py_capi), &dlx__py_tensor_type,
+    dlx__py_capi_view_from_object, capi_tensor_from_view, capi_tensor_from_managed,
 };
 
 int dlx__py_capi_init(PyObject *module) {

@@ -179,7 +179,8 @@ static PyObject *call_dlpack(PyObject *x) {
     Py_DECREF(stream);
     return NULL;
   }
-  cap = PyObject_VectorcallMethod(dlx__py_str_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw ? kw : dlx__py_kw_max_version);
+  cap = PyObject_VectorcallMethod(dlx__py_str_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                   kw ? kw : dlx__py_kw_max_version);
   if (cap == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
     /* an old producer that knows no max_version: it gives a legacy capsule (stream= is older) */
     PyErr_Clear();
@@ -402,11 +403,9 @@ static PyObject *import_ndarray_fields(PyObject *x, uint32_t alignment) {
   return dlx__py_tensor_wrap(s, &v, alignment);
 }
 
-PyObject *dlx__py_from_dlpack(PyObject *x, uint32_t alignment, int copy) {
-  return dlx__py_from_dlpack_ex(x, alignment, copy, 1);
-}
-
-PyObject *dlx__py_from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok) {
+/* dlx__py_from_dlpack; ndarray_ok 0 keeps an exact numpy.ndarray off the fields path (from_dlpack's device=
+ * names a device other than the cpu). */
+static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok) {
   PyObject *t = NULL;
   if (Py_IS_TYPE(x, &dlx__py_tensor_type)) {
     dlx__py_tensor *src = (dlx__py_tensor *)x;
@@ -417,7 +416,8 @@ PyObject *dlx__py_from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int 
     return dlx__py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
   }
   /* copy=True copies whatever the import is; the ndarray path only stands in for a zero-copy one */
-  if (ndarray_ok && copy != 1 && dlx__py_ndarray_path == DLX__PY_NDARRAY_AUTO && is_exact_ndarray(x) && numpy_fields_ok) {
+  if (ndarray_ok && copy != 1 && dlx__py_ndarray_path == DLX__PY_NDARRAY_AUTO && is_exact_ndarray(x) &&
+      numpy_fields_ok) {
     t = import_ndarray_fields(x, alignment);
     if (t != NULL || PyErr_Occurred()) return t;
   }
@@ -464,6 +464,10 @@ PyObject *dlx__py_from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int 
     return c;
   }
   return t;
+}
+
+PyObject *dlx__py_from_dlpack(PyObject *x, uint32_t alignment, int copy) {
+  return from_dlpack_ex(x, alignment, copy, 1);
 }
 
 /* ---- dlx_py_view without a managed tensor ---------------------------------------------------------- */
@@ -544,7 +548,7 @@ static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
   /* a NumPy array's fields path only where the import stays on the cpu: a move to another device costs
    * a copy, next to which a capsule's cost is nothing */
   const int ndarray_ok = device == Py_None || want.device_type == kDLCPU;
-  PyObject *t = dlx__py_from_dlpack_ex(args[0], alignment, device != Py_None && copy == 1 ? -1 : copy, ndarray_ok);
+  PyObject *t = from_dlpack_ex(args[0], alignment, device != Py_None && copy == 1 ? -1 : copy, ndarray_ok);
   if (t == NULL || device == Py_None) return t;
   PyObject *r = dlx__py_to_device(t, want, copy, PyExc_BufferError);
   Py_DECREF(t);

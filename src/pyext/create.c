@@ -1,6 +1,6 @@
 /* New tensors: dlx.empty, zeros, full, empty_like and asarray, and the allocation every file makes its
- * results with (dlx__py_tensor_new_on / _like / _owned). asarray dispatches on what it is given: a DLPack
- * object (here), a buffer (buffer.c), Python scalars and nested sequences (fromlist.c). */
+ * results with (dlx__py_tensor_new_like, dlx__py_tensor_new_owned). asarray dispatches on what it is given: a
+ * DLPack object (here), a buffer (buffer.c), Python scalars and nested sequences (fromlist.c). */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <stdio.h>
@@ -27,7 +27,7 @@ static PyObject *tensor_new(DLDevice device, const void *like, int32_t ndim, con
   return dlx__py_tensor_wrap(s, &v, 0);
 }
 
-PyObject *dlx__py_tensor_new_on(DLDevice device, int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
+static PyObject *tensor_new_on(DLDevice device, int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
   return tensor_new(device, NULL, ndim, shape, dt, zero);
 }
 
@@ -37,7 +37,7 @@ PyObject *dlx__py_tensor_new_like(const dlx_view *like, int32_t ndim, const int6
 
 PyObject *dlx__py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
   /* the core's allocator: 64-byte aligned, transparent huge pages for large blocks */
-  return dlx__py_tensor_new_on((DLDevice){kDLCPU, 0}, ndim, shape, dt, zero);
+  return tensor_new_on((DLDevice){kDLCPU, 0}, ndim, shape, dt, zero);
 }
 
 /* ---- dlx.empty, zeros, full, empty_like -------------------------------------------------------------- */
@@ -55,7 +55,7 @@ static PyObject *make_owned(PyObject *args, PyObject *kwargs, int zero, const ch
   if (dlx__py_parse_shape(shape_obj, &ndim, shape) != 0) return NULL;
   DLDataType dt = DLX_DTYPE_FLOAT32; /* dtype=None: dlx's default, float32 */
   if (dtype_obj != Py_None && dlx__py_parse_dtype(dtype_obj, &dt) != 0) return NULL;
-  return dlx__py_tensor_new_on(device, ndim, shape, dt, zero);
+  return tensor_new_on(device, ndim, shape, dt, zero);
 }
 
 static PyObject *m_empty(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -71,7 +71,8 @@ static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
   (void)m;
   static char *kw[] = {"shape", "fill_value", "dtype", "device", NULL};
   PyObject *shape_obj, *value, *dtype_obj = Py_None, *device_obj = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:full", kw, &shape_obj, &value, &dtype_obj, &device_obj)) return NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:full", kw, &shape_obj, &value, &dtype_obj, &device_obj))
+    return NULL;
   DLDevice device = {kDLCPU, 0};
   if (device_obj != Py_None && dlx__py_parse_device(device_obj, &device) != 0) return NULL;
   int64_t shape[DLX_MAX_NDIM];
@@ -110,7 +111,7 @@ static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
       }
     }
   }
-  PyObject *r = dlx__py_tensor_new_on(device, nd, shape, dt, 0);
+  PyObject *r = tensor_new_on(device, nd, shape, dt, 0);
   if (r != NULL && dlx__py_assign(&((dlx__py_tensor *)r)->view, value) != 0) Py_CLEAR(r);
   return r;
 }
@@ -192,7 +193,7 @@ static PyObject *import_dlpack(PyObject *obj) {
 }
 
 /* dlx.asarray(obj, /, *, dtype=None, device=None, copy=None), the Array API's. */
-PyObject *dlx__py_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
+static PyObject *m_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   (void)module;
   static char *kw[] = {"", "dtype", "device", "copy", NULL};
   PyObject *obj, *dtype_obj = Py_None, *device = Py_None, *copy_obj = Py_None, *t;
@@ -240,7 +241,8 @@ PyObject *dlx__py_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   if (!convert_first && (t = asarray_to_device(t, to, copy, &fresh)) == NULL) return NULL;
   dlx__py_tensor *tt = (dlx__py_tensor *)t;
   if (want != NULL && !dlx_dtype_equal(*want, tt->view.dtype)) {
-    Py_SETREF(t, copy == 0 ? dlx__py_copy_refused("dlx.asarray", "a dtype conversion") : dlx__py_cast_new(&tt->view, *want));
+    Py_SETREF(t, copy == 0 ? dlx__py_copy_refused("dlx.asarray", "a dtype conversion")
+                           : dlx__py_cast_new(&tt->view, *want));
   } else if (copy == 1 && !fresh && !(moves && convert_first)) { /* (a move still to come is the copy) */
     dlx__storage *s;
     dlx_view v;
@@ -255,7 +257,7 @@ PyObject *dlx__py_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   return t;
 }
 
-const char dlx__py_doc_asarray[] =
+static const char doc_asarray[] =
     "asarray(obj, /, *, dtype=None, device=None, copy=None)\n--\n\n"
     "A tensor of obj, the Array API's asarray: a dlx.Tensor or any DLPack object (also NumPy arrays of\n"
     "ml_dtypes' types), a buffer (bytes, bytearray, array.array, memoryview), a Python scalar, or nested\n"
@@ -267,12 +269,12 @@ const char dlx__py_doc_asarray[] =
 #define KW (METH_VARARGS | METH_KEYWORDS)
 #define FN(f) (PyCFunction)(void (*)(void))(f)
 PyMethodDef dlx__py_create_methods[] = {
-    {"empty", (PyCFunction)(void (*)(void))m_empty, METH_VARARGS | METH_KEYWORDS,
+    {"empty", FN(m_empty), KW,
      "empty(shape, dtype='float32', device=None) -> Tensor (uninitialised, 64-byte aligned, C-contiguous; "
      "device 'cpu', 'cuda:N', ...)"},
-    {"zeros", (PyCFunction)(void (*)(void))m_zeros, METH_VARARGS | METH_KEYWORDS,
+    {"zeros", FN(m_zeros), KW,
      "zeros(shape, dtype='float32', device=None) -> Tensor (zero-filled, 64-byte aligned, C-contiguous)"},
-    {"asarray", (PyCFunction)(void (*)(void))dlx__py_asarray, METH_VARARGS | METH_KEYWORDS, dlx__py_doc_asarray},
+    {"asarray", FN(m_asarray), KW, doc_asarray},
     {"full", FN(m_full), KW, "full(shape, fill_value, dtype=None, device=None) -> Tensor"},
     {"empty_like", FN(m_empty_like), KW, "empty_like(x, dtype=None) -> Tensor (uninitialised, C-contiguous)"},
     {NULL, NULL, 0, NULL},

@@ -183,7 +183,7 @@ static PyMethodDef cuda_methods[] = {
     {"stream_create", c_stream_create, METH_VARARGS, "stream_create(device, non_blocking=True) -> int handle"},
     {"stream_destroy", c_stream_destroy, METH_VARARGS, "stream_destroy(device, stream)"},
     {"stream_wait", c_stream_wait, METH_VARARGS, "stream_wait(device, waiter, producer): an event between them"},
-    {"stream_handle", c_stream_handle, METH_O, "dlx__py_stream_handle(obj) -> int: the cudaStream_t of an int or stream object"},
+    {"stream_handle", c_stream_handle, METH_O, "stream_handle(obj) -> int: the cudaStream_t of an int or stream object"},
     {"pointer_device", c_pointer_device, METH_O, "pointer_device(address) -> (device_type, device_id)"},
     {"parse_device", c_parse_device, METH_O, "parse_device(device) -> (device_type, device_id)"},
     {NULL, NULL, 0, NULL},

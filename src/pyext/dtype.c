@@ -17,11 +17,14 @@ dlx__py_dtclass dlx__py_dtype_class(DLDataType dt) {
   switch (dt.code) {
     case DLX_CODE_BOOL: return DLX__PY_CLASS_BOOL;
     case DLX_CODE_INT: return dt.bits <= 64 ? DLX__PY_CLASS_INT : DLX__PY_CLASS_OTHER;
-    case DLX_CODE_UINT: return dt.bits <= 64 ? DLX__PY_CLASS_UINT : DLX__PY_CLASS_OTHER; /* uint128: no NumPy promotion */
+    /* uint128: no NumPy promotion */
+    case DLX_CODE_UINT: return dt.bits <= 64 ? DLX__PY_CLASS_UINT : DLX__PY_CLASS_OTHER;
     case DLX_CODE_FLOAT: return dt.bits >= 16 && dt.bits <= 64 ? DLX__PY_CLASS_FLOAT : DLX__PY_CLASS_OTHER;
     case DLX_CODE_COMPLEX: return dt.bits == 64 || dt.bits == 128 ? DLX__PY_CLASS_COMPLEX : DLX__PY_CLASS_OTHER;
     case DLX_CODE_BFLOAT: return DLX__PY_CLASS_EXT;
-    default: return dt.code >= DLX_CODE_FLOAT8_E3M4 && dt.code <= DLX_CODE_FLOAT8_E8M0FNU ? DLX__PY_CLASS_EXT : DLX__PY_CLASS_OTHER;
+    default:
+      return dt.code >= DLX_CODE_FLOAT8_E3M4 && dt.code <= DLX_CODE_FLOAT8_E8M0FNU ? DLX__PY_CLASS_EXT
+                                                                                   : DLX__PY_CLASS_OTHER;
   }
 }
 
@@ -145,7 +148,8 @@ int dlx__py_same_kind_castable(DLDataType from, DLDataType to) {
     return from.code != DLX_CODE_FLOAT8_E8M0FNU || to.code == DLX_CODE_BFLOAT;
   }
   if (f == DLX__PY_CLASS_EXT) /* out of a narrow format: into float32 and wider, float16 only from float8_e5m2 */
-    return t == DLX__PY_CLASS_COMPLEX || (t == DLX__PY_CLASS_FLOAT && (to.bits >= 32 || from.code == DLX_CODE_FLOAT8_E5M2));
+    return t == DLX__PY_CLASS_COMPLEX ||
+           (t == DLX__PY_CLASS_FLOAT && (to.bits >= 32 || from.code == DLX_CODE_FLOAT8_E5M2));
   switch (f) {
     case DLX__PY_CLASS_INT: return t == DLX__PY_CLASS_INT || t == DLX__PY_CLASS_FLOAT || t == DLX__PY_CLASS_COMPLEX;
     case DLX__PY_CLASS_UINT: return t != DLX__PY_CLASS_BOOL;

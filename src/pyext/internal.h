@@ -65,18 +65,14 @@ PyObject *dlx__py_tensor_wait(PyObject *self, PyObject *args, PyObject *kwargs);
 
 /* ---- create.c: new tensors, dlx.empty / zeros / full / empty_like / asarray ------------------------ */
 
-/* A new C-contiguous owned tensor on device (zero-filled when zero). NULL + exception. */
-PyObject *dlx__py_tensor_new_on(DLDevice device, int32_t ndim, const int64_t *shape, DLDataType dt, int zero);
 /* A new C-contiguous owned tensor for a result computed on like's memory: on dlx__py_home(like->device), in
  * like's kind of memory where that device has several (oneAPI host and shared USM stay so, so that the CPU
  * loops can write it). NULL + exception. */
 PyObject *dlx__py_tensor_new_like(const dlx_view *like, int32_t ndim, const int64_t *shape, DLDataType dt);
 /* A new C-contiguous owned tensor in host memory (zero-filled when zero is set). NULL + exception. */
 PyObject *dlx__py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero);
-/* dlx.asarray, and the module functions of the file: empty, zeros, full, empty_like, asarray. */
-PyObject *dlx__py_asarray(PyObject *module, PyObject *args, PyObject *kwargs);
+/* dlx.empty, zeros, full, empty_like, asarray. */
 extern PyMethodDef dlx__py_create_methods[];
-extern const char dlx__py_doc_asarray[];
 
 /* ---- dtype.c: dtypes from Python objects, NumPy's dtype rules --------------------------------------- */
 
@@ -126,10 +122,8 @@ int dlx__py_scalar_view(PyObject *o, dlx__py_skind k, DLDataType dt, dlx_view *v
 PyObject *dlx__py_int_out_of_bounds(PyObject *o, DLDataType dt);
 /* dst[...] = value (a scalar or a tensor-like, broadcast, cast to dst's dtype). -1 + exception. */
 int dlx__py_assign(const dlx_view *dst, PyObject *value);
-/* ints from args (one sequence or several ints) into vals; *n their count. Each may be anything with
- * __index__ but a bool, as NumPy takes sizes. -1 + exception. */
-int dlx__py_parse_int_args(PyObject *args, const char *what, int64_t *vals, int32_t *n);
-/* A shape (one int or a sequence of them, as dlx__py_parse_int_args) into shape[*ndim]. -1 + exception. */
+/* A shape (one int or a sequence of them; each anything with __index__ but a bool, as NumPy takes sizes)
+ * into shape[*ndim]. -1 + exception. */
 int dlx__py_parse_shape(PyObject *obj, int32_t *ndim, int64_t *shape);
 
 extern PyNumberMethods dlx__py_tensor_as_number;
@@ -148,12 +142,6 @@ extern PyMethodDef dlx__py_ops_methods[];
 
 /* ---- producer.c: __dlpack__, its stream / dl_device / copy rules, the C exchange API ---------------- */
 
-/* Export t as a versioned managed tensor in one allocation (struct, shape, strides). With copy set,
- * the data is first copied into new compact storage (on *target when not NULL, else on t's device, cpu
- * for host-accessible memory) and IS_COPIED is flagged. NULL + exception. */
-DLManagedTensorVersioned *dlx__py_export_versioned(dlx__py_tensor *t, int copy, const DLDevice *target);
-/* The same as a legacy DLManagedTensor (refused for read-only and padded sub-byte data). */
-DLManagedTensor *dlx__py_export_legacy(dlx__py_tensor *t, int copy, const DLDevice *target);
 /* Tensor.__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) and __dlpack_device__. */
 PyObject *dlx__py_tensor_dlpack(dlx__py_tensor *t, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *dlx__py_tensor_dlpack_device(PyObject *self, PyObject *unused);
@@ -167,9 +155,6 @@ extern const DLPackExchangeAPI dlx__py_exchange_api;
 PyObject *dlx__py_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t alignment);
 /* from_dlpack core: x any DLPack object, alignment 0 = natural, copy -1 None / 0 / 1. */
 PyObject *dlx__py_from_dlpack(PyObject *x, uint32_t alignment, int copy);
-/* The same; ndarray_ok 0 keeps an exact numpy.ndarray off the fields path (from_dlpack's device= names
- * a device other than the cpu). */
-PyObject *dlx__py_from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok);
 /* How dlx.from_dlpack reads an exact numpy.ndarray (consumer.c): AUTO its fields where NumPy's ABI is
  * 2.x, else through __dlpack__; OFF through __dlpack__ as any producer. AUTO unless a test sets OFF
  * (dlx._testing); hits counts the imports that read the fields (both under the GIL). */

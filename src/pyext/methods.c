@@ -1,5 +1,5 @@
 /* dlx.Tensor indexing (getitem / setitem with NumPy's basic indexing) and the shape and copy methods:
- * fill_, copy_, reshape, permute, transpose, T, astype, view. The dtype rules are ops.c's. */
+ * fill_, copy_, reshape, permute, transpose, T, astype, view. The dtype rules are dtype.c's. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <math.h>
@@ -200,7 +200,7 @@ static int parse_int_item(PyObject *o, const char *what, int64_t *val) {
 /* Integers from f(*args) or f(seq): reshape(2, 3) and reshape((2, 3)) alike. One argument is one int
  * when it converts to one (an int, numpy.int64, a 0-d integer array), else the sequence (a tuple, a
  * list, a NumPy array). -1 + exception. */
-int dlx__py_parse_int_args(PyObject *args, const char *what, int64_t *vals, int32_t *n) {
+static int parse_int_args(PyObject *args, const char *what, int64_t *vals, int32_t *n) {
   PyObject *seq = args;
   if (PyTuple_GET_SIZE(args) == 1) {
     PyObject *one = PyTuple_GET_ITEM(args, 0);
@@ -246,7 +246,7 @@ int dlx__py_parse_int_args(PyObject *args, const char *what, int64_t *vals, int3
 int dlx__py_parse_shape(PyObject *obj, int32_t *ndim, int64_t *shape) {
   PyObject *args = PyTuple_Pack(1, obj);
   if (args == NULL) return -1;
-  int r = dlx__py_parse_int_args(args, "shape", shape, ndim);
+  int r = parse_int_args(args, "shape", shape, ndim);
   Py_DECREF(args);
   return r;
 }
@@ -255,7 +255,7 @@ PyObject *dlx__py_tensor_reshape(PyObject *self, PyObject *args) {
   dlx__py_tensor *t = (dlx__py_tensor *)self;
   int64_t shape[DLX_MAX_NDIM];
   int32_t n = 0;
-  if (dlx__py_parse_int_args(args, "reshape", shape, &n) != 0) return NULL;
+  if (parse_int_args(args, "reshape", shape, &n) != 0) return NULL;
   dlx_view v;
   dlx_status st = dlx_view_reshape(&t->view, n, shape, &v);
   if (st == DLX_OK) return dlx__py_wrap_view(t, &v);
@@ -292,7 +292,7 @@ static PyObject *permute_impl(dlx__py_tensor *t, const int64_t *dims, int32_t n)
 PyObject *dlx__py_tensor_permute(PyObject *self, PyObject *args) {
   int64_t dims[DLX_MAX_NDIM];
   int32_t n = 0;
-  if (dlx__py_parse_int_args(args, "permute", dims, &n) != 0) return NULL;
+  if (parse_int_args(args, "permute", dims, &n) != 0) return NULL;
   return permute_impl((dlx__py_tensor *)self, dims, n);
 }
 

@@ -5,9 +5,9 @@
 
 #include "dlx/version.h"
 
-PyObject *dlx__py_str_dlpack, *dlx__py_str_max_version, *dlx__py_str_copy, *dlx__py_str_dl_device, *dlx__py_str_stream,
-    *dlx__py_version_tuple, *dlx__py_kw_max_version;
-PyObject *dlx__py_str_device, *dlx__py_str_assumed_align;
+PyObject *dlx__py_str_dlpack, *dlx__py_str_max_version, *dlx__py_str_copy, *dlx__py_str_dl_device,
+    *dlx__py_str_stream, *dlx__py_str_device, *dlx__py_str_assumed_align, *dlx__py_version_tuple,
+    *dlx__py_kw_max_version;
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "dlx._dlx", "dlx: zero-copy tensor exchange through DLPack (C core).", -1,
@@ -21,8 +21,9 @@ static int intern(PyObject **slot, const char *s) {
 
 PyMODINIT_FUNC PyInit__dlx(void) {
   if (intern(&dlx__py_str_dlpack, "__dlpack__") || intern(&dlx__py_str_max_version, "max_version") ||
-      intern(&dlx__py_str_copy, "copy") || intern(&dlx__py_str_dl_device, "dl_device") || intern(&dlx__py_str_stream, "stream") ||
-      intern(&dlx__py_str_device, "device") || intern(&dlx__py_str_assumed_align, "assumed_align"))
+      intern(&dlx__py_str_copy, "copy") || intern(&dlx__py_str_dl_device, "dl_device") ||
+      intern(&dlx__py_str_stream, "stream") || intern(&dlx__py_str_device, "device") ||
+      intern(&dlx__py_str_assumed_align, "assumed_align"))
     return NULL;
   dlx__py_version_tuple = Py_BuildValue("(ii)", DLX_DLPACK_MAJOR, DLX_DLPACK_MINOR);
   dlx__py_kw_max_version = PyTuple_Pack(1, dlx__py_str_max_version);

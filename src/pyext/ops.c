@@ -22,9 +22,9 @@
 #include "dlx/ops.h"
 #include "dlx/viewops.h"
 
-int dlx__py_is_tensor(PyObject *o) { return Py_IS_TYPE(o, &dlx__py_tensor_type); }
-
 /* ---- operands ------------------------------------------------------------------------------------- */
+
+int dlx__py_is_tensor(PyObject *o) { return Py_IS_TYPE(o, &dlx__py_tensor_type); }
 
 /* A view of t's storage (one more reference to it). */
 PyObject *dlx__py_wrap_view(dlx__py_tensor *t, const dlx_view *v) {

@@ -32,7 +32,10 @@ static int export_source(dlx__py_tensor *t, int copy, const DLDevice *target, dl
   return 0;
 }
 
-DLManagedTensorVersioned *dlx__py_export_versioned(dlx__py_tensor *t, int copy, const DLDevice *target) {
+/* t as a versioned managed tensor in one allocation (struct, shape, strides). With copy set, the data is
+ * first copied into new compact storage (on *target when not NULL, else on t's device, cpu for
+ * host-accessible memory) and IS_COPIED is flagged. NULL + exception. */
+static DLManagedTensorVersioned *export_versioned(dlx__py_tensor *t, int copy, const DLDevice *target) {
   DLManagedTensorVersioned *m = NULL;
   if (!copy) {
     /* the export takes its own reference to the tensor's storage: no retain / release pair around it */
@@ -48,7 +51,8 @@ DLManagedTensorVersioned *dlx__py_export_versioned(dlx__py_tensor *t, int copy, 
   return m;
 }
 
-DLManagedTensor *dlx__py_export_legacy(dlx__py_tensor *t, int copy, const DLDevice *target) {
+/* The same as a legacy DLManagedTensor (refused for read-only and padded sub-byte data). */
+static DLManagedTensor *export_legacy(dlx__py_tensor *t, int copy, const DLDevice *target) {
   if ((t->view.flags & DLX_VIEW_READ_ONLY) && !copy) {
     /* a legacy capsule has no READ_ONLY flag: the consumer would be free to write (NumPy refuses too) */
     PyErr_SetString(PyExc_BufferError,
@@ -62,7 +66,7 @@ DLManagedTensor *dlx__py_export_legacy(dlx__py_tensor *t, int copy, const DLDevi
   }
   DLManagedTensor *m = NULL;
   if (!copy) {
-    /* as dlx__py_export_versioned: the export takes its own reference */
+    /* as export_versioned: the export takes its own reference */
     dlx_status st = dlx__export_legacy(t->storage, &t->view, "__dlpack__", &m);
     return st == DLX_OK ? m : (DLManagedTensor *)dlx__py_raise(st, PyExc_BufferError);
   }
@@ -134,6 +138,7 @@ static int dlpack_stream(PyObject *stream, DLDevice source, DLDevice target, voi
   return 1;
 }
 
+/* The ordering of an export before the consumer's stream that dlpack_stream gave. 0, or -1 with BufferError. */
 static int dlpack_sync(dlx__py_tensor *t, DLDevice target, int copied, void *consumer) {
   const int32_t id = cuda_id_of(target);
   void *producer = NULL;
@@ -287,7 +292,7 @@ PyObject *dlx__py_tensor_dlpack(dlx__py_tensor *t, PyObject *const *args, Py_ssi
   if (sync < 0) return NULL;
   const DLDevice *to = dl_device != Py_None ? &target : NULL;
   if (versioned) {
-    DLManagedTensorVersioned *m = dlx__py_export_versioned(t, copy, to);
+    DLManagedTensorVersioned *m = export_versioned(t, copy, to);
     if (m == NULL) return NULL;
     if (sync && dlpack_sync(t, target, copy, consumer) != 0) {
       m->deleter(m);
@@ -295,7 +300,7 @@ PyObject *dlx__py_tensor_dlpack(dlx__py_tensor *t, PyObject *const *args, Py_ssi
     }
     return new_capsule(m, name_versioned, capsule_destructor_versioned, del_versioned);
   }
-  DLManagedTensor *m = dlx__py_export_legacy(t, copy, to);
+  DLManagedTensor *m = export_legacy(t, copy, to);
   if (m == NULL) return NULL;
   if (sync && dlpack_sync(t, target, copy, consumer) != 0) {
     m->deleter(m);
@@ -311,7 +316,6 @@ PyObject *dlx__py_tensor_dlpack_device(PyObject *self, PyObject *unused) {
 }
 
 /* ---- the C exchange API ------------------------------------------------------------------------------ */
-
 
 static int check_tensor(void *py_object) {
   if (!Py_IS_TYPE((PyObject *)py_object, &dlx__py_tensor_type)) {
@@ -361,7 +365,7 @@ fail:
 
 static int x_from_py(void *py_object, DLManagedTensorVersioned **out) {
   if (check_tensor(py_object) != 0) return -1;
-  *out = dlx__py_export_versioned((dlx__py_tensor *)py_object, 0, NULL);
+  *out = export_versioned((dlx__py_tensor *)py_object, 0, NULL);
   return *out ? 0 : -1;
 }
 

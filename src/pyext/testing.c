@@ -50,6 +50,80 @@ static void cap_destroy_l(PyObject *cap) {
   }
 }
 
+/* shape= of make_capsule into shape[*ndim]. -1 + exception. */
+static int capsule_shape(PyObject *obj, int64_t *shape, Py_ssize_t *ndim) {
+  PyObject *shape_seq = PySequence_Fast(obj, "shape must be a sequence");
+  if (shape_seq == NULL) return -1;
+  *ndim = PySequence_Fast_GET_SIZE(shape_seq);
+  if (*ndim > DLX_MAX_NDIM) {
+    Py_DECREF(shape_seq);
+    PyErr_Format(PyExc_ValueError, "too many dimensions");
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < *ndim; ++i) shape[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(shape_seq, i));
+  Py_DECREF(shape_seq);
+  return PyErr_Occurred() ? -1 : 0;
+}
+
+/* strides= of make_capsule into strides[ndim] (None: compact row-major), and *count raised to the
+ * elements the strides reach. -1 + exception. */
+static int capsule_strides(PyObject *obj, const int64_t *shape, Py_ssize_t ndim, int64_t *strides, int64_t *count) {
+  if (obj == Py_None) {
+    int64_t s = 1;
+    for (Py_ssize_t i = ndim - 1; i >= 0; --i) {
+      strides[i] = s;
+      s *= shape[i] > 0 ? shape[i] : 1;
+    }
+    return 0;
+  }
+  PyObject *sseq = PySequence_Fast(obj, "strides must be a sequence");
+  if (sseq == NULL) return -1;
+  if (PySequence_Fast_GET_SIZE(sseq) != ndim) {
+    Py_DECREF(sseq);
+    PyErr_Format(PyExc_ValueError, "strides must have ndim entries");
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < ndim; ++i) strides[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(sseq, i));
+  Py_DECREF(sseq);
+  if (PyErr_Occurred()) return -1;
+  /* elements the strides reach; a span past int64 (a test of dlx refusing it) gets no more memory:
+   * dlx must refuse the tensor before it touches any */
+  uint64_t span = 1;
+  bool huge = false;
+  for (Py_ssize_t i = 0; i < ndim; ++i) {
+    if (shape[i] <= 0) continue;
+    const uint64_t st = strides[i] < 0 ? (uint64_t)0 - (uint64_t)strides[i] : (uint64_t)strides[i];
+    uint64_t step;
+    huge |= __builtin_mul_overflow((uint64_t)(shape[i] - 1), st, &step) || __builtin_add_overflow(span, step, &span);
+  }
+  if (!huge && span <= (uint64_t)INT64_MAX && (int64_t)span > *count) *count = (int64_t)span;
+  return 0;
+}
+
+/* The capsule of b's managed tensor, versioned or legacy (b is freed when it cannot be made). */
+static PyObject *capsule_of(test_block *b, int versioned, PyObject *version_obj, int readonly, int null_deleter) {
+  if (versioned) {
+    unsigned major = 1, minor = 3;
+    if (version_obj != Py_None && !PyArg_ParseTuple(version_obj, "II", &major, &minor)) {
+      free(b);
+      return NULL;
+    }
+    b->m.v.version.major = major;
+    b->m.v.version.minor = minor;
+    b->m.v.manager_ctx = NULL;
+    b->m.v.deleter = null_deleter ? NULL : test_deleter_v;
+    b->m.v.flags = readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+    PyObject *cap = PyCapsule_New(&b->m.v, "dltensor_versioned", cap_destroy_v);
+    if (cap == NULL) free(b);
+    return cap;
+  }
+  b->m.l.manager_ctx = NULL;
+  b->m.l.deleter = null_deleter ? NULL : test_deleter_l;
+  PyObject *cap = PyCapsule_New(&b->m.l, "dltensor", cap_destroy_l);
+  if (cap == NULL) free(b);
+  return cap;
+}
+
 static PyObject *make_capsule(PyObject *self, PyObject *args, PyObject *kwargs) {
   (void)self;
   static char *kw[] = {"shape", "dtype", "strides", "versioned", "version", "readonly", "byte_offset", "null_data",
@@ -62,17 +136,9 @@ static PyObject *make_capsule(PyObject *self, PyObject *args, PyObject *kwargs) 
                                    &strides_obj, &versioned, &version_obj, &readonly, &byte_offset, &null_data,
                                    &null_strides, &device_obj, &null_deleter, &code_obj))
     return NULL;
-  PyObject *shape_seq = PySequence_Fast(shape_obj, "shape must be a sequence");
-  if (shape_seq == NULL) return NULL;
-  Py_ssize_t ndim = PySequence_Fast_GET_SIZE(shape_seq);
-  if (ndim > DLX_MAX_NDIM) {
-    Py_DECREF(shape_seq);
-    return PyErr_Format(PyExc_ValueError, "too many dimensions");
-  }
+  Py_ssize_t ndim;
   int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM];
-  for (Py_ssize_t i = 0; i < ndim; ++i) shape[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(shape_seq, i));
-  Py_DECREF(shape_seq);
-  if (PyErr_Occurred()) return NULL;
+  if (capsule_shape(shape_obj, shape, &ndim) != 0) return NULL;
   DLDataType dt;
   if (code_obj != Py_None) { /* a raw (code, bits, lanes), possibly illegal */
     unsigned c, b, l;
@@ -84,34 +150,7 @@ static PyObject *make_capsule(PyObject *self, PyObject *args, PyObject *kwargs) 
   /* buffer: the span of the compact layout (or of the given strides), plus the byte offset */
   int64_t count = 1;
   for (Py_ssize_t i = 0; i < ndim; ++i) count *= shape[i] > 0 ? shape[i] : 0;
-  if (strides_obj != Py_None) {
-    PyObject *sseq = PySequence_Fast(strides_obj, "strides must be a sequence");
-    if (sseq == NULL) return NULL;
-    if (PySequence_Fast_GET_SIZE(sseq) != ndim) {
-      Py_DECREF(sseq);
-      return PyErr_Format(PyExc_ValueError, "strides must have ndim entries");
-    }
-    for (Py_ssize_t i = 0; i < ndim; ++i) strides[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(sseq, i));
-    Py_DECREF(sseq);
-    if (PyErr_Occurred()) return NULL;
-    /* elements the strides reach; a span past int64 (a test of dlx refusing it) gets no more memory:
-     * dlx must refuse the tensor before it touches any */
-    uint64_t span = 1;
-    bool huge = false;
-    for (Py_ssize_t i = 0; i < ndim; ++i) {
-      if (shape[i] <= 0) continue;
-      const uint64_t st = strides[i] < 0 ? (uint64_t)0 - (uint64_t)strides[i] : (uint64_t)strides[i];
-      uint64_t step;
-      huge |= __builtin_mul_overflow((uint64_t)(shape[i] - 1), st, &step) || __builtin_add_overflow(span, step, &span);
-    }
-    if (!huge && span <= (uint64_t)INT64_MAX && (int64_t)span > count) count = (int64_t)span;
-  } else {
-    int64_t s = 1;
-    for (Py_ssize_t i = ndim - 1; i >= 0; --i) {
-      strides[i] = s;
-      s *= shape[i] > 0 ? shape[i] : 1;
-    }
-  }
+  if (capsule_strides(strides_obj, shape, ndim, strides, &count) != 0) return NULL;
   size_t item = dlx_dtype_itemsize(dt) ? dlx_dtype_itemsize(dt) : 1;
   size_t nbytes = (size_t)count * item + (size_t)byte_offset + 64;
   test_block *b = calloc(1, sizeof(test_block) + nbytes);
@@ -136,26 +175,7 @@ static PyObject *make_capsule(PyObject *self, PyObject *args, PyObject *kwargs) 
   t->shape = b->shape;
   t->strides = null_strides ? NULL : b->strides;
   t->byte_offset = byte_offset;
-  if (versioned) {
-    unsigned major = 1, minor = 3;
-    if (version_obj != Py_None && !PyArg_ParseTuple(version_obj, "II", &major, &minor)) {
-      free(b);
-      return NULL;
-    }
-    b->m.v.version.major = major;
-    b->m.v.version.minor = minor;
-    b->m.v.manager_ctx = NULL;
-    b->m.v.deleter = null_deleter ? NULL : test_deleter_v;
-    b->m.v.flags = readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
-    PyObject *cap = PyCapsule_New(&b->m.v, "dltensor_versioned", cap_destroy_v);
-    if (cap == NULL) free(b);
-    return cap;
-  }
-  b->m.l.manager_ctx = NULL;
-  b->m.l.deleter = null_deleter ? NULL : test_deleter_l;
-  PyObject *cap = PyCapsule_New(&b->m.l, "dltensor", cap_destroy_l);
-  if (cap == NULL) free(b);
-  return cap;
+  return capsule_of(b, versioned, version_obj, readonly, null_deleter);
 }
 
 static PyObject *get_deleter_calls(PyObject *self, PyObject *unused) {
@@ -259,7 +279,8 @@ static PyObject *set_ndarray_path(PyObject *self, PyObject *arg) {
   (void)self;
   const long mode = PyLong_AsLong(arg);
   if (mode == -1 && PyErr_Occurred()) return NULL;
-  if (mode != DLX__PY_NDARRAY_OFF && mode != DLX__PY_NDARRAY_AUTO) return PyErr_Format(PyExc_ValueError, "mode %ld", mode);
+  if (mode != DLX__PY_NDARRAY_OFF && mode != DLX__PY_NDARRAY_AUTO)
+    return PyErr_Format(PyExc_ValueError, "mode %ld", mode);
   const int was = dlx__py_ndarray_path;
   dlx__py_ndarray_path = (int)mode;
   return PyLong_FromLong(was);

@@ -128,7 +128,8 @@ PyObject *dlx__py_tensor_item(PyObject *self, PyObject *unused) {
                         "lanes)", dlx__dtype_text(name, sizeof name, t->view.dtype));
   const char *usm;
   PyObject *host = NULL;
-  if (!dlx__py_host_readable(t, &usm) && (host = dlx__py_to_device(self, (DLDevice){kDLCPU, 0}, 1, PyExc_ValueError)) == NULL)
+  if (!dlx__py_host_readable(t, &usm) &&
+      (host = dlx__py_to_device(self, (DLDevice){kDLCPU, 0}, 1, PyExc_ValueError)) == NULL)
     return NULL;
   dlx__py_tensor *h = host != NULL ? (dlx__py_tensor *)host : t;
   /* the element as a 0-d view of the same storage: the view's data already points at it */
