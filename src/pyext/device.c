@@ -2,10 +2,10 @@
  * results, copies across devices (Tensor.to, from_dlpack(device=), __dlpack__(dl_device=),
  * dlx.asarray(device=)), and the stream arguments of Tensor.record / Tensor.wait.
  *
- * Streams are cudaStream_t handles as Python ints (0: the legacy default stream). dlx's current stream
- * is per thread and per device (dlx_cuda_set_stream), so a `with dlx.cuda.stream(s)` in one thread does
- * not change another's. Everything here works in a build without CUDA and on machines without a GPU:
- * dlx.cuda.is_built() / device_count() say so, and what needs a device raises with the reason. */
+ * A stream argument is a cudaStream_t handle as a Python int (0: the legacy default stream) or a stream
+ * object holding one; None means dlx's current stream of the device (cuda.c has the rest of streams).
+ * Everything here works in a build without CUDA and on machines without a GPU: what needs a device
+ * raises with the reason. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <stdint.h>
