@@ -23,37 +23,17 @@ import os
 import re
 import sys
 
+sys.path.insert(0, "scripts")
+from c_source import blank  # noqa: E402 (comments and literals blanked, lines kept)
+
 MAX_FUNCTION, MAX_FILE = 80, 800
 
 
-def blank(text):
-    """Comments, string and char literals and preprocessor lines replaced by spaces; newlines kept."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            j = min(j + 1, n)
-            out.append(c + re.sub(r"[^\n]", " ", text[i + 1:j - 1]) + c)
-            i = j
-        else:
-            out.append(c)
-            i += 1
+def code_lines(text):
+    """The lines of text with comments, literals (c_source.blank) and preprocessor lines blanked."""
     # a macro body (#define ... \) is no definition of its own: blank every preprocessor line
     lines, cont = [], False
-    for line in "".join(out).split("\n"):
+    for line in blank(text).split("\n"):
         if cont or line.lstrip().startswith("#"):
             cont = line.rstrip().endswith("\\")
             line = ""
@@ -105,7 +85,7 @@ for path in sorted(paths):
     if nlines > MAX_FILE:
         print(f"{path}: {nlines} lines (at most {MAX_FILE})")
         bad += 1
-    for name, first, last in functions(blank(text)):
+    for name, first, last in functions(code_lines(text)):
         n = last - first + 1
         if n > longest_fn[2]:
             longest_fn = (f"{path}:{first}", name, n)
