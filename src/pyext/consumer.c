@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dlx/cuda.h"
+#include "backends/backend.h"
 #include "dlx/dtype.h"
 
 /* The import every consumer path ends in: validate, then hand ownership to a new Tensor. */
@@ -150,12 +150,13 @@ static int has_dlpack(PyObject *x) {
   return 1;
 }
 
-/* The stream= dlx passes to x.__dlpack__ (a new reference), or NULL for none: for CUDA memory, dlx's
- * current stream of its device as the standard's int (1 for the legacy default stream), so that the
- * producer orders its work before dlx's. Asked only where a CUDA device exists (no CUDA tensor can be
- * used without one), so host imports pay nothing; anything unexpected means no stream argument. */
+/* The stream= dlx passes to x.__dlpack__ (a new reference), or NULL for none: for memory a queue of dlx
+ * orders (CUDA device and managed memory), dlx's current stream of that queue as the standard's int (1 for
+ * CUDA's legacy default stream), so that the producer orders its work before dlx's. Asked only where a
+ * device with streams is present (no such tensor can be used without one), so host imports pay nothing;
+ * anything unexpected means no stream argument. */
 static PyObject *consumer_stream(PyObject *x) {
-  if (dlx_cuda_device_count() == 0) return NULL;
+  if (!dlx__any_queue_present()) return NULL;
   PyObject *dev = PyObject_CallMethod(x, "__dlpack_device__", NULL);
   long type = -1, id = -1;
   if (dev != NULL && PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2) {
@@ -164,11 +165,16 @@ static PyObject *consumer_stream(PyObject *x) {
   }
   Py_XDECREF(dev);
   PyErr_Clear();
+  if (type < 0 || type > INT32_MAX || id < 0 || id > INT32_MAX) return NULL;
+  const DLDevice d = {(DLDeviceType)type, (int32_t)id};
+  dlx__queue q;
   void *stream = NULL;
-  if ((type != kDLCUDA && type != kDLCUDAManaged) || id < 0 || id > INT32_MAX ||
-      dlx_cuda_get_stream(type == kDLCUDAManaged ? 0 : (int32_t)id, &stream) != DLX_OK)
+  if (dlx__device_queue(d, "from_dlpack", &q) != DLX_OK || q.mem == NULL ||
+      dlx__queue_current_stream(&q, &stream) != DLX_OK) {
+    dlx_clear_error();
     return NULL;
-  return PyLong_FromUnsignedLongLong(stream == NULL ? 1 : (unsigned long long)(uintptr_t)stream);
+  }
+  return PyLong_FromLongLong(dlx__dlpack_stream_value(d, stream));
 }
 
 static PyObject *call_dlpack(PyObject *x) {
@@ -221,18 +227,19 @@ static PyObject *copy_tensor(PyObject *src_obj) {
   return dlx__py_tensor_wrap(s, &v, src->alignment);
 }
 
-/* The exchange API's export does not synchronise (..._no_sync): for CUDA memory the consumer orders its
- * own stream after the producer's current one. dlx's current stream of the device waits for the
- * producer's (an event, never a host wait). 0, or -1 with BufferError. */
+/* The exchange API's export does not synchronise (..._no_sync): for memory a queue of dlx orders (CUDA
+ * device and managed memory) the consumer orders its own stream after the producer's current one. dlx's
+ * current stream of the queue waits for the producer's (an event, never a host wait). 0, or -1 with
+ * BufferError. */
 static int order_after_producer(const DLPackExchangeAPI *api, DLDevice d) {
-  if ((d.device_type != kDLCUDA && d.device_type != kDLCUDAManaged) || dlx_cuda_device_count() == 0 ||
-      api->current_work_stream == NULL)
-    return 0;
-  const int32_t id = d.device_type == kDLCUDAManaged ? 0 : d.device_id;
+  if (api->current_work_stream == NULL) return 0;
+  dlx__queue q;
+  const int r = dlx__py_queue(d, "from_dlpack", &q);
+  if (r <= 0) return r;
   void *producer = NULL, *mine = NULL;
   if (api->current_work_stream(d.device_type, d.device_id, &producer) != 0) return -1;
-  dlx_status st = dlx_cuda_get_stream(id, &mine);
-  if (st == DLX_OK) st = dlx_cuda_stream_wait(id, mine, producer);
+  dlx_status st = dlx__queue_current_stream(&q, &mine);
+  if (st == DLX_OK) st = dlx__queue_stream_wait(&q, mine, producer);
   if (st != DLX_OK) {
     dlx__py_raise(st, PyExc_BufferError);
     return -1;

@@ -8,6 +8,8 @@
  * raises with the reason. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
+#include "backends/backend.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -212,6 +214,18 @@ int dlx__py_stream_handle(PyObject *o, void **out) {
 
 /* For Tensor.record / wait: None is dlx's current stream (NULL to the C API), a handle 0 the legacy default
  * stream (CUDA's own handle for it, so that it does not read as "current"). */
+int dlx__py_queue(DLDevice d, const char *fn, dlx__queue *q) {
+  if (!dlx__any_queue_present()) return 0;
+  const dlx_status st = dlx__device_queue(d, fn, q);
+  if (st == DLX_OK) return q->mem != NULL;
+  if (st == DLX_ERR_UNSUPPORTED) { /* no streams for that memory: nothing dlx queued to order */
+    dlx_clear_error();
+    return 0;
+  }
+  dlx__py_raise(st, PyExc_BufferError);
+  return -1;
+}
+
 static int stream_arg(PyObject *o, void **out) {
   *out = NULL;
   if (o == Py_None) return 0;

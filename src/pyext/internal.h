@@ -44,6 +44,11 @@ PyObject *dlx__py_to_device(PyObject *obj, DLDevice device, int copy, PyObject *
 /* A stream argument as a handle: an int (a cudaStream_t; 0 the legacy default stream), or an object with
  * a cuda_stream or ptr attribute holding one. 0, or -1 with TypeError / ValueError. */
 int dlx__py_stream_handle(PyObject *o, void **out);
+/* The queue that orders work on memory of d (backends/backend.h): 1 with *q filled; 0 when there is none to
+ * order (host memory, memory dlx queues no work on, or no device with streams in this process); -1 with
+ * BufferError (a device that does not exist). fn names the caller in messages. */
+struct dlx__queue;
+int dlx__py_queue(DLDevice d, const char *fn, struct dlx__queue *q);
 /* Tensor.to, Tensor.record, Tensor.wait. */
 PyObject *dlx__py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *dlx__py_tensor_record(PyObject *self, PyObject *args, PyObject *kwargs);

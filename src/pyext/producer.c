@@ -2,23 +2,18 @@
  * stream=, dl_device= and copy= arguments, the managed tensors they export, and the DLPack 1.3 C exchange
  * API table (what a consumer in C calls instead of __dlpack__).
  *
- * CUDA's ordering rules are in three places here: is_cuda_kind / cuda_id_of (which memory is ordered by
- * which CUDA device's streams: managed memory by device 0's), dlpack_stream / dlpack_sync, and
- * x_current_work_stream. */
+ * Which memory is ordered by which device's streams, and which stream= values the standard allows for it,
+ * are the device interface's (src/backends/backend.h: dlx__dlpack_stream, dlx__device_queue): nothing here
+ * knows a device type. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "dlx/cuda.h"
+#include "backends/backend.h"
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
-
-static int is_cuda_kind(DLDevice d) { return d.device_type == kDLCUDA || d.device_type == kDLCUDAManaged; }
-
-/* The CUDA device whose streams order work on d (managed memory: 0, its DLPack id). */
-static int32_t cuda_id_of(DLDevice d) { return d.device_type == kDLCUDAManaged ? 0 : d.device_id; }
 
 /* ---- exports ---------------------------------------------------------------------------------------- */
 
@@ -86,66 +81,44 @@ static DLManagedTensor *export_legacy(dlx__py_tensor *t, int copy, const DLDevic
  * ValueError. */
 static int dlpack_stream(PyObject *stream, DLDevice source, DLDevice target, void **consumer) {
   *consumer = NULL;
-  const int dt = target.device_type;
   if (stream != Py_None && !PyLong_Check(stream)) {
     PyErr_Format(PyExc_TypeError, "stream must be an int or None, not %.100s", Py_TYPE(stream)->tp_name);
     return -1;
   }
-  if (dt == kDLCPU || dt == kDLCUDAHost || dt == kDLROCMHost) {
-    if (stream == Py_None) return 0;
-    /* device memory copied to the host (dl_device): the consumer may name its stream on the source
-     * device; the copy is done when __dlpack__ returns, so there is nothing to order */
-    if (is_cuda_kind(source)) {
-      const int r = dlpack_stream(stream, source, source, consumer);
-      *consumer = NULL;
-      return r < 0 ? -1 : 0;
-    }
-    PyErr_Format(PyExc_BufferError, "stream=%R given for host memory: only stream=None is allowed", stream);
-    return -1;
-  }
-  if (stream == Py_None && !is_cuda_kind(target)) return 0;
-  long long sv = 1; /* None: the legacy default stream, for CUDA */
+  long long value = 0;
   if (stream != Py_None) {
     int overflow = 0;
-    sv = PyLong_AsLongLongAndOverflow(stream, &overflow);
-    if (sv == -1 && PyErr_Occurred()) return -1;
+    value = PyLong_AsLongLongAndOverflow(stream, &overflow);
+    if (value == -1 && PyErr_Occurred()) return -1;
     if (overflow) {
-      PyErr_Format(PyExc_ValueError, "stream=%R is out of the range of a stream handle", stream);
+      /* host memory refuses any stream; elsewhere a stream must fit a handle */
+      dlx__stream_action a;
+      void *s;
+      if (dlx__dlpack_stream(source, target, true, 0, &a, &s) == DLX_ERR_UNSUPPORTED)
+        PyErr_Format(PyExc_BufferError, "stream=%R given for host memory: only stream=None is allowed", stream);
+      else
+        PyErr_Format(PyExc_ValueError, "stream=%R is out of the range of a stream handle", stream);
       return -1;
     }
   }
-  if (dt == kDLROCM && (sv == 1 || sv == 2)) {
-    PyErr_Format(PyExc_ValueError, "stream=%lld is not allowed for ROCm memory (use None or 0 for the default stream)",
-                 sv);
+  dlx__stream_action action;
+  const dlx_status st = dlx__dlpack_stream(source, target, stream != Py_None, value, &action, consumer);
+  if (st != DLX_OK) {
+    dlx__py_raise(st, st == DLX_ERR_INVALID_ARGUMENT ? PyExc_ValueError : PyExc_BufferError);
     return -1;
   }
-  if (!is_cuda_kind(target)) return 0; /* other devices: dlx queues no work there */
-  /* The standard's stream values for CUDA: 0 is ambiguous between the legacy and per-thread default streams */
-  if (sv == 0) {
-    PyErr_SetString(PyExc_ValueError, "stream=0 is not allowed for CUDA memory (use 1 for the legacy default "
-                    "stream, 2 for the per-thread default stream, or -1 for no synchronisation)");
-    return -1;
-  }
-  if (sv < -1) {
-    PyErr_Format(PyExc_ValueError, "stream=%lld is not a CUDA stream (1 legacy default, 2 per-thread default, a "
-                 "cudaStream_t above 2, -1 no synchronisation)", sv);
-    return -1;
-  }
-  /* -1: the consumer orders the work itself. Without a device dlx can have queued no work to order. */
-  if (sv == -1 || dlx_cuda_device_count() == 0) return 0;
-  /* 1 and 2 are cudaStreamLegacy and cudaStreamPerThread, CUDA's handles for the same streams */
-  *consumer = (void *)(uintptr_t)sv;
-  return 1;
+  return action == DLX__STREAM_ORDER;
 }
 
 /* The ordering of an export before the consumer's stream that dlpack_stream gave. 0, or -1 with BufferError. */
 static int dlpack_sync(dlx__py_tensor *t, DLDevice target, int copied, void *consumer) {
-  const int32_t id = cuda_id_of(target);
+  dlx__queue q;
   void *producer = NULL;
-  /* the consumer's stream waits for what dlx queued on its current stream (the copy, when one was made),
-   * with an event: the host and the rest of the device go on */
-  dlx_status st = dlx_cuda_get_stream(id, &producer);
-  if (st == DLX_OK) st = dlx_cuda_stream_wait(id, consumer, producer);
+  /* the consumer's stream waits for what dlx queued on its current stream of the memory's queue (the copy,
+   * when one was made), with an event: the host and the rest of the device go on */
+  dlx_status st = dlx__device_queue(target, "__dlpack__", &q);
+  if (st == DLX_OK && q.mem != NULL) st = dlx__queue_current_stream(&q, &producer);
+  if (st == DLX_OK && q.mem != NULL) st = dlx__queue_stream_wait(&q, consumer, producer);
   /* and for the last use recorded on the tensor (Tensor.record) */
   if (st == DLX_OK && !copied) st = dlx__storage_wait(t->storage, t->view.device, consumer, "__dlpack__");
   if (st != DLX_OK) {
@@ -399,12 +372,14 @@ static int x_current_work_stream(DLDeviceType device_type, int32_t device_id, vo
     PyErr_SetString(PyExc_ValueError, "current_work_stream: out_stream must not be NULL");
     return -1;
   }
-  /* host work has no stream; NULL is also the legacy default stream. Where dlx can queue no CUDA work (no
-   * CUDA in the build, or no device) that is what its work is ordered by. */
+  /* host work has no stream; NULL is also CUDA's legacy default stream. Where dlx can queue no work (no
+   * backend with streams for that memory, or no device) that is what its work is ordered by. */
   *out_stream = NULL;
-  if ((device_type != kDLCUDA && device_type != kDLCUDAManaged) || dlx_cuda_device_count() == 0) return 0;
-  /* dlx's current stream of the device on the calling thread (managed memory: device 0, its DLPack id) */
-  dlx_status st = dlx_cuda_get_stream(device_type == kDLCUDAManaged ? 0 : device_id, out_stream);
+  dlx__queue q;
+  const int r = dlx__py_queue((DLDevice){device_type, device_id}, "current_work_stream", &q);
+  if (r <= 0) return r;
+  /* dlx's current stream of the memory's queue on the calling thread */
+  const dlx_status st = dlx__queue_current_stream(&q, out_stream);
   if (st != DLX_OK) {
     dlx__py_raise(st, PyExc_BufferError);
     return -1;
