@@ -160,7 +160,7 @@ PyObject *dlx_py_asarray(PyObject *module, PyObject *args, PyObject *kwargs);
 extern const char dlx_doc_array[], dlx_doc_numpy[], dlx_doc_tolist[], dlx_doc_item[], dlx_doc_asarray[];
 
 /* Interned strings used on hot paths. */
-extern PyObject *dlx_str_dlpack, *dlx_str_max_version, *dlx_str_copy, *dlx_str_dl_device, *dlx_str_stream,
+extern PyObject *dlx_str_dlpack, *dlx_str_dlpack_device, *dlx_str_max_version, *dlx_str_copy, *dlx_str_dl_device, *dlx_str_stream,
     *dlx_version_tuple, *dlx_kw_max_version;
 
 #endif

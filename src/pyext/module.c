@@ -8,7 +8,7 @@
 #include "dlx/python.h"
 #include "dlx/version.h"
 
-PyObject *dlx_str_dlpack, *dlx_str_max_version, *dlx_str_copy, *dlx_str_dl_device, *dlx_str_stream,
+PyObject *dlx_str_dlpack, *dlx_str_dlpack_device, *dlx_str_max_version, *dlx_str_copy, *dlx_str_dl_device, *dlx_str_stream,
     *dlx_version_tuple, *dlx_kw_max_version;
 static PyObject *str_device, *str_assumed_align;
 
@@ -186,7 +186,8 @@ static int intern(PyObject **slot, const char *s) {
 }
 
 PyMODINIT_FUNC PyInit__dlx(void) {
-  if (intern(&dlx_str_dlpack, "__dlpack__") || intern(&dlx_str_max_version, "max_version") ||
+  if (intern(&dlx_str_dlpack, "__dlpack__") || intern(&dlx_str_dlpack_device, "__dlpack_device__") ||
+      intern(&dlx_str_max_version, "max_version") ||
       intern(&dlx_str_copy, "copy") || intern(&dlx_str_dl_device, "dl_device") || intern(&dlx_str_stream, "stream") ||
       intern(&str_device, "device") || intern(&str_assumed_align, "assumed_align"))
     return NULL;
