@@ -285,6 +285,7 @@ class Export:
         self.device = device or buffer.device
         self.reported = reported or self.device
         self.calls, self.deleted, self.capsules, self._keep = [], [], [], []
+        self.made = 0  # capsules made (a refused call makes none)
         self._deleter = immortal(DELETER(self._on_delete))
         self._destructor = immortal(DESTRUCTOR(self._on_destroy))
 
@@ -295,10 +296,13 @@ class Export:
         self.calls.append({"stream": stream, "max_version": max_version, "dl_device": dl_device, "copy": copy})
         versioned = self.version is not None and (self.always_versioned or
                                                   (max_version is not None and max_version[0] >= 1))
+        if self.flags & FLAG_READ_ONLY and not versioned and not copy:
+            raise BufferError("read-only data cannot be exported as a legacy capsule (it has no READ_ONLY flag)")
         buf = self.buffer
         if copy:
             buf = buf.clone()
         cap = self._capsule(buf, versioned, FLAG_IS_COPIED if copy else 0)
+        self.made += 1
         self.capsules.append(cap)
         return cap
 

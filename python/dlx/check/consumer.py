@@ -238,7 +238,7 @@ class ConsumerRun:
             box, err = self.consume(e)
             if check:
                 self.rec.expect(check, case, err is not None, "imported")
-            made = len(e.calls)  # one capsule per __dlpack__ call: none when refused before the call
+            made = e.made  # none when refused before (or by) the __dlpack__ call
             n = self.settle(e, box)
             if err is not None and made:
                 self.rec.expect("c-refused-deleter", case, n == made,
