@@ -447,3 +447,237 @@ PRODUCER_DEFECTS = [
     (good, "p-exchange-api", {"wrapper": BadHeaderWrapper}),
     (good, "p-exchange-agrees", {"wrapper": DisagreeingTableWrapper}),
 ]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Consumers
+
+
+class Proxy:
+    """What a broken consumer makes of the producer's object: before(kw) -> kw changes the keywords of
+    __dlpack__, after(Described) tampers with what the capsule says. device: False hides
+    __dlpack_device__ (the consumer never asks it)."""
+
+    def __init__(self, x, before=None, after=None):
+        self.x, self.before, self.after = x, before, after
+
+    def __dlpack__(self, **kw):
+        if self.before:
+            kw = self.before(kw)
+        c = self.x.__dlpack__(**kw)
+        if self.after and cap.capsule_name(c) in ("dltensor", "dltensor_versioned"):
+            self.after(managed_of(c))
+        return c
+
+    def __dlpack_device__(self):
+        return self.x.__dlpack_device__()
+
+
+class NoDeviceProxy(Proxy):
+    def __getattribute__(self, name):
+        if name == "__dlpack_device__":
+            raise AttributeError(name)
+        return object.__getattribute__(self, name)
+
+
+def through_dlx(before=None, after=None, proxy=Proxy):
+    def from_dlpack(x, **kw):
+        return dlx.from_dlpack(proxy(x, before, after), **kw)
+
+    return from_dlpack
+
+
+def _no_max_version(kw):
+    return {k: v for k, v in kw.items() if k != "max_version"}
+
+
+def _stream_1(kw):
+    return dict(kw, stream=1)
+
+
+def _zero_offset(d):
+    tensor_of(d).byte_offset = 0
+
+
+def _compact(d):
+    if d.strides is not None and d.size:
+        set_strides(d, cap._compact(d.shape))
+
+
+def _null_as_column_major(d):
+    if d.strides is None and d.ndim > 1:
+        st, acc = [], 1
+        for e in d.shape:
+            st.append(acc)
+            acc *= e
+        set_strides(d, st)
+
+
+def _clear_read_only(d):
+    if d.versioned:
+        d.managed.flags &= ~cap.FLAG_READ_ONLY
+
+
+def _major_1(d):
+    if d.versioned:
+        d.managed.version.major = 1
+
+
+def _float16_as_bfloat16(d):
+    t = tensor_of(d)
+    if (t.dtype.code, t.dtype.bits) == (2, 16):
+        t.dtype.code = 4
+
+
+def refuse_zero_size(x, **kw):
+    """0-d and empty arrays are refused"""
+    y = dlx.from_dlpack(x, **kw)
+    if y.ndim == 0 or y.size == 0:
+        raise ValueError("no 0-d or empty arrays here")
+    return y
+
+
+def refuse_legacy_answer(x, **kw):
+    """a legacy capsule with strides, returned to a versioned request, is refused with TypeError"""
+
+    def after(d):
+        if not d.versioned and d.strides is not None:
+            raise TypeError("asked for a versioned capsule")
+
+    return dlx.from_dlpack(Proxy(x, after=after), **kw)
+
+
+def always_copies(x, **kw):
+    """every import is a copy"""
+    return dlx.from_dlpack(x, copy=True)
+
+
+def ignores_copy(x, copy=None, **kw):
+    """copy=True is ignored"""
+    return dlx.from_dlpack(x, **kw)
+
+
+class Holder:
+    """The array a PyConsumer returns: a dlx view of memory it does not own, and the ownership."""
+
+    def __init__(self, t, device, on_death):
+        self.t, self.device, self._on_death = t, device, on_death
+
+    @property
+    def shape(self):
+        return self.t.shape
+
+    def __setitem__(self, key, value):
+        self.t[key] = value
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __del__(self):
+        self._on_death()
+
+
+def _alias(d):
+    """A capsule describing the memory of d with no deleter and no destructor: dlx views it, the Holder
+    owns it. (A destructor in Python could run while dlx's refusal of it is pending, and lose it.)"""
+    m = cap.DLManagedTensorVersioned(cap.DLPackVersion(1, 3), None, None, d.flags & cap.FLAG_READ_ONLY,
+                                     tensor_of(d))
+    if d.strides is None and d.ndim:
+        m.version.minor = 1  # NULL strides are compact row-major before 1.2
+    _keep.append(m)
+    return cap._api.PyCapsule_New(C.addressof(m), cap.NAMES["dltensor_versioned"], None)
+
+
+class PyConsumer:
+    """from_dlpack written with ctypes, as the python_spec describes it, with steps that can be skipped:
+    rename (the capsule), delete (the deleter, when the array dies), clear (the capsule's destructor
+    after consuming), validate_first (refusals before the rename), normalise (CPU device id 0)."""
+
+    def __init__(self, rename=True, delete=True, clear=True, validate_first=True, normalise=True, doc=""):
+        self.rename, self.delete, self.clear = rename, delete, clear
+        self.validate_first, self.normalise, self.__doc__ = validate_first, normalise, doc
+
+    def __call__(self, x, copy=None, **kw):
+        dev = tuple(x.__dlpack_device__())
+        c = x.__dlpack__(max_version=(1, 3), stream=None)
+        name = cap.capsule_name(c)
+        d = cap.Described.of(c)
+        if not self.validate_first:
+            self._take(c, d)
+        bad = (d.versioned and d.version[0] != 1) or d.dtype[0] > 17 or d.device[0] > 18
+        if bad or (self._norm(d.device) != self._norm(dev)):
+            raise BufferError(f"refused: {d.version} {d.dtype} {d.device} vs {dev}")
+        if self.validate_first:
+            self._take(c, d)
+        t = dlx.from_dlpack(_alias(d), copy=copy)
+        device = self._norm(d.device) if self.normalise else d.device
+        keep = c if not self.rename else None
+
+        def on_death(d=d, keep=keep):
+            if self.delete:
+                call_deleter(d.addr, d.versioned)
+            del keep
+
+        return Holder(t, device, on_death) if name else None
+
+    def _norm(self, dev):
+        return (dev[0], 0) if dev[0] in cap.HOST_TYPES else tuple(dev)
+
+    def _take(self, c, d):
+        if self.rename:
+            cap.rename(c, "used_dltensor_versioned" if d.versioned else "used_dltensor")
+            if self.clear:
+                cap._api.PyCapsule_SetDestructor(c, None)
+
+
+class BrokenConsumer(F.Dlx):
+    """A consumer under test: from_dlpack is fn; its arrays are dlx tensors or Holders."""
+
+    def __init__(self, fn, name="broken-consumer"):
+        super().__init__()
+        self.fn, self.name = fn, name
+
+    def consumer_devices(self):
+        return [HOST]
+
+    def consumer_dtypes(self):
+        return ["float32", "float16", "int16", "bool", "complex64"]
+
+    def from_dlpack(self, obj, **kw):
+        return self.fn(obj, **kw)
+
+    def read(self, y):
+        return F._dlx_bytes(y.t if isinstance(y, Holder) else y)
+
+    def write(self, y):
+        (y.t if isinstance(y, Holder) else y)[(0,) * y.t.ndim if isinstance(y, Holder) else (0,) * y.ndim] = 0
+
+    def device_of(self, y):
+        return tuple(y.__dlpack_device__())
+
+    def dtype_of(self, y):
+        return (y.t if isinstance(y, Holder) else y).dtype
+
+
+CONSUMER_DEFECTS = [
+    (through_dlx(before=_no_max_version), "c-max-version"),
+    (through_dlx(before=_stream_1), "c-stream"),
+    (through_dlx(after=_float16_as_bfloat16), "c-values"),
+    (through_dlx(after=_zero_offset), "c-byte-offset"),
+    (through_dlx(after=_compact), "c-strides"),
+    (through_dlx(after=_null_as_column_major), "c-null-strides"),
+    (refuse_zero_size, "c-zero-size"),
+    (through_dlx(after=_clear_read_only), "c-read-only"),
+    (refuse_legacy_answer, "c-legacy"),
+    (through_dlx(after=_major_1), "c-major"),
+    (PyConsumer(rename=False, delete=False, doc="never renames the capsule (it keeps it alive, and its "
+                "destructor deletes)"), "c-rename"),
+    (PyConsumer(delete=False, clear=False, doc="never runs the deleter"), "c-deleter-once"),
+    (PyConsumer(clear=False, doc="leaves the capsule's destructor in place"), "c-destructor-cleared"),
+    (PyConsumer(validate_first=False, doc="takes the capsule, then refuses it without deleting"),
+     "c-refused-deleter"),
+    (through_dlx(proxy=NoDeviceProxy), "c-device-agrees"),
+    (PyConsumer(normalise=False, doc="reports CPU device_id 1 as it came"), "c-cpu-device-id"),
+    (always_copies, "c-zero-copy"),
+    (ignores_copy, "c-copy-true"),
+]

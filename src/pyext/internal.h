@@ -159,6 +159,9 @@ PyObject *dlx_py_tensor_complex(PyObject *self, PyObject *unused);
 PyObject *dlx_py_asarray(PyObject *module, PyObject *args, PyObject *kwargs);
 extern const char dlx_doc_array[], dlx_doc_numpy[], dlx_doc_tolist[], dlx_doc_item[], dlx_doc_asarray[];
 
+/* dlx._dlx._check_callbacks (check.c): the C callbacks of dlx.check's reference producer. */
+PyObject *dlx_py_check_callbacks(PyObject *self, PyObject *unused);
+
 /* Interned strings used on hot paths. */
 extern PyObject *dlx_str_dlpack, *dlx_str_dlpack_device, *dlx_str_max_version, *dlx_str_copy, *dlx_str_dl_device, *dlx_str_stream,
     *dlx_version_tuple, *dlx_kw_max_version;

@@ -172,6 +172,9 @@ static PyMethodDef module_methods[] = {
     {"zeros", (PyCFunction)(void (*)(void))m_zeros, METH_VARARGS | METH_KEYWORDS,
      "zeros(shape, dtype='float32', device=None) -> Tensor (zero-filled, 64-byte aligned, C-contiguous)"},
     {"asarray", (PyCFunction)(void (*)(void))dlx_py_asarray, METH_VARARGS | METH_KEYWORDS, dlx_doc_asarray},
+    {"_check_callbacks", dlx_py_check_callbacks, METH_NOARGS,
+     "_check_callbacks() -> (destructor, sloppy destructor, versioned deleter, legacy deleter) addresses: "
+     "C callbacks of dlx.check's reference producer (src/pyext/check.c)"},
     {NULL, NULL, 0, NULL},
 };
 

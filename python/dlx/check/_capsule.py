@@ -6,7 +6,6 @@ capsule that dlx itself would refuse. Layouts are DLPack 1.3's (x86-64 / LP64 of
 """
 
 import ctypes as C
-import itertools
 
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_ROCM, KDL_ROCM_HOST, KDL_CUDA_MANAGED, KDL_ONEAPI = 1, 2, 3, 10, 11, 13, 14
 HOST_TYPES = (KDL_CPU, KDL_CUDA_HOST, KDL_ROCM_HOST, KDL_CUDA_MANAGED)  # memory the CPU reads
@@ -273,7 +272,6 @@ class Export:
     capsule's tensor too), code ((code, bits) instead of the dtype's), data_offset (data is that many bytes
     into the buffer)."""
 
-    _ids = itertools.count(1)
 
     def __init__(self, buffer, shape, dtype, strides="compact", byte_offset=0, flags=0, version=(1, 3),
                  device=None, reported=None, sloppy=False, code=None, data_offset=0, always_versioned=False):
@@ -284,10 +282,8 @@ class Export:
         self.code = code
         self.device = device or buffer.device
         self.reported = reported or self.device
-        self.calls, self.deleted, self.capsules, self._keep = [], [], [], []
+        self.calls, self.capsules, self._keep, self._counts = [], [], [], []
         self.made = 0  # capsules made (a refused call makes none)
-        self._deleter = immortal(DELETER(self._on_delete))
-        self._destructor = immortal(DESTRUCTOR(self._on_destroy))
 
     def __dlpack_device__(self):
         return self.reported
@@ -316,15 +312,17 @@ class Export:
                      None if strides is None else C.cast(strides, C.POINTER(C.c_int64)), self.byte_offset)
         if self.size() == 0:
             t.data = None
+        count = C.c_int64(0)  # the C deleter counts its calls here (manager_ctx)
+        self._counts.append(count)
+        destroy_honest, destroy_sloppy, del_versioned, del_legacy = _callbacks()
         if versioned:
-            m = DLManagedTensorVersioned(DLPackVersion(*self.version), next(self._ids), None,
+            m = DLManagedTensorVersioned(DLPackVersion(*self.version), C.addressof(count), del_versioned,
                                          self.flags | extra_flags, t)
         else:
-            m = DLManagedTensor(t, next(self._ids), None)
-        m.deleter = C.cast(self._deleter, C.c_void_p).value
+            m = DLManagedTensor(t, C.addressof(count), del_legacy)
         self._keep.append((m, shape, strides, buf))
         name = NAMES["dltensor_versioned" if versioned else "dltensor"]
-        return _api.PyCapsule_New(C.addressof(m), name, C.cast(self._destructor, C.c_void_p).value)
+        return _api.PyCapsule_New(C.addressof(m), name, destroy_sloppy if self.sloppy else destroy_honest)
 
     def size(self):
         n = 1
@@ -332,20 +330,18 @@ class Export:
             n *= e
         return n
 
-    def _on_delete(self, addr):
-        # frees nothing: the memory lives as long as this object, so a second call is only counted
-        self.deleted.append(addr)
+    @property
+    def deletions(self):
+        """Deleter calls so far, over every capsule made."""
+        return sum(c.value for c in self._counts)
 
-    def _on_destroy(self, cap_addr):
-        name = _raw.PyCapsule_GetName(cap_addr)
-        if name is None or (name.startswith(b"used_") and not self.sloppy):
-            return
-        m = DLManagedTensor.from_address(_raw.PyCapsule_GetPointer(cap_addr, name))
-        addr = C.addressof(m)
-        versioned = name.endswith(b"_versioned")
-        slot = DLManagedTensorVersioned.from_address(addr).deleter if versioned else m.deleter
-        if slot:
-            DELETER(slot)(addr)
+
+def _callbacks():
+    """The reference producer's capsule destructors and deleters: C functions of dlx._dlx (they must run
+    no Python code: a consumer may drop a capsule while its exception is pending)."""
+    from dlx import _dlx
+
+    return _dlx._check_callbacks()
 
 
 def _compact(shape):

@@ -69,7 +69,7 @@ class ConsumerRun:
         y_box.clear()
         e.capsules.clear()
         gc.collect()
-        return len(e.deleted)
+        return e.deletions
 
     # ---- values --------------------------------------------------------------------------------------
 
@@ -101,6 +101,12 @@ class ConsumerRun:
             self.rec.na(check, case, f"the imported array cannot be read back: {_err(got)}")
         else:
             self.rec.expect(check, case, got == want, f"read back {got[:16].hex()}, exported {want[:16].hex()}")
+        if check == "c-values":
+            try:
+                dt = self.fw.dtype_of(box[0])
+            except Exception as err:  # noqa: BLE001
+                dt = _err(err)
+            self.rec.expect(check, case, dt == dtype, f"imported as dtype {dt}")
         self.ownership(e, box, case, first, empty=not want)
 
     def _generic(self):
@@ -149,7 +155,7 @@ class ConsumerRun:
         names = [cap.capsule_name(c) for c in e.capsules]
         rec.expect("c-rename", case, all(n.startswith("used_") for n in names),
                    f"capsule names after the import: {names}")
-        early = len(e.deleted)
+        early = e.deletions
         if early and not empty:
             # a copy may let go of the capsule at once; a view may not
             shared = self._shares(e, y_box[0], first)

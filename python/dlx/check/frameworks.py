@@ -102,6 +102,10 @@ class Framework:
     def device_of(self, y):
         return tuple(int(v) for v in y.__dlpack_device__())
 
+    def dtype_of(self, y):
+        """The imported array's dtype by dlx's name (NumPy's, PyTorch's and JAX's names agree with it)."""
+        return str(y.dtype).replace("torch.", "")
+
 
 def _read_through_dlx(y):
     import dlx
