@@ -4,7 +4,7 @@ import argparse
 import json
 import sys
 
-from . import known, report, run
+from . import DEVICE_KINDS, known, report, run
 from .frameworks import FRAMEWORKS, Unavailable
 
 USAGE_ERROR = 2
@@ -21,6 +21,8 @@ def _parser():
                    help=f"{', '.join(FRAMEWORKS)}, or module:function (producer: function(shape, dtype, device) "
                         "returns an array; consumer: a from_dlpack-like function)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--device", action="append", choices=sorted(DEVICE_KINDS),
+                   help="check only the target's devices of this kind (repeatable; default: all it has)")
     p.add_argument("--list", action="store_true", help="print the checks (of one side if given) and exit")
     return p
 
@@ -35,7 +37,7 @@ def main(argv=None):
         print("python -m dlx check: give a side and a target, or --list", file=sys.stderr)
         return USAGE_ERROR
     try:
-        rec = run(args.side, args.target)
+        rec = run(args.side, args.target, args.device)
     except Unavailable as e:
         print(f"python -m dlx check: {e}", file=sys.stderr)
         return USAGE_ERROR

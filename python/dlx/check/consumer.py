@@ -356,3 +356,4 @@ class UsmBuffer:
 
 def run(fw, rec):
     ConsumerRun(fw, rec).run()
+    rec.explain_untried({"c-refused-deleter": "the consumer refused no capsule after calling __dlpack__"})

@@ -303,7 +303,10 @@ class Jax(Framework):
 
     def make(self, shape, dtype, dev):
         a = _numpy_maker(self.np).make(shape, dtype, dev)
-        return self.jax.device_put(self.jnp.asarray(a, dtype=getattr(self.jnp, dtype)), self._device(dev))
+        # copy=True: a buffer of JAX's own, as computed arrays have (on the CPU, jaxlib may alias an aligned
+        # NumPy array instead, and such arrays answer some requests otherwise: stream=1 is accepted)
+        x = self.jnp.array(a, dtype=getattr(self.jnp, dtype), copy=True)
+        return self.jax.device_put(x, self._device(dev))
 
     def broadcast(self, x, shape):
         return self.jnp.broadcast_to(x, shape)

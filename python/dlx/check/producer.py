@@ -556,6 +556,18 @@ class _Steps(ProducerRun):
             self.rec.ok("p-exchange-agrees", case)
 
 
+UNTRIED = {
+    "p-version": "no versioned capsule was returned",
+    "p-flags-known": "no versioned capsule was returned",
+    "p-flag-read-only": "no versioned capsule of an array whose read-only state the framework says",
+    "p-read-only-legacy": "no read-only array (the framework has none, or does not say which are)",
+    "p-refusal-buffererror": "nothing was refused",
+    "p-copy-true": "no copy=True export could be compared with the array",
+    "p-dl-device-same": "no export with dl_device could be read",
+}
+
+
 def run(fw, rec):
     _Steps(fw, rec).run()
     gc.collect()
+    rec.explain_untried(UNTRIED)

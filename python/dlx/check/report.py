@@ -6,6 +6,7 @@ how many failed) or of the first n/a one.
 """
 
 import json
+import shutil
 import sys
 
 from . import rules
@@ -34,6 +35,12 @@ class Recorder:
 
     def na(self, check_id, case, reason):
         self.record(check_id, NA, case, reason)
+
+    def explain_untried(self, reasons):
+        """An n/a with its reason for each check no case reached (reasons: {id: why}, else a general one)."""
+        for cid, cases in self.cases.items():
+            if not cases:
+                self.na(cid, "all cases", reasons.get(cid, "no case of the catalogue applies to this target"))
 
     def expect(self, check_id, case, cond, reason):
         """pass when cond holds, else fail with reason; returns cond."""
@@ -68,9 +75,10 @@ class Recorder:
                 "failed": [r["id"] for r in res if r["result"] == FAIL]}
 
 
-def table(rec, known=None, width=100):
+def table(rec, known=None, width=None):
     """The report as text: one row per check. known: {check_id: note} of expected failures."""
     known = known or {}
+    width = width or shutil.get_terminal_size((160, 24)).columns
     lines = [f"DLPack {rec.side} checks of {rec.target} {rec.version}".rstrip()]
     lines += [f"  note: {n}" for n in rec.notes]
     rows = rec.results()
