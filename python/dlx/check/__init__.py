@@ -32,6 +32,8 @@ def run(side, target, devices=None):
     fw = load(target)
     if devices is not None:
         _keep_devices(fw, devices)
+        if not (fw.devices() if side == "producer" else fw.consumer_devices()):
+            raise Unavailable(f"{fw.name} has no {side} device of the kind(s) {', '.join(devices)} here")
     rec = Recorder(side, fw.name, fw.version)
     if side == "producer":
         from . import producer
