@@ -695,11 +695,22 @@ PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int
     t = import_capsule(x, alignment, NULL);
   } else {
     if (quirks != NULL && quirks->before_dlpack(x) != 0) return NULL;
+    /* __dlpack_device__ first where a CUDA stream may have to be passed, as the standard's consumer does;
+     * else after __dlpack__, so that a missing __dlpack__ is reported as such whatever the object's
+     * __getattr__ does for the other name */
     DLDevice dev;
-    const int has_dev = dlpack_device_of(x, &dev);
+    const int early = dlx_cuda_device_count() > 0;
+    int has_dev = early ? dlpack_device_of(x, &dev) : 0;
     if (has_dev < 0) return NULL;
     PyObject *cap = call_dlpack(x, has_dev ? &dev : NULL);
     if (cap == NULL) return NULL;
+    if (!early && (has_dev = dlpack_device_of(x, &dev)) < 0) {
+      PyObject *et, *ev, *tb; /* the unconsumed capsule's deleter may run Python code */
+      PyErr_Fetch(&et, &ev, &tb);
+      Py_DECREF(cap);
+      PyErr_Restore(et, ev, tb);
+      return NULL;
+    }
     if (PyCapsule_CheckExact(cap)) {
       t = import_capsule(cap, alignment, has_dev ? &dev : NULL);
     } else {

@@ -143,9 +143,12 @@ class ConsumerRun:
             mv = kw.get("max_version")
             rec.expect("c-max-version", case, mv is not None and mv[0] >= 1,
                        f"__dlpack__ called with max_version={mv!r}")
+            stream = kw.get("stream")
             if e.reported[0] in cap.HOST_TYPES:
-                rec.expect("c-stream", case, kw.get("stream") is None,
-                           f"stream={kw.get('stream')!r} passed for host memory")
+                rec.expect("c-stream", case, stream is None, f"stream={stream!r} passed for host memory")
+            elif e.reported[0] == cap.KDL_CUDA:
+                ok = stream is None or (isinstance(stream, int) and stream >= -1 and stream != 0)
+                rec.expect("c-stream", case, ok, f"stream={stream!r} passed for CUDA memory")
 
     def ownership(self, e, y_box, case, first=0, empty=False):
         """The rename, and the deleter: not while the array uses the memory (element 0 at byte first of the
@@ -318,22 +321,24 @@ def _forget_frames(err):
 def _buffer(dev, nbytes):
     if dev[0] == cap.KDL_CPU:
         return cap.HostBuffer(nbytes)
-    return UsmBuffer(dev, nbytes)
+    return DeviceBuffer(dev, nbytes)
 
 
-class UsmBuffer:
-    """SYCL device memory allocated by dlx on oneapi:N, read and written through its queue."""
+class DeviceBuffer:
+    """Device memory (SYCL USM on oneapi:N, CUDA memory on cuda:N) allocated by dlx, read and written through
+    dlx's copies (the device's queue or stream)."""
 
     def __init__(self, dev, nbytes):
         import dlx
 
         self.device, self.nbytes = dev, nbytes
-        self._t = dlx.zeros((nbytes + 64,), "uint8", device=f"oneapi:{dev[1]}")
+        self._name = f"{'oneapi' if dev[0] == cap.KDL_ONEAPI else 'cuda'}:{dev[1]}"
+        self._t = dlx.zeros((nbytes + 64,), "uint8", device=self._name)
         self.address = (self._t.data_ptr + 63) & ~63
         self._skip = self.address - self._t.data_ptr
 
     def clone(self):
-        other = UsmBuffer(self.device, self.nbytes)
+        other = DeviceBuffer(self.device, self.nbytes)
         other.write(self.read())
         return other
 

@@ -265,6 +265,9 @@ class Torch(Framework):
         want = torch.full(shape, 3, dtype=self._dtype(dtype)).view(torch.uint8).numpy().tobytes()
         return x, want
 
+    def consumer_devices(self):
+        return self.devices()
+
     def consumer_dtypes(self):
         return [d for d in ALL if self._dtype(d) is not None]
 
@@ -319,6 +322,9 @@ class Jax(Framework):
 
     def values(self, x):
         return self.np.asarray(x).tobytes()
+
+    def consumer_devices(self):
+        return self.devices()
 
     def consumer_dtypes(self):
         return self.dtypes(None)
@@ -447,12 +453,12 @@ class CuPy(Framework):
 
     def pending(self, shape, dtype, dev):
         cupy = self.cupy
+        spin = cupy.RawKernel(r"""extern "C" __global__ void dlx_spin(long long n) {
+            long long t = clock64(); while (clock64() - t < n) {} }""", "dlx_spin")
         with cupy.cuda.Device(dev[1]):
             x = cupy.zeros(shape, dtype=dtype)
             cupy.cuda.runtime.deviceSynchronize()
-            # a long kernel, then the write, on CuPy's current stream
-            cupy._core._kernel.ElementwiseKernel("", "raw int64 n", "long long t = clock64(); "
-                                                 "while (clock64() - t < 200000000) {}", "dlx_spin")(1, size=1)
+            spin((1,), (1,), (cupy.int64(200_000_000),))  # a long kernel, then the write, on CuPy's stream
             x.fill(3)
         return x, self.np.full(shape, 3, dtype=dtype).tobytes()
 
@@ -533,7 +539,7 @@ class Dlx(Framework):
         return _dlx_bytes(x)
 
     def consumer_devices(self):
-        return [d for d in self.devices() if d[0] != cap.KDL_CUDA]
+        return self.devices()
 
     def consumer_dtypes(self):
         return list(ALL)
