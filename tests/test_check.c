@@ -6,6 +6,7 @@
 
 #include "dlx/check.h"
 #include "dlx/dtype.h"
+#include "dlx/view.h"
 #include "runner.h"
 
 static int64_t g_shape[2] = {2, 3};
@@ -213,6 +214,19 @@ static void test_every_rule_at_once(void) {
                          (1u << DLX_CHECK_SHAPE_NULL));
 }
 
+static void test_rank_above_max_is_not_read(void) {
+  /* ndim 65 with a 2-entry shape: reading it would overflow; the extents are left unread */
+  DLManagedTensorVersioned m = good();
+  m.dl_tensor.ndim = DLX_MAX_NDIM + 1;
+  m.dl_tensor.data = NULL; /* would be DATA_NULL if the extents were read */
+  dlx_check_report r;
+  CHECK_OK(dlx_check_managed(&m, &r));
+  CHECK_EQ(r.count, 0);
+  /* NULL strides are still found: that needs no extent */
+  m.dl_tensor.strides = NULL;
+  expect_only(&m, DLX_CHECK_STRIDES_NULL, "ndim 65");
+}
+
 static void test_legacy(void) {
   DLManagedTensorVersioned v = good();
   DLManagedTensor m;
@@ -270,6 +284,7 @@ static const dlx_test_case cases[] = {
     {"shape_and_strides", test_shape_and_strides},
     {"data_and_span", test_data_and_span},
     {"every_rule_at_once", test_every_rule_at_once},
+    {"rank_above_max_is_not_read", test_rank_above_max_is_not_read},
     {"legacy", test_legacy},
     {"arguments", test_arguments},
     {"rule_names", test_rule_names},

@@ -13,6 +13,8 @@
  *
  * Only the standard's rules are checked, not dlx's own limits (rank above DLX_MAX_NDIM, alignment, dtypes
  * dlx cannot compute on): a tensor with no finding may still be refused by dlx_view_from_managed_versioned.
+ * Above DLX_MAX_NDIM (64, NumPy's and PyTorch's limit too) the shape and strides are not read, so their
+ * rules go unchecked: a rank that high is most likely garbage, and reading it could run past the arrays.
  * Thread safety: reentrant; the functions touch only their arguments (and the thread's error message). */
 #ifndef DLX_CHECK_H
 #define DLX_CHECK_H

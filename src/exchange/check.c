@@ -106,6 +106,10 @@ static bool check_shape(const check_ctx *c, dlx_check_report *r, int64_t *count,
   *count = 1;
   *overflow = false;
   if (nd <= 0) return true;
+  /* a rank no producer makes (NumPy and PyTorch stop at 64, as dlx does): most likely garbage, and reading
+   * that many extents would run far past the producer's arrays. Not a finding: the standard sets no
+   * maximum; the extents are only left unread. */
+  if (nd > DLX_MAX_NDIM) return false;
   if (c->t->shape == NULL) {
     add(r, DLX_CHECK_SHAPE_NULL, "shape is NULL with ndim %" PRId32, nd);
     return false;
