@@ -335,6 +335,15 @@ class Export:
         """Deleter calls so far, over every capsule made."""
         return sum(c.value for c in self._counts)
 
+    def __del__(self):
+        # a consumer still holding a tensor (a leak, or an array that outlives this object) reads its struct
+        # and calls its deleter when it lets go: then the memory must outlive this object
+        if self.deletions < self.made:
+            _OUTLIVED.append((self._keep, self._counts))
+
+
+_OUTLIVED = []  # the memory of exports whose consumers have not let go yet: kept to the end of the process
+
 
 def _callbacks():
     """The reference producer's capsule destructors and deleters: C functions of dlx._dlx (they must run

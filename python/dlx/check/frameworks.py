@@ -302,7 +302,10 @@ class Jax(Framework):
         return self.jax.devices("cpu" if dev[0] == cap.KDL_CPU else "cuda")[0 if dev[0] == cap.KDL_CPU else dev[1]]
 
     def dtypes(self, dev):
-        return [d for d in ALL if hasattr(self.jnp, d)]
+        # without jax_enable_x64 (set before JAX was first imported) JAX makes 64-bit types 32-bit
+        wide = {"int64", "uint64", "float64", "complex128"}
+        x64 = bool(getattr(self.jax.config, "jax_enable_x64", True))
+        return [d for d in ALL if hasattr(self.jnp, d) and (x64 or d not in wide)]
 
     def make(self, shape, dtype, dev):
         a = _numpy_maker(self.np).make(shape, dtype, dev)
