@@ -342,7 +342,7 @@ class Export:
             _OUTLIVED.append((self._keep, self._counts))
 
 
-_OUTLIVED = []  # the memory of exports whose consumers have not let go yet: kept to the end of the process
+_OUTLIVED: list = []  # the memory of exports whose consumers have not let go yet: kept to the end of the process
 
 
 def _callbacks():
