@@ -13,6 +13,12 @@
  *   - READ_ONLY and IS_SUBBYTE_TYPE_PADDED become view flags, every other flag bit is ignored;
  *   - import borrows: the struct is byte for byte unchanged and the deleter is never called;
  *   - NULL out, tensor or spec is DLX_ERR_NULL_ARGUMENT and nothing is written.
+ * dlx_check_managed / dlx_check_managed_legacy (dlx/check.h) read the same struct:
+ *   - no more than the import may (ASan), nothing written, no deleter called; each rule at most once, in
+ *     rule order, `broken` the set of the findings; a major other than 1 is that rule alone;
+ *   - they agree with the import with any dtype, rank, memspace and layout: a finding of a rule the import
+ *     enforces too means the import fails, and an import that fails with VERSION, INVALID_DTYPE,
+ *     NULL_SHAPE, NEGATIVE_EXTENT, NULL_STRIDES or NULL_DATA comes with that rule's finding.
  * With the owning API of dlx/tensor.h (kind bit 6), dlx takes the managed tensor over instead:
  *   - dlx_tensor_from_managed_versioned / dlx_tensor_from_managed fail exactly when the borrowing
  *     import (with the spec dlx/tensor.h documents: any layout, any alignment) fails, and then the
@@ -37,6 +43,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "dlx/check.h"
 #include "dlx/dlx.h"
 #include "dlx/tensor.h"
 #include "fuzz_common.h"
@@ -108,6 +115,63 @@ static uint32_t pick_version(uint8_t b) {
     case 4: return DLX_DLPACK_VERSION_NUM(2, 0);
     default: return DLX_DLPACK_VERSION_NUM(1, 2);
   }
+}
+
+/* ---- dlx_check_managed against the import ----------------------------------------------------------- */
+
+/* The rule a failed import with this status must come with (DLX_CHECK_RULE_COUNT: none: dlx's own limits,
+ * or a status several rules lead to). */
+static dlx_check_rule rule_of_status(dlx_status st) {
+  switch (st) {
+    case DLX_ERR_VERSION: return DLX_CHECK_VERSION_MAJOR;
+    case DLX_ERR_INVALID_DTYPE: return DLX_CHECK_DTYPE;
+    case DLX_ERR_NULL_SHAPE: return DLX_CHECK_SHAPE_NULL;
+    case DLX_ERR_NEGATIVE_EXTENT: return DLX_CHECK_EXTENT_NEGATIVE;
+    case DLX_ERR_NULL_STRIDES: return DLX_CHECK_STRIDES_NULL;
+    case DLX_ERR_NULL_DATA: return DLX_CHECK_DATA_NULL;
+    default: return DLX_CHECK_RULE_COUNT;
+  }
+}
+
+/* Rules the import does not enforce: a tensor breaking only these still imports. */
+#define IMPORT_IGNORES ((1u << DLX_CHECK_FLAGS_UNKNOWN) | (1u << DLX_CHECK_FLAG_PADDED) | (1u << DLX_CHECK_DEVICE_ID))
+
+static void check_agrees(const void *m, bool legacy, uint32_t major) {
+  static const dlx_import_spec any = {DLX_DTYPE_ANY, DLX_NDIM_ANY, DLX_MEMSPACE_ANY, DLX_LAYOUT_ANY, 0, 1};
+  const size_t size = legacy ? sizeof(DLManagedTensor) : sizeof(DLManagedTensorVersioned);
+  uint8_t before[sizeof(DLManagedTensorVersioned)];
+  memcpy(before, m, size);
+  long calls = g_deleter_calls;
+  dlx_check_report r;
+  memset(&r, 0xEE, sizeof r);
+  dlx_status st = legacy ? dlx_check_managed_legacy((const DLManagedTensor *)m, &r)
+                         : dlx_check_managed((const DLManagedTensorVersioned *)m, &r);
+  FUZZ_CHECK(st == DLX_OK, "dlx_check_managed gave %s", dlx_status_name(st));
+  FUZZ_CHECK(memcmp(before, m, size) == 0 && g_deleter_calls == calls, "the check changed the struct or deleted it");
+  FUZZ_CHECK(r.count >= 0 && r.count <= DLX_CHECK_RULE_COUNT, "report count %d", r.count);
+  uint32_t seen = 0;
+  for (int i = 0; i < r.count; ++i) {
+    const dlx_check_rule rule = r.findings[i].rule;
+    FUZZ_CHECK((unsigned)rule < DLX_CHECK_RULE_COUNT && (i == 0 || rule > r.findings[i - 1].rule),
+               "finding %d: rule %d out of order", i, (int)rule);
+    FUZZ_CHECK(memchr(r.findings[i].message, 0, DLX_CHECK_MESSAGE_MAX) != NULL && r.findings[i].message[0],
+               "finding %d: no message", i);
+    seen |= 1u << rule;
+  }
+  FUZZ_CHECK(seen == r.broken, "broken 0x%x, findings 0x%x", r.broken, seen);
+  if (!legacy && major != 1)
+    FUZZ_CHECK(r.broken == 1u << DLX_CHECK_VERSION_MAJOR, "major %u: findings 0x%x", major, r.broken);
+  dlx_view v;
+  dlx_clear_error();
+  dlx_status imp = legacy ? dlx_view_from_managed(&v, (const DLManagedTensor *)m, &any)
+                          : dlx_view_from_managed_versioned(&v, (const DLManagedTensorVersioned *)m, &any);
+  if (imp == DLX_OK)
+    FUZZ_CHECK((r.broken & ~IMPORT_IGNORES) == 0, "the import accepts a tensor breaking rules 0x%x",
+               r.broken & ~IMPORT_IGNORES);
+  const dlx_check_rule need = rule_of_status(imp);
+  if (need != DLX_CHECK_RULE_COUNT)
+    FUZZ_CHECK(r.broken & (1u << need), "the import refused with %s, the check lacks %s (findings 0x%x)",
+               dlx_status_name(imp), dlx_check_rule_name(need), r.broken);
 }
 
 /* ---- the owning API: dlx takes the managed tensor over ------------------------------------------ */
@@ -350,6 +414,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
         FUZZ_CHECK(v.flags == want_flags, "flags 0x%llx became view flags 0x%x", (unsigned long long)flags, v.flags);
       }
     }
+    check_agrees(m, false, major);
     if (kind & 4) {
       FUZZ_CHECK(dlx_view_from_managed_versioned(NULL, m, &spec) == DLX_ERR_NULL_ARGUMENT, "NULL out accepted");
       FUZZ_CHECK(dlx_view_from_managed_versioned(&v, NULL, &spec) == DLX_ERR_NULL_ARGUMENT, "NULL tensor accepted");
@@ -377,6 +442,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
       FUZZ_CHECK(views_equal(&v, &ref), "legacy import and DLTensor import made different views");
       FUZZ_CHECK(v.flags == 0, "a legacy tensor got view flags 0x%x", v.flags);
     }
+    check_agrees(m, true, 0);
     if (kind & 4) {
       FUZZ_CHECK(dlx_view_from_managed(NULL, m, &spec) == DLX_ERR_NULL_ARGUMENT, "NULL out accepted");
       FUZZ_CHECK(dlx_view_from_managed(&v, NULL, &spec) == DLX_ERR_NULL_ARGUMENT, "NULL tensor accepted");

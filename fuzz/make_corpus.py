@@ -654,6 +654,8 @@ def managed_import_seeds():
     s["vector_lanes"] = mi_seed([2], dtype=(FLOAT, 32, 4))
     s["unknown_device"] = mi_seed([2], device=(19, 0))
     s["rank65"] = mi_seed([1] * 65, ndim=65)
+    # dlx_check_managed must not read past 64 extents (the fuzzer found it reading ndim of them)
+    s["check_rank100_arrays_of_72"] = mi_seed([1] * 100, ndim=100, kind=MI_DATA_NULL)
     s["misaligned_byte_offset"] = mi_seed([4], byte_offset=2, alignment=0)
     s["legacy_null_strides"] = mi_seed([2, 3], None, kind=MI_LEGACY | MI_STRIDES_NULL, spec_version=3)
     s["legacy_read_only_not_expressible"] = mi_seed([2, 3], kind=MI_LEGACY, layout=L_LEFT)

@@ -29,6 +29,11 @@ fi
 echo "== python tests"
 "$VPY" -m pytest python/tests -q -rs "$@"
 
+# docs/conformance.md: `python -m dlx check` against NumPy, PyTorch, JAX, dpctl and dlx, both ways; fails
+# when the doc is not what the peers do now (a new failure, a fixed one, another version)
+echo "== docs/conformance.md current (scripts/gen_conformance.py --check)"
+"$VPY" scripts/gen_conformance.py --check
+
 # NumPy 1.x as a peer of the ndarray import path (a second venv; skipped with pip's reason if it cannot be made)
 bash scripts/test_numpy1.sh
 

@@ -2,6 +2,7 @@
  * Thread safety: as each included header states (every one is reentrant; errors are per thread). */
 #ifndef DLX_DLX_H
 #define DLX_DLX_H
+#include "dlx/check.h"
 #include "dlx/cuda.h"
 #include "dlx/dlpack.h"
 #include "dlx/dtype.h"

@@ -6,6 +6,8 @@ producer's), and what one call costs in ns (a short loop, best of 3). Where dlx 
 second matrix of device tensors on cuda:0: dlx, torch.cuda, CuPy and JAX's GPU (each missing peer listed
 with its reason). Where dpctl imports and finds a SYCL device, a matrix of SYCL device USM on oneapi:0:
 dlx and dpctl.tensor. Takes well under 30 s.
+
+`python -m dlx check producer|consumer <target>` is the DLPack conformance checker instead (dlx.check).
 """
 
 import os
@@ -331,4 +333,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["check"]:  # `python -m dlx check ...`: the conformance checker (dlx.check)
+        from dlx.check.cli import main as check_main
+
+        sys.exit(check_main(sys.argv[2:]))
     sys.exit(main())

@@ -1,8 +1,8 @@
 /* The consumer side: dlx.from_dlpack over the C exchange API, __dlpack__, or a raw capsule; an exact
  * numpy.ndarray read through its fields; and the non-owning view of dlx_py_view (dlx/python.h).
  *
- * CUDA's ordering rules are in two places here: consumer_stream and order_after_producer (both order
- * managed memory by device 0's streams). */
+ * Which memory a stream orders is the device interface's (src/backends/backend.h): consumer_stream and
+ * order_after_producer ask it, knowing no device type. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <stdio.h>
@@ -11,10 +11,20 @@
 #include "backends/backend.h"
 #include "dlx/dtype.h"
 
+/* DLPack sets device_id 0 for host-accessible memory (CPU, pinned, managed), where there is one memory space
+ * whatever the id says: dlx imports such a tensor as device id 0 rather than refusing it (a producer's slip
+ * there misplaces nothing), so that t.device and every later export say (type, 0). */
+static DLDevice normalised_device(DLDevice d) {
+  if (dlx_device_is_host_accessible(d)) d.device_id = 0;
+  return d;
+}
+
 /* The import every consumer path ends in: validate, then hand ownership to a new Tensor. */
 static PyObject *import_checked(const dlx_view *v, dlx__storage *s, uint32_t alignment) {
   if (s == NULL) return NULL;
-  return dlx__py_tensor_wrap(s, v, alignment);
+  dlx_view nv = *v;
+  nv.device = normalised_device(v->device);
+  return dlx__py_tensor_wrap(s, &nv, alignment);
 }
 
 static dlx_import_spec any_spec(uint32_t version, uint32_t alignment) {
@@ -37,9 +47,29 @@ PyObject *dlx__py_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t a
   return import_checked(&v, dlx__py_storage_of_versioned(m), alignment);
 }
 
+/* 0 when the capsule's device is the one x.__dlpack_device__() named (expect; NULL: nothing to compare),
+ * else -1 with BufferError naming both: one of the two is wrong, and dlx cannot tell which memory it got. */
+static int check_device_agrees(DLDevice got, const DLDevice *expect) {
+  if (expect == NULL) return 0;
+  const DLDevice a = normalised_device(got), b = normalised_device(*expect);
+  if (a.device_type == b.device_type && a.device_id == b.device_id) return 0;
+  PyErr_Format(PyExc_BufferError, "the capsule's device (%d, %d) is not the device (%d, %d) that __dlpack_device__() "
+               "returned", (int)got.device_type, (int)got.device_id, (int)expect->device_type, (int)expect->device_id);
+  return -1;
+}
+
+/* The capsule is consumed: renamed, so that its destructor leaves the tensor to dlx, and its destructor
+ * cleared, so that a producer whose destructor ignores the name (deletes a "used_" capsule's tensor too)
+ * still cannot run the deleter a second time. JAX does the same. */
+static int take_capsule(PyObject *cap, const char *used_name) {
+  if (PyCapsule_SetName(cap, used_name) != 0) return -1;
+  return PyCapsule_SetDestructor(cap, NULL);
+}
+
 /* Consume a capsule. Until it is renamed the capsule still owns the tensor, so every failure before
- * the rename leaves the deleter to the capsule's destructor: it runs exactly once either way. */
-static PyObject *import_capsule(PyObject *cap, uint32_t alignment) {
+ * the rename leaves the deleter to the capsule's destructor: it runs exactly once either way. expect:
+ * the device __dlpack__'s object reported (NULL for a raw capsule). */
+static PyObject *import_capsule(PyObject *cap, uint32_t alignment, const DLDevice *expect) {
   const char *name = PyCapsule_GetName(cap);
   if (name == NULL && PyErr_Occurred()) return NULL;
   if (name != NULL && strcmp(name, "dltensor_versioned") == 0) {
@@ -49,7 +79,8 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment) {
     dlx_import_spec spec = any_spec(0, alignment);
     dlx_status st = dlx_view_from_managed_versioned(&v, m, &spec);
     if (st != DLX_OK) return dlx__py_raise(st, PyExc_BufferError);
-    if (PyCapsule_SetName(cap, "used_dltensor_versioned") != 0) return NULL;
+    if (check_device_agrees(m->dl_tensor.device, expect) != 0 || take_capsule(cap, "used_dltensor_versioned") != 0)
+      return NULL;
     return import_checked(&v, dlx__py_storage_of_versioned(m), alignment);
   }
   if (name != NULL && strcmp(name, "dltensor") == 0) {
@@ -59,7 +90,7 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment) {
     dlx_import_spec spec = any_spec(DLX_DLPACK_VERSION_LEGACY, alignment);
     dlx_status st = dlx_view_from_managed(&v, m, &spec);
     if (st != DLX_OK) return dlx__py_raise(st, PyExc_BufferError);
-    if (PyCapsule_SetName(cap, "used_dltensor") != 0) return NULL;
+    if (check_device_agrees(m->dl_tensor.device, expect) != 0 || take_capsule(cap, "used_dltensor") != 0) return NULL;
     return import_checked(&v, dlx__py_storage_of_legacy(m), alignment);
   }
   if (name != NULL && strncmp(name, "used_", 5) == 0)
@@ -150,36 +181,58 @@ static int has_dlpack(PyObject *x) {
   return 1;
 }
 
+/* x.__dlpack_device__(), which the standard's consumer calls before __dlpack__ (for the stream, and here
+ * also to hold the capsule to it): 1 with *dev set; 0 when x has no __dlpack_device__ (an old producer:
+ * nothing to compare then); -1 with an exception set, whatever it raised or TypeError naming a result
+ * that is not two ints. */
+static int dlpack_device_of(PyObject *x, DLDevice *dev) {
+  PyObject *meth = PyObject_GetAttr(x, dlx__py_str_dlpack_device);
+  if (meth == NULL) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    PyErr_Clear();
+    return 0;
+  }
+  PyObject *r = PyObject_CallNoArgs(meth);
+  Py_DECREF(meth);
+  if (r == NULL) return -1;
+  long type = -1, id = -1;
+  int ok = PyTuple_Check(r) && PyTuple_GET_SIZE(r) == 2 && PyLong_Check(PyTuple_GET_ITEM(r, 0)) &&
+           PyLong_Check(PyTuple_GET_ITEM(r, 1));
+  if (ok) {
+    type = PyLong_AsLong(PyTuple_GET_ITEM(r, 0));
+    id = PyLong_AsLong(PyTuple_GET_ITEM(r, 1));
+    if (PyErr_Occurred()) PyErr_Clear();
+    ok = type >= 0 && type <= INT32_MAX && id >= INT32_MIN && id <= INT32_MAX;
+  }
+  if (!ok)
+    PyErr_Format(PyExc_TypeError, "__dlpack_device__() of '%.100s' returned %R, not a (device_type, device_id) "
+                 "tuple of ints", Py_TYPE(x)->tp_name, r);
+  Py_DECREF(r);
+  if (!ok) return -1;
+  *dev = (DLDevice){(DLDeviceType)type, (int32_t)id};
+  return 1;
+}
+
 /* The stream= dlx passes to x.__dlpack__ (a new reference), or NULL for none: for memory a queue of dlx
  * orders (CUDA device and managed memory), dlx's current stream of that queue as the standard's int (1 for
- * CUDA's legacy default stream), so that the producer orders its work before dlx's. Asked only where a
- * device with streams is present (no such tensor can be used without one), so host imports pay nothing;
- * anything unexpected means no stream argument. */
-static PyObject *consumer_stream(PyObject *x) {
-  if (!dlx__any_queue_present()) return NULL;
-  PyObject *dev = PyObject_CallMethod(x, "__dlpack_device__", NULL);
-  long type = -1, id = -1;
-  if (dev != NULL && PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2) {
-    type = PyLong_AsLong(PyTuple_GET_ITEM(dev, 0));
-    id = PyLong_AsLong(PyTuple_GET_ITEM(dev, 1));
-  }
-  Py_XDECREF(dev);
-  PyErr_Clear();
-  if (type < 0 || type > INT32_MAX || id < 0 || id > INT32_MAX) return NULL;
-  const DLDevice d = {(DLDeviceType)type, (int32_t)id};
+ * CUDA's legacy default stream), so that the producer orders its work before dlx's. dev: what
+ * __dlpack_device__ said (NULL: not asked, as where no device with streams is present). Anything
+ * unexpected means no stream argument. */
+static PyObject *consumer_stream(const DLDevice *dev) {
+  if (dev == NULL || dev->device_id < 0) return NULL;
   dlx__queue q;
   void *stream = NULL;
-  if (dlx__device_queue(d, "from_dlpack", &q) != DLX_OK || q.mem == NULL ||
+  if (dlx__device_queue(*dev, "from_dlpack", &q) != DLX_OK || q.mem == NULL ||
       dlx__queue_current_stream(&q, &stream) != DLX_OK) {
     dlx_clear_error();
     return NULL;
   }
-  return PyLong_FromLongLong(dlx__dlpack_stream_value(d, stream));
+  return PyLong_FromLongLong(dlx__dlpack_stream_value(*dev, stream));
 }
 
-static PyObject *call_dlpack(PyObject *x) {
+static PyObject *call_dlpack(PyObject *x, const DLDevice *dev) {
   /* x.__dlpack__(max_version=(1, 3)[, stream=s]). copy is never passed on: dlx makes any copy itself, once. */
-  PyObject *stream = consumer_stream(x);
+  PyObject *stream = consumer_stream(dev);
   PyObject *args[3] = {x, dlx__py_version_tuple, stream}, *kw = NULL, *cap;
   if (stream != NULL && (kw = PyTuple_Pack(2, dlx__py_str_max_version, dlx__py_str_stream)) == NULL) {
     Py_DECREF(stream);
@@ -217,6 +270,23 @@ static PyObject *call_dlpack(PyObject *x) {
                         Py_TYPE(x)->tp_name);
   }
   return cap;
+}
+
+/* x.__dlpack__ and x.__dlpack_device__ (*has_dev: whether it had one, *dev its answer). The device first
+ * where a stream may have to be passed, as the standard's consumer does; else after __dlpack__, so that a
+ * missing __dlpack__ is reported as such whatever the object's __getattr__ does for the other name. The
+ * capsule (a new reference), or NULL with an exception. */
+static PyObject *dlpack_with_device(PyObject *x, DLDevice *dev, int *has_dev) {
+  const int early = dlx__any_queue_present();
+  *has_dev = early ? dlpack_device_of(x, dev) : 0;
+  if (*has_dev < 0) return NULL;
+  PyObject *cap = call_dlpack(x, *has_dev ? dev : NULL);
+  if (cap == NULL || early || (*has_dev = dlpack_device_of(x, dev)) >= 0) return cap;
+  PyObject *et, *ev, *tb; /* the unconsumed capsule's deleter may run Python code */
+  PyErr_Fetch(&et, &ev, &tb);
+  Py_DECREF(cap);
+  PyErr_Restore(et, ev, tb);
+  return NULL;
 }
 
 static PyObject *copy_tensor(PyObject *src_obj) {
@@ -447,13 +517,15 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
     }
     t = dlx__py_import_versioned_owned(m, alignment);
   } else if (PyCapsule_CheckExact(x)) {
-    t = import_capsule(x, alignment);
+    t = import_capsule(x, alignment, NULL);
   } else {
     if (quirks != NULL && quirks->before_dlpack(x) != 0) return NULL;
-    PyObject *cap = call_dlpack(x);
+    DLDevice dev;
+    int has_dev;
+    PyObject *cap = dlpack_with_device(x, &dev, &has_dev);
     if (cap == NULL) return NULL;
     if (PyCapsule_CheckExact(cap)) {
-      t = import_capsule(cap, alignment);
+      t = import_capsule(cap, alignment, has_dev ? &dev : NULL);
     } else {
       PyErr_Format(PyExc_TypeError, "__dlpack__ of '%.100s' returned '%.100s', not a PyCapsule", Py_TYPE(x)->tp_name,
                    Py_TYPE(cap)->tp_name);

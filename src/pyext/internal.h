@@ -253,6 +253,10 @@ int dlx__py_is_nested(PyObject *o);
  * under NumPy's setitem rules. NULL + exception. */
 PyObject *dlx__py_from_scalars(PyObject *obj, const DLDataType *want);
 
+/* ---- check.c: dlx._dlx._check_callbacks, the C callbacks of dlx.check's reference producer ---------- */
+
+extern PyMethodDef dlx__py_check_methods[];
+
 /* ---- cuda.c, oneapi.c: the submodules ---------------------------------------------------------------- */
 
 /* Add dlx._dlx._cuda (what dlx.cuda wraps) to the module. */
@@ -263,7 +267,7 @@ int dlx__py_oneapi_init(PyObject *module);
 /* ---- module.c: interned strings; testing.c: dlx._testing --------------------------------------------- */
 
 /* Interned strings used on hot paths. */
-extern PyObject *dlx__py_str_dlpack, *dlx__py_str_max_version, *dlx__py_str_copy, *dlx__py_str_dl_device,
+extern PyObject *dlx__py_str_dlpack, *dlx__py_str_dlpack_device, *dlx__py_str_max_version, *dlx__py_str_copy, *dlx__py_str_dl_device,
     *dlx__py_str_stream, *dlx__py_str_device, *dlx__py_str_assumed_align, *dlx__py_version_tuple,
     *dlx__py_kw_max_version;
 

@@ -1,11 +1,11 @@
 /* The dlx._dlx extension module: its init, which gathers the functions of each file (consumer.c,
- * create.c, ops.c), the submodules _cuda (cuda.c) and _oneapi (oneapi.c), the C API capsule (capi.c) and,
+ * create.c, ops.c, check.c), the submodules _cuda (cuda.c) and _oneapi (oneapi.c), the C API capsule (capi.c) and,
  * in test builds, dlx._testing (testing.c); and the strings interned for the hot paths. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include "dlx/version.h"
 
-PyObject *dlx__py_str_dlpack, *dlx__py_str_max_version, *dlx__py_str_copy, *dlx__py_str_dl_device,
+PyObject *dlx__py_str_dlpack, *dlx__py_str_dlpack_device, *dlx__py_str_max_version, *dlx__py_str_copy, *dlx__py_str_dl_device,
     *dlx__py_str_stream, *dlx__py_str_device, *dlx__py_str_assumed_align, *dlx__py_version_tuple,
     *dlx__py_kw_max_version;
 
@@ -20,7 +20,8 @@ static int intern(PyObject **slot, const char *s) {
 }
 
 PyMODINIT_FUNC PyInit__dlx(void) {
-  if (intern(&dlx__py_str_dlpack, "__dlpack__") || intern(&dlx__py_str_max_version, "max_version") ||
+  if (intern(&dlx__py_str_dlpack, "__dlpack__") || intern(&dlx__py_str_dlpack_device, "__dlpack_device__") ||
+      intern(&dlx__py_str_max_version, "max_version") ||
       intern(&dlx__py_str_copy, "copy") || intern(&dlx__py_str_dl_device, "dl_device") ||
       intern(&dlx__py_str_stream, "stream") || intern(&dlx__py_str_device, "device") ||
       intern(&dlx__py_str_assumed_align, "assumed_align"))
@@ -49,7 +50,8 @@ PyMODINIT_FUNC PyInit__dlx(void) {
   Py_INCREF(dlx__py_version_tuple);
   if (PyModule_AddObject(m, "DLPACK_VERSION", dlx__py_version_tuple) < 0) goto fail;
   if (PyModule_AddFunctions(m, dlx__py_ops_methods) < 0) goto fail;
-  if (PyModule_AddFunctions(m, dlx__py_consumer_methods) < 0 || PyModule_AddFunctions(m, dlx__py_create_methods) < 0)
+  if (PyModule_AddFunctions(m, dlx__py_consumer_methods) < 0 || PyModule_AddFunctions(m, dlx__py_create_methods) < 0 ||
+      PyModule_AddFunctions(m, dlx__py_check_methods) < 0)
     goto fail;
   if (dlx__py_cuda_init(m) < 0) goto fail;   /* dlx._dlx._cuda, what dlx.cuda wraps */
   if (dlx__py_oneapi_init(m) < 0) goto fail; /* dlx._dlx._oneapi, what dlx.oneapi wraps */
