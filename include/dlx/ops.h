@@ -87,7 +87,10 @@ typedef enum dlx_unop {
 DLX_API dlx_status dlx_unary(dlx_unop op, const dlx_view *out, const dlx_view *a);
 
 /* out = a op b, elementwise with broadcasting. A scalar operand is a 0-d view (dlx_scalar_view);
- * reversed-scalar forms (s - t, s / t) are the same call with the operands swapped. */
+ * reversed-scalar forms (s - t, s / t) are the same call with the operands swapped. a and b share a dtype,
+ * with one exception: the six comparisons also take int64 with uint64 (either order) and compare their
+ * exact values (-1 < 2^64 - 1, 2^63 - 1 < 2^63 + 1), as NumPy 2 does, where a common dtype (float64)
+ * would round them. */
 DLX_API dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view *a, const dlx_view *b);
 
 /* out = scalar * t1 + t2 (augpy's fma). t1 has t2's dtype, or is the signed partner of t2's unsigned
