@@ -25,9 +25,13 @@
  *  - packed sub-byte dtypes (float6, float4) only take part in cast, fill and copy.
  *  - a NaN produced by arithmetic (add, sub, mul, div, fma) is a NaN of unspecified sign and payload:
  *    which input NaN an operation passes on depends on the hardware and the operand order (IEEE 754
- *    leaves it open, and a GPU returns one canonical NaN). Copies and fills keep NaN bits; casts keep
- *    them as far as the target format can (float32 -> float16 keeps the top payload bits, as NumPy).
- * Comparisons write bool (one byte, 0 or 1).
+ *    leaves it open, and a GPU returns one canonical NaN). Copies and fills keep NaN bits; a cast between
+ *    float formats delivers a quiet NaN (never a signalling one), keeping the sign and as much of the
+ *    payload as the target can (float32 -> float16 keeps the top payload bits, as NumPy);
+ *  - complex products and quotients round every operation on its own (no fused multiply-add);
+ *  - float -> integer casts truncate and saturate (NaN gives 0).
+ * Comparisons write bool (one byte, 0 or 1). docs/numerics.md lists these rules with their tests, and
+ * where they differ from NumPy and ml_dtypes.
  *
  * Threads: large ops split over the threads of a pool (dlx_set_num_threads); an op called while the
  * pool is busy (another thread's op, or a nested call) runs on its caller's thread alone, so threaded

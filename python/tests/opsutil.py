@@ -60,9 +60,11 @@ def edge_ints(name):
     return [v for v in EDGE_INTS if info.min <= v <= info.max]
 
 
-def random_array(rng, name, shape, small=False):
+def random_array(rng, name, shape, small=False, special=False):
     """Values of dtype name: ints over their whole range with a third from EDGE_INTS (small: a few units),
-    floats of both signs and mixed magnitudes with some exact zeros, complex from two such floats."""
+    floats of both signs and mixed magnitudes with some exact zeros (special: a tenth NaN, +-inf, -0.0 and
+    the float's extremes too), complex from two such floats (never special: dlx's complex products differ
+    from NumPy's FMA loop at inf, docs/numerics.md)."""
     dt = np_dtype(name)
     if name == "bool":
         return np.asarray(rng.integers(0, 2, size=shape)).astype(bool)
@@ -81,6 +83,12 @@ def random_array(rng, name, shape, small=False):
         return np.asarray(z).astype(dt)  # 0-d arithmetic gives NumPy scalars: back to an array
     x = np.asarray(rng.standard_normal(size=shape) * (4.0 if small else 10.0 ** rng.integers(-3, 4, size=shape)))
     x[rng.random(size=shape) < 0.1] = 0.0
+    if special and name in FLOATS:
+        fi = np.finfo(dt)
+        odd = np.array([np.nan, -np.nan, np.inf, -np.inf, -0.0, fi.max, -fi.max, fi.tiny, fi.smallest_subnormal],
+                       np.float64)
+        pick = rng.random(size=shape) < 0.1
+        x[pick] = odd[rng.integers(0, len(odd), size=shape)][pick]
     if name in EXT:
         x = np.abs(x) if name == "float8_e8m0fnu" else x
         return x.astype(np.float32).astype(dt)

@@ -4,6 +4,7 @@ documented way (Python's fractions for rounding, NumPy float operations one roun
 products), and the peers' own bits where they differ, so that a peer that changes shows up here.
 """
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -392,3 +393,30 @@ def test_integer_true_division_is_numpy():
         want = a / b
     got = np.from_dlpack(from_np(a) / from_np(b))
     np.testing.assert_array_equal(got, want)
+
+
+# ---- the document names real tests ---------------------------------------------------------------------
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_numerics_doc_names_real_tests():
+    """Every "Tests:" entry of docs/numerics.md names a file and tests that exist in it: Python test
+    functions, or C test cases of the file's table ({"name", fn})."""
+    with open(os.path.join(ROOT, "docs", "numerics.md")) as f:
+        doc = f.read()
+    entries = re.findall(r"^- Tests: (.*?)(?=^\S|^- |\Z)", doc, re.S | re.M)
+    assert len(entries) >= 7
+    named = 0
+    for entry in entries:
+        text = re.sub(r"\([^()]*\)", "", " ".join(entry.split()))  # drop the comments in parentheses
+        for path, names in re.findall(r"`([^`]+\.(?:py|c))`([^`]*)", text):
+            with open(os.path.join(ROOT, path)) as f:
+                src = f.read()
+            for name in [n.strip(" ;.").split()[0] for n in names.split(",") if n.strip(" ;.")]:
+                if not re.fullmatch(r"test_\w+" if path.endswith(".py") else r"\w+", name):
+                    continue  # prose, not a test's name
+                pattern = rf"^def {name}\(" if path.endswith(".py") else rf'{{"{name}", '
+                assert re.search(pattern, src, re.M), f"docs/numerics.md names {name} in {path}: no such test"
+                named += 1
+    assert named >= 30

@@ -86,12 +86,14 @@ def binary_cases(draw, dtypes):
 @settings(max_examples=150)
 @given(case=binary_cases(STANDARD), op=st.sampled_from(sorted(OPS)))
 def test_binary_tensors_vs_numpy(case, op):
-    """Every op on random dtypes (promotion included), broadcast shapes and strided views."""
+    """Every op on random dtypes (promotion included), broadcast shapes and strided views; integers over
+    their whole range and at their edges (2**53 +- 1, 2**63 +- 1, the limits), floats with NaN, +-inf,
+    -0.0 and their extremes."""
     shapes, dts, lays, seed = case
     rng = np.random.default_rng(seed)
     pairs = []
     for shape, dt, (steps, perm) in zip(shapes, dts, lays):
-        base = random_array(rng, dt, shape)
+        base = random_array(rng, dt, shape, special=True)
         a_np, a_t, _, _ = strided_pair(rng, base, shape, steps, perm)
         pairs.append((a_np, a_t))
     check_binary(op, pairs[0][0], pairs[0][1], pairs[1][0], pairs[1][1])
