@@ -155,8 +155,9 @@ def rounding_inputs(name, rng, n_random=1500):
     step = vals[-1] - vals[-2]
     vals = np.concatenate([vals, [vals[-1] + step]])  # the overflow threshold is its midpoint with the max
     i = np.arange(len(vals) - 1)
-    if len(i) > 2000:
-        i = np.unique(np.concatenate([i[:100], i[-100:], rng.choice(i, 1500, replace=False)]))
+    if len(i) > 2000:  # the smallest and largest values, the subnormal / normal boundary, a random sample
+        sub = 1 << SPECS[name][2]  # index of the smallest normal value (after zero and the subnormals)
+        i = np.unique(np.concatenate([i[:100], i[-100:], i[sub - 3:sub + 3], rng.choice(i, 1500, replace=False)]))
     lo, hi = vals[i], vals[i + 1]
     mid = lo + (hi - lo) / 2
     pts = [lo, mid, np.nextafter(mid, np.inf), np.nextafter(mid, -np.inf), np.nextafter(lo, np.inf),

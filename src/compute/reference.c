@@ -200,7 +200,7 @@ static void store(const dlx_view *v, int64_t off, const rv *x) {
 /* A comparison of int64 with uint64 (either order; the compute layer admits no other mixed pair):
  * expr.h's three-way rule on the exact values, then cmp OP 0 as its MIX_RULE does. */
 static uint8_t mixed_compare(dlx_binop op, const rv *a, const rv *b) {
-  const int c = a->cat == RV_SINT ? dlx_cmp3_i64_u64(a->i, b->u) : dlx_cmp3_u64_i64(a->u, b->i);
+  const int c = a->cat == RV_SINT ? dlx__cmp3_i64_u64(a->i, b->u) : dlx__cmp3_u64_i64(a->u, b->i);
   return ORDER(op, SINT, i32, c, 0);
 }
 

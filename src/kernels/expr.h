@@ -297,13 +297,13 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
  * Python front end does). Only the six comparisons exist for these pairs.
  * ==================================================================================================== */
 
-DLX_EXPR int dlx_cmp3_i64_u64(int64_t a, uint64_t b) {
+DLX_EXPR int dlx__cmp3_i64_u64(int64_t a, uint64_t b) {
   return a < 0 ? -1 : ((uint64_t)a > b) - ((uint64_t)a < b);
 }
-DLX_EXPR int dlx_cmp3_u64_i64(uint64_t a, int64_t b) { return -dlx_cmp3_i64_u64(b, a); }
+DLX_EXPR int dlx__cmp3_u64_i64(uint64_t a, int64_t b) { return -dlx__cmp3_i64_u64(b, a); }
 
 /* a OP b for a of dtype A and b of dtype B, a mixed pair (OP: lt ... ne): the SINT rule on (cmp, 0) */
-#define MIX_RULE(OP, A, B, a, b) BIN_RULE(OP, i32, dlx_cmp3_##A##_##B(a, b), 0)
+#define MIX_RULE(OP, A, B, a, b) BIN_RULE(OP, i32, dlx__cmp3_##A##_##B(a, b), 0)
 
 /* Which (op, dtype pair) exist: the comparisons, on both orders of the pair; X(op, A, B) */
 #define MIX_PAIRS(X, OP) X(OP, i64, u64) X(OP, u64, i64)
