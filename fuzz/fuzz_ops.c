@@ -35,7 +35,8 @@
  *
  * Input format (reads past the end yield zero bytes; fuzz/make_corpus.py writes the same encoding):
  *   kind u8     (b & 7) % 5: 0 copy, 1 fill, 2 cast, 3 binary, 4 fma; bit 3: fma's t1 is the signed
- *               partner of an unsigned t2
+ *               partner of an unsigned t2, a binary op's b the other signedness of a 64-bit integer a
+ *               (the mixed int64 / uint64 comparisons)
  *   arg u8      binary: < 0xF0 the op (% 10), else a raw int32 op (u32 follows);
  *               fma: < 0xF0 the scalar from a table (% 16), else raw double bits (u64 follows)
  *   flags u8    1 threaded (grain 2 + 3 * (flags >> 4)), 2 NULL-argument checks
@@ -43,8 +44,9 @@
  *   seed u32    of the arena contents
  *   tail u8     slack bytes after the last view (% 16)
  *   T, U        the op's dtypes (dtype: u8 < 0xFF a table index, 0xFF raw code u8, bits u8, lanes u16):
- *               copy/fill out = in = T; cast out = T, in = U; binary a = b = T, out = T or bool for
- *               comparisons; fma t2 = out = T, t1 = T or its signed partner
+ *               copy/fill out = in = T; cast out = T, in = U; binary a = b = T (b flipped between int64
+ *               and uint64 by bit 3), out = T or bool for comparisons; fma t2 = out = T, t1 = T or its
+ *               signed partner
  *   then out, in0 (src / value / a / t1), in1 (binary b, fma t2), each:
  *     dtype u8  < 0x80 the op's rule, < 0xFF table[(b - 0x80) % n], 0xFF raw (code, bits, lanes u16)
  *     flags u8  the dlx_view flags: 1 read-only, 2 sub-byte padded
@@ -383,7 +385,10 @@ static bool is_comparison(int32_t op) { return op >= DLX_OP_LT && op <= DLX_OP_N
 static DLDataType rule_dtype(const opcase *c, int k, DLDataType t, DLDataType u, bool partner) {
   switch (c->kind) {
     case K_CAST: return k == 0 ? t : u;
-    case K_BINARY: return k == 0 && is_comparison(c->binop) ? DLX_DTYPE_BOOL : t;
+    case K_BINARY:
+      if (k == 2 && partner && t.bits == 64 && t.lanes == 1 && (t.code == DLX_CODE_INT || t.code == DLX_CODE_UINT))
+        t.code = t.code == DLX_CODE_INT ? DLX_CODE_UINT : DLX_CODE_INT;
+      return k == 0 && is_comparison(c->binop) ? DLX_DTYPE_BOOL : t;
     case K_FMA:
       if (k == 1 && partner && t.code == DLX_CODE_UINT) t.code = DLX_CODE_INT;
       return t;
@@ -593,9 +598,13 @@ static uint32_t refusal_mask(opcase *c) {
       if (!dlx_dtype_equal(out->dtype, a->dtype) && (ko == KC_NONE || ka == KC_NONE)) m |= BIT(DLX_ERR_UNSUPPORTED);
       packed_check = true;
       break;
-    case K_BINARY:
+    case K_BINARY: {
       if (c->binop < 0 || c->binop >= DLX_OP_COUNT) break;
-      if (!dlx_dtype_equal(a->dtype, b->dtype)) m |= BIT(DLX_ERR_DTYPE_MISMATCH);
+      /* the one mixed pair: int64 with uint64 (either order) in the comparisons */
+      const kclass kb = kclass_of(b->dtype);
+      const bool mixed = is_comparison(c->binop) && a->dtype.bits == 64 && b->dtype.bits == 64 &&
+                         ((ka == KC_SINT && kb == KC_UINT) || (ka == KC_UINT && kb == KC_SINT));
+      if (!dlx_dtype_equal(a->dtype, b->dtype) && !mixed) m |= BIT(DLX_ERR_DTYPE_MISMATCH);
       if (ka == KC_NONE || ka == KC_SUB) m |= BIT(DLX_ERR_UNSUPPORTED);
       if (ka == KC_BOOL && (c->binop == DLX_OP_SUB || c->binop == DLX_OP_DIV)) m |= BIT(DLX_ERR_UNSUPPORTED);
       if (ka == KC_COMPLEX && is_comparison(c->binop) && c->binop != DLX_OP_EQ && c->binop != DLX_OP_NE)
@@ -603,6 +612,7 @@ static uint32_t refusal_mask(opcase *c) {
       if (is_comparison(c->binop) ? !dlx_dtype_equal(out->dtype, DLX_DTYPE_BOOL) : !dlx_dtype_equal(out->dtype, a->dtype))
         m |= BIT(DLX_ERR_DTYPE_MISMATCH);
       break;
+    }
     default: { /* fma: a is t1, b is t2 */
       const kclass kb = kclass_of(b->dtype);
       if (kb == KC_NONE || kb == KC_SUB) m |= BIT(DLX_ERR_UNSUPPORTED);

@@ -890,6 +890,11 @@ def ops_seeds():
     s["div_f16_b_shifted_alias"] = ops_seed(BI, "float16", op="div", views=[V([12], offset=("after", 2)), V("same"),
                                                                                V(("alias", -2))])
     s["ne_u64_with_0d"] = ops_seed(BI, "uint64", op="ne", views=[V([2, 3]), V("same"), V([])])
+    # the one mixed pair (issue 20): int64 with uint64, compared exactly; arithmetic on it is refused
+    s["lt_i64_u64_mixed"] = ops_seed(BI, "int64", op="lt", partner=True, views=[V([3, 4]), V("same"), V("same", "F")],
+                                     fill=FILL_SPECIAL)
+    s["eq_u64_i64_mixed_0d"] = ops_seed(BI, "uint64", op="eq", partner=True, views=[V([5]), V("same"), V([])])
+    s["add_i64_u64_refused"] = ops_seed(BI, "int64", op="add", partner=True, views=[V([2]), V("same"), V("same")])
     s["add_fp8_e4m3fn_transposed"] = ops_seed(BI, "float8_e4m3fn", op="add", views=[V([9, 9]), V("same", "F"), V("same")],
                                               fill=FILL_SPECIAL)
     s["mul_u16_zero_stride_input"] = ops_seed(BI, "uint16", op="mul", views=[V([4, 6]), V("same", ("zero", [0])),

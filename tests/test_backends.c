@@ -194,6 +194,13 @@ static void build_cases(void) {
         add(OP_BINARY, op, 0, o, dt, dt, 0, ((op * DLX_KD_COUNT + k) * 2 + j) % NLAYOUTS_OK, e);
     }
   }
+  /* the one mixed pair: int64 with uint64 in the comparisons, both orders, two layouts each */
+  for (int op = DLX_OP_LT; op <= DLX_OP_NE; ++op) {
+    for (int order = 0; order < 2; ++order) {
+      const DLDataType a = order ? DLX_DTYPE_UINT64 : DLX_DTYPE_INT64, b = order ? DLX_DTYPE_INT64 : DLX_DTYPE_UINT64;
+      for (int j = 0; j < 2; ++j) add(OP_BINARY, op, 0, DLX_DTYPE_BOOL, a, b, 0, (op * 4 + order * 2 + j) % NLAYOUTS_OK, DLX_OK);
+    }
+  }
   /* fma: every dtype, and the signed partner of each unsigned one, with three scalars each */
   const double scalars[] = {0.5, -1.0, 2.25, 1e3, -0.0, 3.0, NAN, -INFINITY};
   v = 0;
@@ -216,6 +223,8 @@ static void build_cases(void) {
   add(OP_BINARY, DLX_OP_ADD, 0, f32, i32, i32, 0, 3, DLX_ERR_DTYPE_MISMATCH);
   add(OP_BINARY, DLX_OP_MUL, 0, i32, i32, DLX_DTYPE_INT64, 0, 6, DLX_ERR_DTYPE_MISMATCH);
   add(OP_BINARY, DLX_OP_LT, 0, u8, f32, f32, 0, 9, DLX_ERR_DTYPE_MISMATCH);
+  add(OP_BINARY, DLX_OP_ADD, 0, DLX_DTYPE_INT64, DLX_DTYPE_INT64, DLX_DTYPE_UINT64, 0, 4, DLX_ERR_DTYPE_MISMATCH);
+  add(OP_BINARY, DLX_OP_EQ, 0, DLX_DTYPE_BOOL, i32, DLX_DTYPE_UINT64, 0, 5, DLX_ERR_DTYPE_MISMATCH);
   add(OP_FMA, 0, 2.0, u8, DLX_DTYPE_INT16, u8, 0, 1, DLX_ERR_DTYPE_MISMATCH);
   add(OP_FMA, 0, 2.0, DLX_DTYPE_INT8, DLX_DTYPE_UINT8, DLX_DTYPE_INT8, 0, 1, DLX_ERR_DTYPE_MISMATCH);
   /* and on their layouts */

@@ -93,9 +93,9 @@ static double ref_value(const ref_spec *s, uint32_t code) {
 
 static bool ref_is_nan_code(const ref_spec *s, uint32_t code) { return is_nan(ref_value(s, code)); }
 
-/* Ascending non-negative finite values with their codes. e8m0fnu rounds as if code 0x00 were zero (the
- * value ml_dtypes' arithmetic gives it), so its list starts with (0, 0x00); every list ends with a
- * virtual value one step past the largest finite, whose code (max + 1) stands for "overflow". */
+/* Ascending non-negative finite values with their codes. e8m0fnu's list starts with (2^-127, 0x00), its
+ * smallest value, which everything below it rounds to (it has no zero); every list ends with a virtual
+ * value one step past the largest finite, whose code (max + 1) stands for "overflow". */
 typedef struct ref_table {
   int n;
   double v[1 << 15];
@@ -118,9 +118,8 @@ static void ref_build(size_t si) {
   t->n = 0;
   const uint32_t ncodes = s->unsigned_ ? 256u : 1u << (s->bits - 1);
   for (uint32_t c = 0; c < ncodes; ++c) {
-    double v = ref_value(s, c);
+    const double v = ref_value(s, c);
     if (is_nan(v) || v > 1e300) continue;
-    if (s->unsigned_ && c == 0) v = 0.0;
     t->v[t->n] = v;
     t->code[t->n] = c;
     ++t->n;
@@ -166,6 +165,7 @@ static uint32_t ref_encode(size_t si, double x) {
   /* binary search: t->v[lo] <= a < t->v[hi] */
   int lo = 0, hi = t->n - 1;
   if (a >= t->v[hi]) return ref_overflow_code(s, neg);
+  if (a < t->v[0]) return t->code[0]; /* e8m0fnu below 2^-127: its smallest value is the nearest */
   while (hi - lo > 1) {
     int mid = (lo + hi) / 2;
     if (t->v[mid] <= a) lo = mid;
@@ -298,22 +298,24 @@ static void test_16bit_exhaustive(void) {
     const float f16 = dlx__cvt_f16_to_f32(h), b16 = dlx__cvt_bf16_to_f32(h);
     const double want16 = ref_value(&specs[0], c), wantb = ref_value(&specs[1], c);
     if (is_nan(want16)) {
-      /* NumPy keeps the payload both ways, so even NaNs round-trip */
-      CHECK_EQ(f32_bits(f16), ((c & 0x8000u) << 16) | 0x7f800000u | ((c & 0x3ffu) << 13));
+      /* the payload is kept both ways and the quiet bit set: a quiet NaN round-trips, a signalling one
+       * comes back quiet (IEEE 754; NumPy keeps it signalling) */
+      CHECK_EQ(f32_bits(f16), ((c & 0x8000u) << 16) | 0x7fc00000u | ((c & 0x3ffu) << 13));
       CHECK_EQ(f64_bits(dlx__cvt_f16_to_f64(h)),
-               ((uint64_t)(c & 0x8000u) << 48) | UINT64_C(0x7ff0000000000000) | ((uint64_t)(c & 0x3ffu) << 42));
+               ((uint64_t)(c & 0x8000u) << 48) | UINT64_C(0x7ff8000000000000) | ((uint64_t)(c & 0x3ffu) << 42));
+      CHECK_EQ(enc32(0, f16), c | 0x200u);
+      CHECK_EQ(dlx__cvt_f64_to_f16(dlx__cvt_f16_to_f64(h)), c | 0x200u);
     } else {
       CHECK_EQ(f64_bits((double)f16), f64_bits(want16));
       CHECK_EQ(f64_bits(dlx__cvt_f16_to_f64(h)), f64_bits(want16));
       CHECK_EQ(f64_bits(dlx__cvt_narrow_decode(DLX_CODE_FLOAT, c)), f64_bits(want16));
+      CHECK_EQ(enc32(0, f16), c);
+      CHECK_EQ(dlx__cvt_f64_to_f16(dlx__cvt_f16_to_f64(h)), c);
     }
-    CHECK_EQ(enc32(0, f16), c);
-    CHECK_EQ(dlx__cvt_f64_to_f16(dlx__cvt_f16_to_f64(h)), c);
     CHECK_EQ(f32_bits(dlx__cvt_decode_f32(fmt_of(0), c)), f32_bits(f16));
     if (is_nan(wantb)) {
-      CHECK_EQ(f32_bits(b16), c << 16);
-      /* widening to float64 sets the quiet bit, as float32 -> float64 does */
-      CHECK_EQ(f64_bits(dlx__cvt_bf16_to_f64(h)), f64_bits((double)b16) | UINT64_C(0x0008000000000000));
+      CHECK_EQ(f32_bits(b16), (c << 16) | 0x00400000u); /* the payload kept, quiet */
+      CHECK_EQ(f64_bits(dlx__cvt_bf16_to_f64(h)), f64_bits((double)b16));
       CHECK_EQ(enc32(1, b16), (c & 0x8000u) | 0x7fc0u);
       CHECK_EQ(dlx__cvt_f64_to_bf16(dlx__cvt_bf16_to_f64(h)), (c & 0x8000u) | 0x7fc0u);
     } else {
@@ -326,6 +328,44 @@ static void test_16bit_exhaustive(void) {
     /* the generic decoder agrees with the fast paths bit for bit, NaNs included */
     CHECK_EQ(f64_bits(dlx__cvt_narrow_decode(DLX_CODE_BFLOAT, c)), f64_bits(dlx__cvt_bf16_to_f64(h)));
     CHECK_EQ(f64_bits(dlx__cvt_narrow_decode(DLX_CODE_FLOAT, c)), f64_bits(dlx__cvt_f16_to_f64(h)));
+  }
+}
+
+/* Whether bits hold a signalling NaN of the format (IEEE-like: exponent all ones, quiet bit clear). */
+static bool signalling(uint32_t bits, unsigned ebits, unsigned mbits) {
+  const uint32_t e = (bits >> mbits) & ((1u << ebits) - 1u), m = bits & ((1u << mbits) - 1u);
+  return e == (1u << ebits) - 1u && m != 0 && (m >> (mbits - 1u)) == 0;
+}
+
+/* Issue 20: bfloat16 -> float16 turned 126 bfloat16 NaN codes into float16 signalling NaNs (0x7c08...).
+ * IEEE 754 (7.2): a conversion delivers a quiet NaN. Every NaN code of every format, decoded to float32
+ * and float64 and encoded into every format from there (the narrow -> narrow path), and every float32 /
+ * float64 signalling NaN encoded: never a signalling NaN; the sign kept where the target has one. */
+static void test_no_signalling_nan_out(void) {
+  int nans = 0;
+  for (size_t si = 0; si < NSPECS; ++si) {
+    const ref_spec *s = &specs[si];
+    for (uint32_t c = 0; c < (1u << s->bits); ++c) {
+      if (!ref_is_nan_code(s, c)) continue;
+      ++nans;
+      const float f = dlx__cvt_decode_f32(fmt_of(si), c);
+      const double d = dlx__cvt_decode_f64(fmt_of(si), c);
+      CHECK(is_nan(f) && ((f32_bits(f) >> 22) & 1u)); /* the quiet bit */
+      CHECK(is_nan(d) && ((f64_bits(d) >> 51) & 1u));
+      for (size_t ti = 0; ti < NSPECS; ++ti) {
+        const ref_spec *t = &specs[ti];
+        const uint32_t out = dlx__cvt_encode_f32(fmt_of(ti), f);
+        if (t->ieee) CHECK(!signalling(out, (unsigned)t->ebits, (unsigned)t->mbits));
+        if (t->ieee || t->fn) CHECK_EQ(out & sign_bit_of(t), (f32_bits(f) >> 31) ? sign_bit_of(t) : 0u);
+        CHECK_EQ(dlx__cvt_encode_f64(fmt_of(ti), d), out); /* through float64: the same NaN */
+      }
+    }
+  }
+  /* float16, bfloat16, e3m4, e4m3, e4m3b11fnuz, e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0fnu */
+  CHECK_EQ(nans, 2046 + 254 + 30 + 14 + 1 + 2 + 1 + 6 + 1 + 1);
+  for (uint32_t p = 1; p < (1u << 22); p += 4099) { /* float32 / float64 signalling NaNs into float16 */
+    CHECK(!signalling(dlx__cvt_f32_to_f16(f32_from(0x7f800000u | p)), 5, 10));
+    CHECK(!signalling(dlx__cvt_f64_to_f16(f64_from(UINT64_C(0xfff0000000000000) | ((uint64_t)p << 29))), 5, 10));
   }
 }
 
@@ -426,14 +466,16 @@ static void test_specials(void) {
       CHECK_EQ(dlx__cvt_encode_f32(f, (float)in[k]), want[k]);
     }
   }
-  /* float16 NaN payloads, NumPy's rule: keep the top 10 bits, never let a NaN become inf */
-  CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0x7f800001u)), 0x7c01);
-  CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0xff802000u)), 0xfc01);
-  CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0x7fa00000u)), 0x7d00);
+  /* float16 NaN payloads: NumPy's rule (keep the top 10 bits) with the quiet bit set, so that a signalling
+   * NaN comes out quiet (NumPy gives 0x7c01, 0xfc01, 0x7d00, 0x7c01, 0x7d00 for these) */
+  CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0x7f800001u)), 0x7e00);
+  CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0xff802000u)), 0xfe01);
+  CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0x7fa00000u)), 0x7f00);
+  CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0x7fc02000u)), 0x7e01); /* a quiet NaN: NumPy's bits */
   CHECK_EQ(dlx__cvt_f32_to_f16(f32_from(0x7fffffffu)), 0x7fff);
-  CHECK_EQ(dlx__cvt_f64_to_f16(f64_from(UINT64_C(0x7ff0000000000001))), 0x7c01);
-  CHECK_EQ(dlx__cvt_f64_to_f16(f64_from(UINT64_C(0x7ff4000000000000))), 0x7d00);
-  CHECK_EQ(dlx__cvt_encode_f32(dlx__cvt_format_of(DLX_CODE_FLOAT), f32_from(0x7f800001u)), 0x7c01);
+  CHECK_EQ(dlx__cvt_f64_to_f16(f64_from(UINT64_C(0x7ff0000000000001))), 0x7e00);
+  CHECK_EQ(dlx__cvt_f64_to_f16(f64_from(UINT64_C(0x7ff4000000000000))), 0x7f00);
+  CHECK_EQ(dlx__cvt_encode_f32(dlx__cvt_format_of(DLX_CODE_FLOAT), f32_from(0x7f800001u)), 0x7e00);
   /* bfloat16 drops every payload for the one quiet NaN (ml_dtypes) */
   CHECK_EQ(dlx__cvt_f32_to_bf16(f32_from(0x7f800001u)), 0x7fc0);
   CHECK_EQ(dlx__cvt_f32_to_bf16(f32_from(0xffa00000u)), 0xffc0);
@@ -472,7 +514,14 @@ static void test_rounding_edges(void) {
   CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1p-127), 0x00);
   CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1p-140), 0x00);
   CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1p-1074), 0x00);
-  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1.2p-127), 0x01); /* above 2^-127 it rounds as if 0x00 were 0 */
+  /* issue 20: (2^-127, 1.5 * 2^-127) is nearer 2^-127 (ml_dtypes rounds it to 2^-126, as if 0x00 were 0) */
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1.2p-127), 0x00);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1.7ffffffffffffp-127), 0x00);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1.8p-127), 0x01); /* the tie rounds up */
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1.000001p-127), 0x00);
+  CHECK_EQ(dlx__cvt_narrow_encode_f32(e8, 0x1.2p-127f), 0x00);
+  CHECK_EQ(dlx__cvt_narrow_encode_f32(e8, 0x1.8p-127f), 0x01);
+  CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1.8p-128), 0x00);
   CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1p127), 0xfe);
   CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1.7p127), 0xfe);
   CHECK_EQ(dlx__cvt_narrow_encode(e8, 0x1.8p127), 0xff);
@@ -647,6 +696,7 @@ static const dlx_test_case cases[] = {
     {"descriptors", test_descriptors},
     {"small_exhaustive_round_trip", test_small_exhaustive_round_trip},
     {"16bit_exhaustive", test_16bit_exhaustive},
+    {"no_signalling_nan_out", test_no_signalling_nan_out},
     {"against_reference_boundaries", test_against_reference_boundaries},
     {"against_reference_random", test_against_reference_random},
     {"specials", test_specials},

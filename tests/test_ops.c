@@ -429,6 +429,14 @@ static void test_random_binary(void) {
       run_random(&tc, 12);
     }
   }
+  /* the one mixed pair: int64 with uint64, both orders, in the comparisons */
+  for (int op = DLX_OP_LT; op <= DLX_OP_NE; ++op) {
+    for (int order = 0; order < 2; ++order) {
+      tcase tc = {.kind = OP_BINARY, .op = (dlx_binop)op, .dto = DLX_DTYPE_BOOL,
+                  .dta = order ? DLX_DTYPE_UINT64 : DLX_DTYPE_INT64, .dtb = order ? DLX_DTYPE_INT64 : DLX_DTYPE_UINT64};
+      run_random(&tc, 12);
+    }
+  }
 }
 
 static void test_random_fma(void) {
@@ -638,6 +646,52 @@ static void test_bool_and_comparisons(void) {
   CHECK(o[0] == 1 && o[1] == 0); /* both parts compared */
   CHECK_OK(dlx_binary(DLX_OP_NE, &vo2, &vc1, &vc2));
   CHECK(o[0] == 0 && o[1] == 1);
+}
+
+/* Issue 20: int64 with uint64 went through float64 in the Python layer, where 2^63 + 1 == 2^63 - 1. The
+ * core compares the pair exactly, both orders, all six comparisons: every pair of values at the limits,
+ * around 2^53 and 2^63, against 128-bit arithmetic. */
+static uint8_t exact_compare(dlx_binop op, __int128 x, __int128 y) {
+  switch (op) {
+    case DLX_OP_LT: return x < y;
+    case DLX_OP_LE: return x <= y;
+    case DLX_OP_GT: return x > y;
+    case DLX_OP_GE: return x >= y;
+    case DLX_OP_EQ: return x == y;
+    default: return x != y;
+  }
+}
+
+static void test_mixed_sign_comparisons(void) {
+  const uint64_t p53 = (uint64_t)1 << 53, p63 = (uint64_t)1 << 63;
+  const int64_t iv[] = {INT64_MIN, INT64_MIN + 1, -(int64_t)p53 - 1, -1, 0, 1, (int64_t)p53 - 1, (int64_t)p53,
+                        (int64_t)p53 + 1, INT64_MAX - 1, INT64_MAX};
+  const uint64_t uv[] = {0, 1, p53 - 1, p53, p53 + 1, p63 - 2, p63 - 1, p63, p63 + 1, UINT64_MAX - 1, UINT64_MAX};
+  enum { NI = sizeof iv / sizeof iv[0], NU = sizeof uv / sizeof uv[0], N = NI * NU };
+  int64_t a[N];
+  uint64_t b[N];
+  uint8_t o[N];
+  for (int i = 0; i < NI; ++i)
+    for (int j = 0; j < NU; ++j) a[i * NU + j] = iv[i], b[i * NU + j] = uv[j];
+  dlx_view va = vec(a, DLX_DTYPE_INT64, N), vb = vec(b, DLX_DTYPE_UINT64, N), vo = vec(o, DLX_DTYPE_BOOL, N);
+  for (int op = DLX_OP_LT; op <= DLX_OP_NE; ++op) {
+    for (int ref = 0; ref < 2; ++ref) {
+      const bool was = dlx__ops_set_reference(ref == 1);
+      int bad = 0;
+      CHECK_OK(dlx_binary((dlx_binop)op, &vo, &va, &vb));
+      for (int e = 0; e < N; ++e) bad += o[e] != exact_compare((dlx_binop)op, a[e], b[e]);
+      CHECK_OK(dlx_binary((dlx_binop)op, &vo, &vb, &va)); /* the other order */
+      for (int e = 0; e < N; ++e) bad += o[e] != exact_compare((dlx_binop)op, b[e], a[e]);
+      dlx__ops_set_reference(was);
+      CHECK_EQ(bad, 0);
+    }
+  }
+  /* arithmetic keeps one dtype; smaller signed dtypes widen first (no int32 / uint64 kernel) */
+  int32_t i32[N];
+  dlx_view vi32 = vec(i32, DLX_DTYPE_INT32, N), vu = vec(b, DLX_DTYPE_UINT64, N);
+  CHECK_FAIL(dlx_binary(DLX_OP_ADD, &vu, &vb, &va), DLX_ERR_DTYPE_MISMATCH, "a is uint64 but b is int64");
+  CHECK_FAIL(dlx_binary(DLX_OP_LT, &vo, &vi32, &vb), DLX_ERR_DTYPE_MISMATCH, "a is int32 but b is uint64");
+  CHECK_FAIL(dlx_binary(DLX_OP_EQ, &va, &va, &vb), DLX_ERR_DTYPE_MISMATCH, "eq writes bool, but out is int64");
 }
 
 static void test_float_semantics(void) {
@@ -953,6 +1007,7 @@ static const dlx_test_case cases[] = {
     {"aliasing", test_aliasing},
     {"integer_semantics", test_integer_semantics},
     {"bool_and_comparisons", test_bool_and_comparisons},
+    {"mixed_sign_comparisons", test_mixed_sign_comparisons},
     {"float_semantics", test_float_semantics},
     {"fma_semantics", test_fma_semantics},
     {"cast_semantics", test_cast_semantics},

@@ -25,9 +25,13 @@
  *  - packed sub-byte dtypes (float6, float4) only take part in cast, fill and copy.
  *  - a NaN produced by arithmetic (add, sub, mul, div, fma) is a NaN of unspecified sign and payload:
  *    which input NaN an operation passes on depends on the hardware and the operand order (IEEE 754
- *    leaves it open, and a GPU returns one canonical NaN). Copies and fills keep NaN bits; casts keep
- *    them as far as the target format can (float32 -> float16 keeps the top payload bits, as NumPy).
- * Comparisons write bool (one byte, 0 or 1).
+ *    leaves it open, and a GPU returns one canonical NaN). Copies and fills keep NaN bits; a cast between
+ *    float formats delivers a quiet NaN (never a signalling one), keeping the sign and as much of the
+ *    payload as the target can (float32 -> float16 keeps the top payload bits, as NumPy);
+ *  - complex products and quotients round every operation on its own (no fused multiply-add);
+ *  - float -> integer casts truncate and saturate (NaN gives 0).
+ * Comparisons write bool (one byte, 0 or 1). docs/numerics.md lists these rules with their tests, and
+ * where they differ from NumPy and ml_dtypes.
  *
  * Threads: large ops split over the threads of a pool (dlx_set_num_threads); an op called while the
  * pool is busy (another thread's op, or a nested call) runs on its caller's thread alone, so threaded
@@ -87,7 +91,10 @@ typedef enum dlx_unop {
 DLX_API dlx_status dlx_unary(dlx_unop op, const dlx_view *out, const dlx_view *a);
 
 /* out = a op b, elementwise with broadcasting. A scalar operand is a 0-d view (dlx_scalar_view);
- * reversed-scalar forms (s - t, s / t) are the same call with the operands swapped. */
+ * reversed-scalar forms (s - t, s / t) are the same call with the operands swapped. a and b share a dtype,
+ * with one exception: the six comparisons also take int64 with uint64 (either order) and compare their
+ * exact values (-1 < 2^64 - 1, 2^63 - 1 < 2^63 + 1), as NumPy 2 does, where a common dtype (float64)
+ * would round them. */
 DLX_API dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view *a, const dlx_view *b);
 
 /* out = scalar * t1 + t2 (augpy's fma). t1 has t2's dtype, or is the signed partner of t2's unsigned

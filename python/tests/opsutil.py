@@ -45,22 +45,50 @@ def from_np(a):
     return dlx.from_dlpack(a)
 
 
-def random_array(rng, name, shape, small=False):
-    """Values of dtype name: ints over their whole range (small: a few units), floats of both signs and
-    mixed magnitudes with some exact zeros, complex from two such floats."""
+# Integers where exactness is lost or limits are hit: every dtype's extremes, 2**53 +- 1 (float64's last
+# exact integers), 2**63 +- 1 (int64's edge, inside uint64), 2**31, 2**32, and small values. Operands of
+# different dtypes drawn from this pool meet equal and adjacent values, which uniform draws never do.
+EDGE_INTS = sorted({v for b in (8, 16, 32, 64) for v in (-(2**(b - 1)), -(2**(b - 1)) + 1, 2**(b - 1) - 1,
+                                                      2**(b - 1), 2**(b - 1) + 1, 2**b - 2, 2**b - 1)}
+                   | {s * (2**53 + d) for s in (1, -1) for d in (-1, 0, 1)} | {2**31, 2**32, 2**32 + 1}
+                   | set(range(-3, 4)))
+
+
+def edge_ints(name):
+    """The values of EDGE_INTS that dtype name holds."""
+    info = np.iinfo(np_dtype(name))
+    return [v for v in EDGE_INTS if info.min <= v <= info.max]
+
+
+def random_array(rng, name, shape, small=False, special=False):
+    """Values of dtype name: ints over their whole range with a third from EDGE_INTS (small: a few units),
+    floats of both signs and mixed magnitudes with some exact zeros (special: a tenth NaN, +-inf, -0.0 and
+    the float's extremes too), complex from two such floats (never special: dlx's complex products differ
+    from NumPy's FMA loop at inf, docs/numerics.md)."""
     dt = np_dtype(name)
     if name == "bool":
         return np.asarray(rng.integers(0, 2, size=shape)).astype(bool)
     if name in INTS:
         info = np.iinfo(dt)
         lo, hi = (max(info.min, -5), min(info.max, 5)) if small else (info.min, info.max)
-        return np.asarray(rng.integers(lo, hi, size=shape, endpoint=True, dtype=dt))
+        x = np.asarray(rng.integers(lo, hi, size=shape, endpoint=True, dtype=dt))
+        if not small:
+            edges = np.array(edge_ints(name), dtype=dt)
+            pick = rng.random(size=shape) < 1 / 3
+            x[pick] = edges[rng.integers(0, len(edges), size=shape)][pick]
+        return x
     if name in COMPLEX:
         part = "float32" if name == "complex64" else "float64"
         z = random_array(rng, part, shape, small) + 1j * random_array(rng, part, shape, small)
         return np.asarray(z).astype(dt)  # 0-d arithmetic gives NumPy scalars: back to an array
     x = np.asarray(rng.standard_normal(size=shape) * (4.0 if small else 10.0 ** rng.integers(-3, 4, size=shape)))
     x[rng.random(size=shape) < 0.1] = 0.0
+    if special and name in FLOATS:
+        fi = np.finfo(dt)
+        odd = np.array([np.nan, -np.nan, np.inf, -np.inf, -0.0, fi.max, -fi.max, fi.tiny, fi.smallest_subnormal],
+                       np.float64)
+        pick = rng.random(size=shape) < 0.1
+        x[pick] = odd[rng.integers(0, len(odd), size=shape)][pick]
     if name in EXT:
         x = np.abs(x) if name == "float8_e8m0fnu" else x
         return x.astype(np.float32).astype(dt)

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlx
-from opsutil import COMPLEX, EXT, FLOATS, INTS, STANDARD, assert_same, from_np, ml_dtypes, np_dtype, random_array, \
-    strided_pair, to_np
+from opsutil import COMPLEX, EDGE_INTS, EXT, FLOATS, INTS, STANDARD, assert_same, edge_ints, from_np, ml_dtypes, \
+    np_dtype, random_array, strided_pair, to_np
 
 ARITH = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul, "divide": operator.truediv}
 COMPARE = {"less": operator.lt, "less_equal": operator.le, "greater": operator.gt, "greater_equal": operator.ge,
@@ -86,12 +86,14 @@ def binary_cases(draw, dtypes):
 @settings(max_examples=150)
 @given(case=binary_cases(STANDARD), op=st.sampled_from(sorted(OPS)))
 def test_binary_tensors_vs_numpy(case, op):
-    """Every op on random dtypes (promotion included), broadcast shapes and strided views."""
+    """Every op on random dtypes (promotion included), broadcast shapes and strided views; integers over
+    their whole range and at their edges (2**53 +- 1, 2**63 +- 1, the limits), floats with NaN, +-inf,
+    -0.0 and their extremes."""
     shapes, dts, lays, seed = case
     rng = np.random.default_rng(seed)
     pairs = []
     for shape, dt, (steps, perm) in zip(shapes, dts, lays):
-        base = random_array(rng, dt, shape)
+        base = random_array(rng, dt, shape, special=True)
         a_np, a_t, _, _ = strided_pair(rng, base, shape, steps, perm)
         pairs.append((a_np, a_t))
     check_binary(op, pairs[0][0], pairs[0][1], pairs[1][0], pairs[1][1])
@@ -153,6 +155,90 @@ def test_int_scalar_range(dt):
             assert_same(OPS[op](t, v), OPS[op](np.arange(4, dtype=dt), v))
             assert_same(OPS[op](v, t), OPS[op](v, np.arange(4, dtype=dt)))
     assert_same(t + int(info.max), np.arange(4, dtype=dt) + np.array(info.max, dtype=dt))
+
+
+# ---- comparisons of integers: exact for every pair of dtypes (issue 20) -------------------------------
+
+
+def test_uint64_with_int64_is_exact_issue20():
+    """Issue 20: uint64 with int64 promotes to float64 (NumPy's arithmetic rule), and dlx compared there:
+    2**63 + 1 == 2**63 - 1 and 2**53 + 1 == 2**53 were True. NumPy 2 compares the exact values."""
+    u = from_np(np.array([2**63 + 1, 2**53 + 1], np.uint64))
+    i = from_np(np.array([2**63 - 1, 2**53], np.int64))
+    assert to_np(dlx.equal(u, i)).tolist() == [False, False]
+    assert to_np(u != i).tolist() == [True, True]
+    assert to_np(u > i).tolist() == [True, True]
+    assert to_np(i >= u).tolist() == [False, False]
+    assert (u + i).dtype == "float64"  # arithmetic keeps NumPy's promotion
+
+
+@pytest.mark.parametrize("da", INTS)
+def test_integer_comparisons_every_dtype_pair_at_edges(da):
+    """Every comparison on every pair of integer dtypes, both orders, on every pair of values from each
+    dtype's extremes, 2**53 +- 1, 2**63 +- 1 and small values, against NumPy 2 (whose qQ / Qq loops compare
+    int64 with uint64 exactly); 0-d operands and NumPy scalars too."""
+    a = np.array(edge_ints(da), np_dtype(da))
+    for db in INTS:
+        b = np.array(edge_ints(db), np_dtype(db))
+        x, y = np.repeat(a, len(b)), np.tile(b, len(a))  # every pair of values
+        tx, ty = from_np(x), from_np(y)
+        for op in sorted(COMPARE):
+            assert_same(OPS[op](tx, ty), OPS[op](x, y))
+            assert_same(getattr(dlx, op)(ty, tx), OPS[op](y, x))
+        for k in (0, len(x) // 2, len(x) - 1):  # a 0-d tensor and a NumPy scalar on either side
+            for op in ("less", "equal", "greater_equal"):
+                assert_same(OPS[op](from_np(x[k:k + 1].reshape(())), ty), OPS[op](x[k], y))
+                assert_same(OPS[op](ty, x[k]), OPS[op](y, x[k]))
+
+
+@pytest.mark.parametrize("dt", INTS)
+def test_integer_comparisons_with_python_ints(dt):
+    """A Python int on either side of each comparison, inside and outside the dtype's range (t_uint64 ==
+    -1, t_int64 < 2**63, 2**64 and beyond), against NumPy 2: values past the range decide the result
+    without a conversion, the others compare exactly."""
+    a = np.array(edge_ints(dt), np_dtype(dt))
+    t = from_np(a)
+    for v in sorted(set(EDGE_INTS) | {2**64, -(2**64), 2**65 + 1}):
+        for op in sorted(COMPARE):
+            assert_same(OPS[op](t, v), OPS[op](a, v))
+            assert_same(OPS[op](v, t), OPS[op](v, a))
+
+
+@st.composite
+def int_pairs(draw):
+    """Two integer dtypes and values drawn to meet: uniform over the dtype, near an edge (EDGE_INTS + -2..2),
+    or the other operand's value moved by a little (equal or adjacent values past 2**53)."""
+    wide = st.sampled_from(["int64", "uint64"])  # half the dtypes 64-bit: where float64 loses exactness
+    da, db = draw(st.one_of(wide, st.sampled_from(INTS))), draw(st.one_of(wide, st.sampled_from(INTS)))
+    n = draw(st.integers(1, 12))
+
+    def value(name, near=None):
+        info = np.iinfo(np_dtype(name))
+        how = draw(st.sampled_from(["uniform", "edge", "big"] + ["near"] * (2 if near is not None else 0)))
+        if how == "uniform":
+            v = draw(st.integers(int(info.min), int(info.max)))
+        elif how == "edge":
+            v = draw(st.sampled_from(EDGE_INTS)) + draw(st.integers(-2, 2))
+        elif how == "big":  # past float64's exact integers
+            v = draw(st.sampled_from([1, -1])) * draw(st.integers(2**53 - 2, 2**64))
+        else:
+            v = near + draw(st.integers(-3, 3))
+        return min(max(v, int(info.min)), int(info.max))
+
+    xs = [value(da) for _ in range(n)]
+    ys = [value(db, xs[i]) for i in range(n)]
+    return da, db, xs, ys
+
+
+@settings(max_examples=400)
+@given(case=int_pairs(), op=st.sampled_from(sorted(OPS)))
+def test_integer_ops_vs_numpy_past_2_53(case, op):
+    """Random integer pairs of any two dtypes, values past 2**53 and near each other included: every op
+    (comparisons exact, arithmetic as NumPy promotes it) against NumPy."""
+    da, db, xs, ys = case
+    x, y = np.array(xs, np_dtype(da)), np.array(ys, np_dtype(db))
+    check_binary(op, x, from_np(x), y, from_np(y))
+    check_binary(op, x[:1].reshape(()), from_np(x[:1].reshape(())), y, from_np(y))
 
 
 @pytest.mark.skipif(ml_dtypes is None, reason="ml_dtypes is not installed")

@@ -470,7 +470,10 @@ dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view *a, cons
   init_call(&c, "dlx_binary", DLX_EW_BINARY, 2, "out", "a", "b");
   c.op = op;
   DLX_FORWARD(load_operands(&c, out, a, b));
-  if (!dlx_dtype_equal(c.in[0].dtype, c.in[1].dtype)) return dtype_mismatch(&c, 1, 2);
+  /* int64 with uint64: compared exactly, where their common dtype (float64) would round (ew.h) */
+  const bool mixed =
+      dlx__op_is_comparison(op) && dlx__mixed_pair(dlx__kd_of(c.in[0].dtype), dlx__kd_of(c.in[1].dtype)) >= 0;
+  if (!mixed && !dlx_dtype_equal(c.in[0].dtype, c.in[1].dtype)) return dtype_mismatch(&c, 1, 2);
   const dlx__kd k = dlx__kd_of(c.in[0].dtype);
   DLX_FORWARD(check_arith_dtype(&c, op_names[op], k, c.in[0].dtype));
   char t[DLX_DTYPE_TEXT_CAP];

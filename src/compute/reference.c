@@ -197,8 +197,21 @@ static void store(const dlx_view *v, int64_t off, const rv *x) {
    : (op) == DLX_OP_EQ ? EQ_##CAT(x, y, N)                                                             \
                        : NE_##CAT(x, y, N))
 
+/* A comparison of int64 with uint64 (either order; the compute layer admits no other mixed pair):
+ * expr.h's three-way rule on the exact values, then cmp OP 0 as its MIX_RULE does. */
+static uint8_t mixed_compare(dlx_binop op, const rv *a, const rv *b) {
+  const int c = a->cat == RV_SINT ? dlx__cmp3_i64_u64(a->i, b->u) : dlx__cmp3_u64_i64(a->u, b->i);
+  return ORDER(op, SINT, i32, c, 0);
+}
+
 static rv binop(dlx_binop op, const rv *a, const rv *b) {
   rv r = *a;
+  if (dlx__op_is_comparison(op) && a->cat != b->cat) {
+    memset(&r, 0, sizeof r);
+    r.cat = RV_BOOL;
+    r.u = mixed_compare(op, a, b);
+    return r;
+  }
   if (dlx__op_is_comparison(op)) {
     uint8_t res = 0;
     switch (a->cat) {

@@ -7,24 +7,29 @@
  * 14: float8_e8m0fnu (127, unsigned powers of two), 15: float6_e2m3fn (1), 16: float6_e3m2fn (3),
  * 17: float4_e2m1fn (1). One generic codec reads a descriptor (dlx__cvt_format) per format.
  *
- * Rules, bit-exact with ml_dtypes (float16: with NumPy), all checked by tests/test_convert.c and
- * python/tests/test_convert_mldtypes.py:
+ * Rules, bit-exact with ml_dtypes (float16: with NumPy) but for the differences docs/numerics.md lists
+ * (signalling NaNs come out quiet; e8m0fnu rounds correctly near 2^-127), all checked by
+ * tests/test_convert.c and python/tests/test_convert_mldtypes.py:
  *  - encode rounds to nearest, ties to even, with subnormals (no flush to zero); never traps, never
  *    depends on the FPU's rounding mode or FTZ/DAZ flags (all integer arithmetic);
  *  - overflow (and +-inf input): +-inf where the format has inf (float16, bfloat16, e3m4, e4m3, e5m2);
  *    NaN for e4m3fn (S.1111.111, sign kept), for the fnuz formats (0x80) and e8m0fnu (0xFF);
  *    float6/float4 have no inf and no NaN: they saturate to +-max finite;
+ *  - no conversion delivers a signalling NaN (IEEE 754 section 7.2: a conversion of a signalling NaN
+ *    delivers a quiet one; NumPy's float16 and ml_dtypes' bfloat16 casts keep them signalling);
  *  - NaN input: the format's quiet NaN with the input's sign (IEEE-like: exponent all ones, top mantissa
- *    bit; bfloat16 0x7FC0); fnuz 0x80; e8m0fnu 0xFF; float16 keeps the top payload bits as NumPy does;
- *    float6/float4 give a zero whose sign is the INVERSE of the NaN's (ml_dtypes: -quiet_NaN() of a type
- *    whose quiet_NaN() is the -0 pattern): +NaN -> -0, -NaN -> +0;
+ *    bit; bfloat16 0x7FC0); fnuz 0x80; e8m0fnu 0xFF; float16 keeps the top payload bits as NumPy does,
+ *    with the quiet bit set; float6/float4 give a zero whose sign is the INVERSE of the NaN's (ml_dtypes:
+ *    -quiet_NaN() of a type whose quiet_NaN() is the -0 pattern): +NaN -> -0, -NaN -> +0;
  *  - fnuz and e8m0fnu have no negative zero: -0.0 and negative underflow encode as +0 (fnuz); e8m0fnu
- *    has no zero at all: +-0.0 -> NaN, any negative input -> NaN, and tiny positives round as if code
- *    0x00 (2^-127) were zero, then keep code 0x00 (so everything below 2^-127 gives 2^-127);
+ *    has no zero at all: +-0.0 -> NaN, any negative input -> NaN, and a positive value rounds to the
+ *    nearest power of two in [2^-127, 2^127] (everything below 2^-127 gives 2^-127, code 0x00; ml_dtypes
+ *    rounds (2^-127, 1.5 * 2^-127) up to 2^-126, as if code 0x00 were zero);
  *  - e8m0fnu ties (1.5 * 2^k) round up: with no mantissa bits the kept bit is the implicit 1;
  *  - decode: NaN codes give a quiet NaN with the code's sign (the fnuz NaN 0x80 decodes negative,
- *    e8m0fnu's positive); float16 and bfloat16 NaNs keep their payload into float32; float16 into float64
- *    too (NumPy), bfloat16 -> float64 is float32 -> float64, which sets the quiet bit.
+ *    e8m0fnu's positive); float16 and bfloat16 NaNs keep their payload into float32 and float64, with
+ *    the quiet bit set. A narrow -> narrow conversion decodes to float32 and encodes from it: a bfloat16
+ *    NaN keeps its payload into float16 (ml_dtypes gives the canonical 0x7E00).
  *
  * float64 sources: dlx__cvt_encode_f64 / dlx__cvt_narrow_encode round once, from the double (correctly
  * rounded, as NumPy's float64 -> float16). ml_dtypes 0.6 instead casts float64 arrays to bfloat16/fp8/fp6/fp4
@@ -77,11 +82,11 @@ enum {
   DLX_CVT_NAN_ALL_ONES = 2, /* magnitude all ones: S.1111.111 (e4m3fn), 0xFF (e8m0fnu) */
   DLX_CVT_NAN_NEG_ZERO = 3  /* the -0 pattern 0x80 is the only NaN (fnuz) */
 };
-/* What a NaN code decodes to. */
+/* What a NaN code decodes to: always a quiet NaN with the code's sign (a conversion never delivers a
+ * signalling NaN, IEEE 754 section 7.2). */
 enum {
-  DLX_CVT_NANDEC_QUIET = 0,   /* the canonical quiet NaN with the code's sign (ml_dtypes fp8) */
-  DLX_CVT_NANDEC_PAYLOAD = 1, /* payload shifted into place, quiet bit untouched (float16, NumPy) */
-  DLX_CVT_NANDEC_PAYLOAD_F32 = 2 /* payload kept into float32; float64 gets it widened and quieted (bfloat16) */
+  DLX_CVT_NANDEC_QUIET = 0,  /* the canonical quiet NaN (ml_dtypes fp8) */
+  DLX_CVT_NANDEC_PAYLOAD = 1 /* the payload shifted into place, the quiet bit set (float16, bfloat16) */
 };
 
 typedef struct dlx__cvt_format {
@@ -93,7 +98,7 @@ typedef struct dlx__cvt_format {
   int32_t bias;        /* exponent bias */
   uint8_t nan_kind;    /* DLX_CVT_NAN_*: which codes are NaN */
   uint8_t nan_decode;  /* DLX_CVT_NANDEC_*: what a NaN code decodes to */
-  bool nan_encode_payload; /* float16: a NaN input keeps its top payload bits (NumPy) */
+  bool nan_encode_payload; /* float16: a NaN input keeps its top payload bits (NumPy), quiet bit set */
   bool has_inf;        /* exponent all ones with zero mantissa is +-inf */
   bool has_zero;       /* false for e8m0fnu: exponent 0 is an ordinary binade (2^-127) */
   uint32_t sign_bit;   /* the sign bit's value in the code (0 for the unsigned e8m0fnu) */
@@ -108,7 +113,7 @@ typedef struct dlx__cvt_format {
 #define DLX_CVT_FORMATS(X)                                                                              \
   X("float16", DLX_CODE_FLOAT, 16, 5, 10, 15, DLX_CVT_NAN_IEEE, DLX_CVT_NANDEC_PAYLOAD, true, true, true, 0x8000, \
     0x7bff, 0x0000, 0x8000, 0x7e00, 0xfe00, 0x7c00, 0xfc00)                                             \
-  X("bfloat16", DLX_CODE_BFLOAT, 16, 8, 7, 127, DLX_CVT_NAN_IEEE, DLX_CVT_NANDEC_PAYLOAD_F32, false, true, true, \
+  X("bfloat16", DLX_CODE_BFLOAT, 16, 8, 7, 127, DLX_CVT_NAN_IEEE, DLX_CVT_NANDEC_PAYLOAD, false, true, true,     \
     0x8000, 0x7f7f, 0x0000, 0x8000, 0x7fc0, 0xffc0, 0x7f80, 0xff80)                                     \
   /* IEEE-like fp8: the quiet NaN is exponent all ones with the top mantissa bit */                    \
   X("float8_e3m4", DLX_CODE_FLOAT8_E3M4, 8, 3, 4, 3, DLX_CVT_NAN_IEEE, DLX_CVT_NANDEC_QUIET, false, true, true, \
@@ -210,7 +215,11 @@ DLX_CVT_INLINE uint32_t dlx__cvt_encode_finite(const dlx__cvt_format *fmt, bool 
   const int32_t be = e + fmt->bias; /* biased exponent in the target */
   /* an exponent field past all ones cannot be finite; stopping here also keeps the shifts small */
   if (be > (1 << fmt->exp_bits)) return neg ? fmt->ovf_neg : fmt->ovf_pos;
-  int32_t shift = (int32_t)mbits - (int32_t)fmt->man_bits + (be < 1 ? 1 - be : 0);
+  /* the lowest biased exponent of normal values: 1, with subnormals below; e8m0fnu has no zero and no
+   * subnormals, its field 0 is the binade of 2^-127, and below it 2^-127 is the nearest value */
+  const int32_t lo_be = fmt->has_zero ? 1 : 0;
+  if (be < lo_be && !fmt->has_zero) return 0u;
+  int32_t shift = (int32_t)mbits - (int32_t)fmt->man_bits + (be < lo_be ? lo_be - be : 0);
   /* mbits + 2 already rounds everything to 0; more would only risk an oversized shift */
   if (shift > (int32_t)mbits + 2) shift = (int32_t)mbits + 2;
   uint64_t q = m >> shift;
@@ -218,20 +227,24 @@ DLX_CVT_INLINE uint32_t dlx__cvt_encode_finite(const dlx__cvt_format *fmt, bool 
     const uint64_t rem = m & ((UINT64_C(1) << shift) - 1u), half = UINT64_C(1) << (shift - 1);
     q += (rem > half || (rem == half && (q & 1u))) ? 1u : 0u;
   }
-  /* q still holds the implicit bit, so (exponent - 1) + q is the packed code; subnormals use 0 */
-  const uint64_t code = ((uint64_t)(be > 1 ? be - 1 : 0) << fmt->man_bits) + q;
+  /* a normal q still holds the implicit bit, so (exponent << man_bits) + q - implicit is the packed code
+   * (a carry out of the mantissa bumps the exponent); a subnormal q is the code */
+  const uint64_t code =
+      be >= lo_be ? ((uint64_t)be << fmt->man_bits) + q - (UINT64_C(1) << fmt->man_bits) : q;
   if (code > fmt->max_finite) return neg ? fmt->ovf_neg : fmt->ovf_pos;
   if (!neg) return (uint32_t)code;
   /* fnuz formats have no negative zero: a negative value that underflows encodes as +0 */
   return code == 0 ? fmt->zero_neg : ((uint32_t)code | fmt->sign_bit);
 }
 
-/* NaN input: the format's NaN for that sign, or (float16) the top payload bits below a quiet exponent. */
+/* NaN input: the format's NaN for that sign, or (float16) the top payload bits with the quiet bit set: a
+ * signalling input comes out quiet (IEEE 754 section 7.2; NumPy's float32 -> float16 keeps it signalling,
+ * docs/numerics.md). */
 DLX_CVT_INLINE uint32_t dlx__cvt_encode_nan(const dlx__cvt_format *fmt, bool neg, uint64_t payload, unsigned mbits) {
   if (!fmt->nan_encode_payload) return neg ? fmt->nan_neg : fmt->nan_pos;
-  uint32_t keep = (uint32_t)(payload >> (mbits - fmt->man_bits));
-  const uint32_t exp_ones = ((1u << fmt->exp_bits) - 1u) << fmt->man_bits;
-  return (neg ? fmt->sign_bit : 0u) | exp_ones | (keep ? keep : 1u); /* a zero payload would read as inf */
+  const uint32_t keep = (uint32_t)(payload >> (mbits - fmt->man_bits));
+  const uint32_t exp_ones = ((1u << fmt->exp_bits) - 1u) << fmt->man_bits, quiet = 1u << (fmt->man_bits - 1u);
+  return (neg ? fmt->sign_bit : 0u) | exp_ones | quiet | keep;
 }
 
 DLX_CVT_INLINE uint32_t dlx__cvt_encode_f32(const dlx__cvt_format *fmt, float x) {
@@ -336,7 +349,7 @@ DLX_CVT_INLINE float dlx__cvt_decode_f32(const dlx__cvt_format *fmt, uint32_t bi
     case DLX_CVT_INF: return dlx__cvt_f32_from_bits(sign | 0x7f800000u);
     case DLX_CVT_NANV:
       if (fmt->nan_decode == DLX_CVT_NANDEC_QUIET) return dlx__cvt_f32_from_bits(sign | 0x7fc00000u);
-      return dlx__cvt_f32_from_bits(sign | 0x7f800000u | (p.payload << (23 - fmt->man_bits)));
+      return dlx__cvt_f32_from_bits(sign | 0x7fc00000u | (p.payload << (23 - fmt->man_bits)));
     default: break;
   }
   /* assemble the float32 bits with integers: exact, and immune to FTZ (e8m0fnu 0x00 = 2^-127 and the
@@ -358,11 +371,8 @@ DLX_CVT_INLINE double dlx__cvt_decode_f64(const dlx__cvt_format *fmt, uint32_t b
     case DLX_CVT_ZERO: return dlx__cvt_f64_from_bits(sign);
     case DLX_CVT_INF: return dlx__cvt_f64_from_bits(sign | UINT64_C(0x7ff0000000000000));
     case DLX_CVT_NANV: {
-      if (fmt->nan_decode == DLX_CVT_NANDEC_QUIET) return dlx__cvt_f64_from_bits(sign | UINT64_C(0x7ff8000000000000));
-      uint64_t out = sign | UINT64_C(0x7ff0000000000000) | ((uint64_t)p.payload << (52 - fmt->man_bits));
-      /* bfloat16 widens through float32, and that hardware conversion sets the quiet bit */
-      if (fmt->nan_decode == DLX_CVT_NANDEC_PAYLOAD_F32) out |= UINT64_C(0x0008000000000000);
-      return dlx__cvt_f64_from_bits(out);
+      const uint64_t payload = fmt->nan_decode == DLX_CVT_NANDEC_QUIET ? 0u : (uint64_t)p.payload << (52 - fmt->man_bits);
+      return dlx__cvt_f64_from_bits(sign | UINT64_C(0x7ff8000000000000) | payload);
     }
     default: break;
   }
@@ -373,13 +383,15 @@ DLX_CVT_INLINE double dlx__cvt_decode_f64(const dlx__cvt_format *fmt, uint32_t b
   return dlx__cvt_f64_from_bits(sign | out);
 }
 
-/* float16 -> float32, exact; NaN payloads kept (NumPy). */
+/* float16 -> float32, exact; a NaN keeps its payload and comes out quiet (NumPy keeps a signalling NaN
+ * signalling). */
 DLX_CVT_INLINE float dlx__cvt_f16_to_f32(uint16_t h) {
   const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   const uint32_t em = h & 0x7fffu;
   uint32_t out;
   if (em >= 0x7c00u) {
-    out = sign | 0x7f800000u | ((em & 0x3ffu) << 13); /* inf, or NaN with its payload */
+    /* inf, or NaN with its payload and the quiet bit */
+    out = sign | 0x7f800000u | ((em & 0x3ffu) << 13) | (em > 0x7c00u ? 0x00400000u : 0u);
   } else if (em >= 0x0400u) {
     out = sign | ((em << 13) + ((uint32_t)(127 - 15) << 23)); /* normal: rebias the exponent */
   } else if (em != 0) {
@@ -396,24 +408,23 @@ DLX_CVT_INLINE float dlx__cvt_f16_to_f32(uint16_t h) {
   return dlx__cvt_f32_from_bits(out);
 }
 
-/* float16 -> float64, exact; NaN payloads kept without setting the quiet bit (NumPy). */
+/* float16 -> float64, exact; a NaN keeps its payload and comes out quiet. */
 DLX_CVT_INLINE double dlx__cvt_f16_to_f64(uint16_t h) {
   if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0)
-    return dlx__cvt_f64_from_bits(((uint64_t)(h & 0x8000u) << 48) | 0x7ff0000000000000u |
+    return dlx__cvt_f64_from_bits(((uint64_t)(h & 0x8000u) << 48) | 0x7ff8000000000000u |
                                   ((uint64_t)(h & 0x3ffu) << 42));
   return (double)dlx__cvt_f16_to_f32(h);
 }
 
-/* float32 -> float16, round to nearest even; overflow -> inf; NaN keeps the top 10 payload bits and is
- * never turned into inf (NumPy's npy_floatbits_to_halfbits). */
+/* float32 -> float16, round to nearest even; overflow -> inf; NaN keeps the top 10 payload bits (NumPy's
+ * npy_floatbits_to_halfbits) and comes out quiet (NumPy keeps a signalling NaN signalling). */
 DLX_CVT_INLINE uint16_t dlx__cvt_f32_to_f16(float f) {
   const uint32_t x = dlx__cvt_f32_bits(f);
   const uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
   const uint32_t a = x & 0x7fffffffu;
   if (a >= 0x7f800000u) {
     if (a == 0x7f800000u) return (uint16_t)(sign | 0x7c00u);
-    uint16_t payload = (uint16_t)((a & 0x7fffffu) >> 13);
-    return (uint16_t)(sign | 0x7c00u | (payload ? payload : 1u)); /* a NaN must stay a NaN */
+    return (uint16_t)(sign | 0x7e00u | ((a & 0x7fffffu) >> 13));
   }
   /* 65520 = 0x477ff000 is the first value that rounds past 65504 */
   if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
@@ -435,10 +446,14 @@ DLX_CVT_INLINE uint16_t dlx__cvt_f64_to_f16(double d) {
   return (uint16_t)dlx__cvt_encode_f64(&f, d);
 }
 
-/* bfloat16 -> float32: the top 16 bits, exact (NaN payloads kept). */
-DLX_CVT_INLINE float dlx__cvt_bf16_to_f32(uint16_t b) { return dlx__cvt_f32_from_bits((uint32_t)b << 16); }
+/* bfloat16 -> float32: the top 16 bits, exact; a NaN keeps its payload and comes out quiet (ml_dtypes
+ * keeps a signalling NaN signalling). */
+DLX_CVT_INLINE float dlx__cvt_bf16_to_f32(uint16_t b) {
+  const uint32_t u = (uint32_t)b << 16;
+  return dlx__cvt_f32_from_bits((b & 0x7fffu) > 0x7f80u ? u | 0x00400000u : u);
+}
 
-/* bfloat16 -> float64: as through float32; a NaN gets the quiet bit, as the hardware widening does. */
+/* bfloat16 -> float64: as through float32; a NaN keeps its payload and comes out quiet (ml_dtypes too). */
 DLX_CVT_INLINE double dlx__cvt_bf16_to_f64(uint16_t b) {
   if ((b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0)
     return dlx__cvt_f64_from_bits(((uint64_t)(b & 0x8000u) << 48) | 0x7ff8000000000000u |

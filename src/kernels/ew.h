@@ -103,4 +103,12 @@ static inline bool dlx__ew_is_move(const dlx__ew_op *op) {
 
 static inline bool dlx__op_is_comparison(dlx_binop op) { return op >= DLX_OP_LT && op <= DLX_OP_NE; }
 
+/* The one pair of different input dtypes a binary op takes: int64 with uint64 (either order), in the six
+ * comparisons only, compared exactly (expr.h's MIX_RULE). Its index in the backends' tables, or -1 for
+ * any other pair. */
+enum { DLX_MIX_I64_U64 = 0, DLX_MIX_U64_I64, DLX_MIX_COUNT };
+static inline int dlx__mixed_pair(dlx__kd a, dlx__kd b) {
+  return a == DLX_KD_I64 && b == DLX_KD_U64 ? DLX_MIX_I64_U64 : a == DLX_KD_U64 && b == DLX_KD_I64 ? DLX_MIX_U64_I64 : -1;
+}
+
 #endif

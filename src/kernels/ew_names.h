@@ -30,6 +30,10 @@
 #define DLX__BINOP_LIST(X, A) X(add, A) X(sub, A) X(mul, A) X(div, A) X(lt, A) X(le, A) X(gt, A) X(ge, A) X(eq, A) X(ne, A)
 #define DLX__UNOP_LIST(X, A) X(neg, A)
 
+/* mixed pair of input dtypes (kernels/ew.h) by short names */
+#define MIXIX_i64_u64 DLX_MIX_I64_U64
+#define MIXIX_u64_i64 DLX_MIX_U64_I64
+
 /* binary op by short name */
 #define ENUM_add DLX_OP_ADD
 #define ENUM_sub DLX_OP_SUB

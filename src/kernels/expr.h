@@ -289,6 +289,40 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
 #define BIN_TABLE(X) DLX__BINOP_LIST(BIN_TABLE_OP_, X)
 
 /* ======================================================================================================
+ * Mixed-sign comparisons: int64 with uint64 (either order), the one pair of integer dtypes whose common
+ * dtype (NumPy's float64) cannot hold both exactly, so that comparing there would call 2^63 + 1 equal to
+ * 2^63 - 1. NumPy 2 compares them exactly (its qQ->? and Qq->? loops), and so does dlx: a OP b is
+ * cmp(a, b) OP 0, with cmp the three-way comparison of the exact values (a negative int64 is below every
+ * uint64; otherwise both are compared as uint64). Smaller signed dtypes widen exactly to int64 first (the
+ * Python front end does). Only the six comparisons exist for these pairs.
+ * ==================================================================================================== */
+
+DLX_EXPR int dlx__cmp3_i64_u64(int64_t a, uint64_t b) {
+  return a < 0 ? -1 : ((uint64_t)a > b) - ((uint64_t)a < b);
+}
+DLX_EXPR int dlx__cmp3_u64_i64(uint64_t a, int64_t b) { return -dlx__cmp3_i64_u64(b, a); }
+
+/* a OP b for a of dtype A and b of dtype B, a mixed pair (OP: lt ... ne): the SINT rule on (cmp, 0) */
+#define MIX_RULE(OP, A, B, a, b) BIN_RULE(OP, i32, dlx__cmp3_##A##_##B(a, b), 0)
+
+/* Which (op, dtype pair) exist: the comparisons, on both orders of the pair; X(op, A, B) */
+#define MIX_PAIRS(X, OP) X(OP, i64, u64) X(OP, u64, i64)
+#define MIX_NONE(X, OP)
+#define MIX_DTYPES_add MIX_NONE
+#define MIX_DTYPES_sub MIX_NONE
+#define MIX_DTYPES_mul MIX_NONE
+#define MIX_DTYPES_div MIX_NONE
+#define MIX_DTYPES_lt MIX_PAIRS
+#define MIX_DTYPES_le MIX_PAIRS
+#define MIX_DTYPES_gt MIX_PAIRS
+#define MIX_DTYPES_ge MIX_PAIRS
+#define MIX_DTYPES_eq MIX_PAIRS
+#define MIX_DTYPES_ne MIX_PAIRS
+/* X(op, A, B) for every mixed pair, from the op list (ew_names.h) */
+#define MIX_TABLE_OP_(OP, X) MIX_DTYPES_##OP(X, OP)
+#define MIX_TABLE(X) DLX__BINOP_LIST(MIX_TABLE_OP_, X)
+
+/* ======================================================================================================
  * Unary ops. Negation: integers wrap; floats negate (IEEE negate: the sign bit flips, NaN included, so
  * -0.0 comes out of 0.0 and -NaN out of NaN), complex parts each (not a multiply by -1, which would turn
  * inf parts into NaN). Bool has none (NumPy refuses it). The narrow formats negate their codes

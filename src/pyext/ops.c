@@ -1,8 +1,9 @@
 /* dlx.Tensor arithmetic and comparisons, and dlx.add & co, matmul, fma, set_num_threads; with the operand
  * helpers every file uses (dlx__py_as_tensor, dlx__py_cast_new, the scalar views).
  *
- * The C core computes on operands of one dtype; the ops decide that dtype the way NumPy 2 does (dtype.c:
- * ml_dtypes' rules for bfloat16 and the float8 formats), casting an operand first when needed:
+ * The C core computes on operands of one dtype (but int64 compared with uint64); the ops decide that dtype
+ * the way NumPy 2 does (dtype.c: ml_dtypes' rules for bfloat16 and the float8 formats), casting an operand
+ * first when needed:
  *  - tensor with tensor: NumPy's promotion table (int8 + uint8 -> int16, int64 + float32 -> float64, ...);
  *  - tensor with a Python scalar: the scalar is "weak" and takes the tensor's dtype (uint8 + 1 stays
  *    uint8; an int that does not fit is OverflowError), except where its kind is higher (int + 1.5 ->
@@ -194,8 +195,9 @@ static PyObject *finish_into(PyObject *target, PyObject *result) {
  *  1. classify: each operand is a Python scalar or a tensor-like (imported); a comparison with the scalar
  *     on the left is turned around, so that the scalar always takes one side of a tensor op;
  *  2. promote: the computation's dtype (NumPy's promotion, or the weak scalar's rule; `/` of integers in
- *     float64), the tensors cast to it, the scalar converted to it (an int outside an integer dtype's
- *     range decides a comparison by itself);
+ *     float64), the tensors cast to it (but for a signed int compared with uint64: int64 with uint64,
+ *     compared exactly), the scalar converted to it (an int outside an integer dtype's range decides a
+ *     comparison by itself);
  *  3. broadcast: the output's dtype and shape;
  *  4. resolve out: the tensor the caller's result must end up in (out=, or x in place) and its dtype;
  *  5. run: the kernel writes the target itself when the dtypes agree, else a new tensor that is then
@@ -214,6 +216,7 @@ typedef struct binary_call {
   dlx__py_skind sk;                  /* its kind */
   const dlx_view *vx, *vy;           /* the operands (the scalar's 0-d view among them), in rdt once cast */
   DLDataType rdt, odt;               /* the computation's dtype and the output's */
+  DLDataType dtx, dty;               /* the dtypes x and y are cast to: rdt, but for a mixed-sign comparison */
   int const_result;                  /* 0 / 1: a comparison decided by an int outside rdt's range; else -1 */
   int32_t nd;                        /* the output's broadcast shape */
   int64_t shape[DLX_MAX_NDIM];
@@ -264,17 +267,26 @@ static int binary_dtype(binary_call *c) {
   const dlx__py_dtclass rc = dlx__py_dtype_class(c->rdt);
   if (c->op == DLX_OP_DIV && (rc == DLX__PY_CLASS_BOOL || rc == DLX__PY_CLASS_INT || rc == DLX__PY_CLASS_UINT))
     c->rdt = DLX_DTYPE_FLOAT64;
+  c->dtx = c->dty = c->rdt;
+  /* A signed integer compared with uint64: NumPy 2 compares the exact values, where their promotion
+   * (float64) rounds past 2^53 (2^63 + 1 == 2^63 - 1 there). The signed side widens exactly to int64 and
+   * the core compares int64 with uint64 (dlx_binary's one mixed pair). */
+  if (is_comparison(c->op) && c->vx && c->vy) {
+    const int ux = dlx_dtype_equal(c->vx->dtype, DLX_DTYPE_UINT64), uy = dlx_dtype_equal(c->vy->dtype, DLX_DTYPE_UINT64);
+    if (ux && dlx__py_dtype_class(c->vy->dtype) == DLX__PY_CLASS_INT) c->dtx = DLX_DTYPE_UINT64, c->dty = DLX_DTYPE_INT64;
+    if (uy && dlx__py_dtype_class(c->vx->dtype) == DLX__PY_CLASS_INT) c->dtx = DLX_DTYPE_INT64, c->dty = DLX_DTYPE_UINT64;
+  }
   return 0;
 }
 
-/* 2b. The tensor operands converted to the computation's dtype. */
+/* 2b. The tensor operands converted to their computation dtypes. */
 static int binary_cast(binary_call *c) {
-  if (c->vx && !dlx_dtype_equal(c->vx->dtype, c->rdt)) {
-    if ((c->cx = dlx__py_cast_new(c->vx, c->rdt)) == NULL) return -1;
+  if (c->vx && !dlx_dtype_equal(c->vx->dtype, c->dtx)) {
+    if ((c->cx = dlx__py_cast_new(c->vx, c->dtx)) == NULL) return -1;
     c->vx = &((dlx__py_tensor *)c->cx)->view;
   }
-  if (c->vy && !dlx_dtype_equal(c->vy->dtype, c->rdt)) {
-    if ((c->cy = dlx__py_cast_new(c->vy, c->rdt)) == NULL) return -1;
+  if (c->vy && !dlx_dtype_equal(c->vy->dtype, c->dty)) {
+    if ((c->cy = dlx__py_cast_new(c->vy, c->dty)) == NULL) return -1;
     c->vy = &((dlx__py_tensor *)c->cy)->view;
   }
   return 0;

@@ -499,6 +499,11 @@ static void test_binary(void) {
       run_op(DLX_EW_BINARY, op, 0, o, kd_dtypes[k], kd_dtypes[k], 45);
     }
   }
+  /* the one mixed pair: int64 with uint64 in the comparisons, both orders */
+  for (int op = DLX_OP_LT; op <= DLX_OP_NE; ++op) {
+    run_op(DLX_EW_BINARY, op, 0, DLX_DTYPE_BOOL, DLX_DTYPE_INT64, DLX_DTYPE_UINT64, 45);
+    run_op(DLX_EW_BINARY, op, 0, DLX_DTYPE_BOOL, DLX_DTYPE_UINT64, DLX_DTYPE_INT64, 45);
+  }
   CHECK_EQ(failed_cases - failed_before, 0);
   printf("binary: %lld cases\n", (long long)(cases_run - before));
 }

@@ -158,9 +158,14 @@ void dlx__cpu_select_loop(const dlx__ew_op *op, dlx__cpu_loop *s) {
     s->fn = nar->unary[op->unop][dlx__kd_narrow_index(k)];
     return;
   }
-  /* binary and fma: dtype of the second input (t2 for fma; a == b for binary) */
+  /* binary and fma: dtype of the second input (t2 for fma; a == b for binary, but for the mixed pairs) */
   const dlx__kd k = dlx__kd_of(op->dtype[2]);
   if (op->kind == DLX_EW_BINARY) {
+    const int mix = dlx__mixed_pair(dlx__kd_of(op->dtype[1]), k);
+    if (mix >= 0) {
+      s->fn = nat->binary_mixed[op->op][mix];
+      return;
+    }
     if (dlx__kd_is_native(k)) {
       s->fn = nat->binary[op->op][k];
       return;

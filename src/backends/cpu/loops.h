@@ -57,33 +57,36 @@ typedef void (*dlx__loop_fn)(char *const *data, const int64_t *strides, int64_t 
     }                                                                                                 \
   }
 
-/* out[i] = EXPR(a[i], b[i]); TI is both inputs' storage type. */
-#define DLX_DEF_BINARY(FNAME, TO, TI, EXPR)                                                           \
+/* out[i] = EXPR(a[i], b[i]); TA and TB are the inputs' storage types (the same type but for the mixed
+ * int64 / uint64 comparisons). */
+#define DLX_DEF_BINARY(FNAME, TO, TA, TB, EXPR)                                                       \
   static void FNAME(char *const *d, const int64_t *st, int64_t n, const void *aux) {                  \
     (void)aux;                                                                                        \
     char *po = d[0];                                                                                  \
     const char *pa = d[1], *pb = d[2];                                                                \
     const int64_t so = st[0], sa = st[1], sb = st[2];                                                 \
-    if (so == (int64_t)sizeof(TO) && DLX__ALIGNED(po, TO) && DLX__ALIGNED(pa, TI) && DLX__ALIGNED(pb, TI)) { \
+    if (so == (int64_t)sizeof(TO) && DLX__ALIGNED(po, TO) && DLX__ALIGNED(pa, TA) && DLX__ALIGNED(pb, TB)) { \
       TO *o = (TO *)(void *)po;                                                                       \
-      const TI *a = (const TI *)(const void *)pa, *b = (const TI *)(const void *)pb;                  \
-      if (sa == (int64_t)sizeof(TI) && sb == (int64_t)sizeof(TI)) {                                   \
+      const TA *a = (const TA *)(const void *)pa;                                                     \
+      const TB *b = (const TB *)(const void *)pb;                                                     \
+      if (sa == (int64_t)sizeof(TA) && sb == (int64_t)sizeof(TB)) {                                   \
         for (int64_t i = 0; i < n; ++i) o[i] = EXPR(a[i], b[i]);                                      \
         return;                                                                                       \
       }                                                                                               \
-      if (sa == (int64_t)sizeof(TI) && sb == 0) {                                                     \
-        const TI y = *b;                                                                              \
+      if (sa == (int64_t)sizeof(TA) && sb == 0) {                                                     \
+        const TB y = *b;                                                                              \
         for (int64_t i = 0; i < n; ++i) o[i] = EXPR(a[i], y);                                         \
         return;                                                                                       \
       }                                                                                               \
-      if (sa == 0 && sb == (int64_t)sizeof(TI)) {                                                     \
-        const TI x = *a;                                                                              \
+      if (sa == 0 && sb == (int64_t)sizeof(TB)) {                                                     \
+        const TA x = *a;                                                                              \
         for (int64_t i = 0; i < n; ++i) o[i] = EXPR(x, b[i]);                                         \
         return;                                                                                       \
       }                                                                                               \
     }                                                                                                 \
     for (int64_t i = 0; i < n; ++i) {                                                                 \
-      TI x, y;                                                                                        \
+      TA x;                                                                                           \
+      TB y;                                                                                           \
       memcpy(&x, pa + i * sa, sizeof x);                                                              \
       memcpy(&y, pb + i * sb, sizeof y);                                                              \
       const TO r = EXPR(x, y);                                                                        \
@@ -131,6 +134,7 @@ typedef struct dlx__cpu_native_loops {
   dlx__loop_fn cast[DLX_KD_NATIVE_COUNT][DLX_KD_NATIVE_COUNT];
   dlx__loop_fn unary[DLX_UNOP_COUNT][DLX_KD_NATIVE_COUNT]; /* NULL: no such (op, dtype) */
   dlx__loop_fn binary[DLX_OP_COUNT][DLX_KD_NATIVE_COUNT];  /* NULL: no such (op, dtype) */
+  dlx__loop_fn binary_mixed[DLX_OP_COUNT][DLX_MIX_COUNT]; /* int64 / uint64 comparisons (ew.h); NULL: none */
   dlx__loop_fn fma[DLX_KD_NATIVE_COUNT];
   dlx__loop_fn fma_mixed[4]; /* fma with t1 the signed partner of unsigned t2: u8, u16, u32, u64 */
   dlx__loop_fn copy_any;     /* same-dtype moves of any item size (aux: a size_t holding it) */

@@ -12,10 +12,9 @@
  *    on the common path (random normal data has 1.2% e4m3fn subnormals, in a fifth of 16-lane vectors);
  *    only vectors holding overflow, inf or NaN take the full rules;
  *  - float16 at levels 1 and 2: F16C's vcvtps2ph / vcvtph2ps with round-to-nearest-even from the
- *    immediate (not MXCSR). They agree with convert.h on everything but signalling NaNs, which the
- *    hardware quiets while NumPy keeps the payload as it is: vectors holding a NaN are redone lane by lane
- *    with convert.h (one compare per vector; NaN-free data never takes it);
- *  - bfloat16: float32's top half; one integer add rounds to nearest even.
+ *    immediate (not MXCSR). They agree with convert.h on every input, NaNs included: both keep the payload
+ *    and quiet a signalling NaN (IEEE 754's rule for conversions, which convert.h follows since issue 20);
+ *  - bfloat16: float32's top half (a NaN quieted); one integer add rounds to nearest even.
  *
  * Independence from the FPU's modes (convert.h's promise): subnormal results are rounded by one float
  * addition when MXCSR rounds to nearest (read once per loop call), and otherwise by exact operations
@@ -128,9 +127,10 @@ static inline __attribute__((always_inline)) vu vec_encode(const dlx__cvt_format
    * even. */
   vu cs;
   if (!f->has_zero) {
-    /* e8m0fnu: below 2^-126 the candidates are code 0 (2^-127, rounded as if it were 0) and code 1, and
-     * every input there is a float32 subnormal, which DAZ would flush: compare the bits instead */
-    cs = (vu)((vi)a > (int32_t)(lo >> 1)) & 1u;
+    /* e8m0fnu: below 2^-126 the candidates are code 0 (2^-127, and the nearest for everything below it)
+     * and code 1, split at 1.5 * 2^-127 (a tie: up); every input there is a float32 subnormal, which DAZ
+     * would flush: compare the bits instead */
+    cs = (vu)((vi)a >= (int32_t)((lo >> 1) | (lo >> 2))) & 1u;
   } else if (rne) {
     /* |x| + 2^23 q: the addition rounds |x| to a multiple of q (to nearest even: the FPU's mode, checked),
      * and the sum's low bits count the multiples. A float32 subnormal |x| is far below q / 2 for every
@@ -164,10 +164,9 @@ static inline __attribute__((always_inline)) vu vec_encode(const dlx__cvt_format
   /* overflow, and +-inf (whose code is past every format's max_finite) */
   vu r = sel((vi)code > (int32_t)f->max_finite, sel(neg, splat(f->ovf_neg), splat(f->ovf_pos)), fin);
   vu nan_code = sel(neg, splat(f->nan_neg), splat(f->nan_pos));
-  if (f->nan_encode_payload) { /* float16: the top payload bits below a NaN exponent, never an inf */
-    const vu p = (a & 0x7fffffu) >> s;
-    const uint32_t ones = ((1u << f->exp_bits) - 1u) << m;
-    nan_code = ((vu)neg & f->sign_bit) | ones | sel(p != 0, p, splat(1u));
+  if (f->nan_encode_payload) { /* float16: the top payload bits below a NaN exponent, the quiet bit set */
+    const uint32_t ones = ((1u << f->exp_bits) - 1u) << m, quiet = 1u << (m - 1u);
+    nan_code = ((vu)neg & f->sign_bit) | ones | quiet | ((a & 0x7fffffu) >> s);
   }
   r = sel((vi)a > 0x7f800000, nan_code, r);
   r = sel(a == 0, sel(neg, splat(f->zero_neg), splat(f->zero_pos)), r); /* e8m0fnu's "zeros" are NaN */
@@ -200,7 +199,7 @@ static inline vu vec_decode(const dlx__cvt_format *f, vu c) {
     case DLX_CVT_NAN_NEG_ZERO: is_nan = c == f->sign_bit; break;
     default: break;
   }
-  const vu nan_bits = f->nan_decode == DLX_CVT_NANDEC_QUIET ? splat(0x7fc00000u) : (0x7f800000u | (mf << (23u - m)));
+  const vu nan_bits = f->nan_decode == DLX_CVT_NANDEC_QUIET ? splat(0x7fc00000u) : (0x7fc00000u | (mf << (23u - m)));
   r = sel(is_nan, nan_bits, r);
   return r | ((vu)neg & 0x80000000u);
 }
@@ -350,7 +349,8 @@ static const dlx__cvt_format formats[DLX_KD_NARROW_COUNT] = {DLX_CVT_FORMATS(FOR
 
 #define VDEC_H(f, x) vec_decode(f, (x))
 #define VDEC_T(f, x) vec_decode(f, (x))
-#define VDEC_B(f, x) ((x) << 16)
+/* bfloat16: float32's top half, a NaN quieted */
+#define VDEC_B(f, x) (((x) << 16) | ((vu)((vi)((x) & 0x7fffu) > 0x7f80) & 0x00400000u))
 #define VENC_H(f, x) vec_encode(f, (x), rne)
 #define VENC_T(f, x) vec_encode(f, (x), rne)
 #define VENC_B(f, x) vec_encode_bf16(x)
@@ -386,27 +386,18 @@ NARROW_LIST(DEF_NARROW)
 /* ---- float16 through F16C (levels 1 and 2) -------------------------------------------------------- */
 
 #if DLX_CPU_F16C
-/* Contiguous rows of aligned elements: whole vectors through the hardware, the rest through the lane rule.
- * A vector holding a NaN is redone with convert.h (the hardware quiets signalling NaNs; NumPy does not). */
+/* Contiguous rows of aligned elements: whole vectors through the hardware, the rest through the lane rule. */
 static int64_t f16c_encode_run(uint16_t *o, const float *in, int64_t n) {
   int64_t i = 0;
 #if DLX_VEC512
-  const __m512i abs_w = _mm512_set1_epi32(0x7fffffff), inf_w = _mm512_set1_epi32(0x7f800000);
   for (; i + 16 <= n; i += 16) {
     const __m512 v = _mm512_loadu_ps(in + i);
     _mm256_storeu_si256((__m256i *)(void *)(o + i), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-    const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(_mm512_castps_si512(v), abs_w), inf_w);
-    if (nan)
-      for (int j = 0; j < 16; ++j) o[i + j] = dlx__cvt_f32_to_f16(in[i + j]);
   }
 #endif
-  const __m256i abs8 = _mm256_set1_epi32(0x7fffffff), inf8 = _mm256_set1_epi32(0x7f800000);
   for (; i + 8 <= n; i += 8) {
     const __m256 v = _mm256_loadu_ps(in + i);
     _mm_storeu_si128((__m128i *)(void *)(o + i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(_mm256_castps_si256(v), abs8), inf8);
-    if (!_mm256_testz_si256(nan, nan))
-      for (int j = 0; j < 8; ++j) o[i + j] = dlx__cvt_f32_to_f16(in[i + j]);
   }
   return i;
 }
@@ -414,20 +405,14 @@ static int64_t f16c_encode_run(uint16_t *o, const float *in, int64_t n) {
 static int64_t f16c_decode_run(float *o, const uint16_t *in, int64_t n) {
   int64_t i = 0;
 #if DLX_VEC512
-  const __m256i abs16 = _mm256_set1_epi16(0x7fff), inf16 = _mm256_set1_epi16(0x7c00);
   for (; i + 16 <= n; i += 16) {
     const __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(in + i));
     _mm512_storeu_ps(o + i, _mm512_cvtph_ps(h));
-    if (_mm256_cmpgt_epi16_mask(_mm256_and_si256(h, abs16), inf16))
-      for (int j = 0; j < 16; ++j) o[i + j] = dlx__cvt_f16_to_f32(in[i + j]);
   }
 #endif
-  const __m128i abs8 = _mm_set1_epi16(0x7fff), inf8 = _mm_set1_epi16(0x7c00);
   for (; i + 8 <= n; i += 8) {
     const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(in + i));
     _mm256_storeu_ps(o + i, _mm256_cvtph_ps(h));
-    if (_mm_movemask_epi8(_mm_cmpgt_epi16(_mm_and_si128(h, abs8), inf8)))
-      for (int j = 0; j < 8; ++j) o[i + j] = dlx__cvt_f16_to_f32(in[i + j]);
   }
   return i;
 }

@@ -89,10 +89,18 @@ UN_TABLE(DEF_UN)
 #define FUSE_c128 DLX_CPU_NO_FUSE
 #define DEF_BIN(OP, N)                                                                                 \
   FUSE_##N static inline OUT_##OP(N) op_##OP##_##N(S_##N a, S_##N b) { return BIN_RULE(OP, N, a, b); }  \
-  FUSE_##N DLX_DEF_BINARY(bin_##OP##_##N, OUT_##OP(N), S_##N, op_##OP##_##N)
+  FUSE_##N DLX_DEF_BINARY(bin_##OP##_##N, OUT_##OP(N), S_##N, S_##N, op_##OP##_##N)
 #define BIN_ENTRY(OP, N) [ENUM_##OP][KD_##N] = bin_##OP##_##N,
 
 BIN_TABLE(DEF_BIN)
+
+/* int64 with uint64: the exact comparisons (expr.h's MIX_RULE) */
+#define DEF_MIX(OP, A, B)                                                                              \
+  static inline uint8_t mix_##OP##_##A##_##B(S_##A a, S_##B b) { return MIX_RULE(OP, A, B, a, b); }     \
+  DLX_DEF_BINARY(binmix_##OP##_##A##_##B, uint8_t, S_##A, S_##B, mix_##OP##_##A##_##B)
+#define MIX_ENTRY(OP, A, B) [ENUM_##OP][MIXIX_##A##_##B] = binmix_##OP##_##A##_##B,
+
+MIX_TABLE(DEF_MIX)
 
 /* ---- fma ---------------------------------------------------------------------------------------- */
 
@@ -119,6 +127,7 @@ const dlx__cpu_native_loops DLX_CPU_SUFFIX(dlx__cpu_native) = {
     .cast = {NATIVE_LIST(CAST_ROW, _)},
     .unary = {UN_TABLE(UN_ENTRY)},
     .binary = {BIN_TABLE(BIN_ENTRY)},
+    .binary_mixed = {MIX_TABLE(MIX_ENTRY)},
     .fma = {NATIVE_LIST(FMA_ENTRY, _)},
     .fma_mixed = {fmamix_loop_u8, fmamix_loop_u16, fmamix_loop_u32, fmamix_loop_u64},
     .copy_any = copy_any,

@@ -1,5 +1,5 @@
-/* The CUDA backend's arithmetic: unary negation, binary arithmetic and comparisons, fma. One kernel per
- * (op, dtype) from expr.h's rules, as the CPU's tables (loops_native.c); narrow floats as the CPU's staged
+/* The CUDA backend's arithmetic: unary negation, binary arithmetic and comparisons (the int64 / uint64
+ * comparisons included), fma. One kernel per (op, dtype) from expr.h's rules, as the CPU's tables (loops_native.c); narrow floats as the CPU's staged
  * loops (cpu.c): inputs decoded to float32, the float32 rule, the result encoded back with the float32
  * encoder (comparisons write their bool directly), except negation, which flips their codes. */
 #include "backends/cuda/kernels_common.cuh"
@@ -97,6 +97,21 @@ struct Bin;
 BIN_TABLE(DLXCU_BIN)
 #undef DLXCU_BIN
 
+/* int64 with uint64: the exact comparisons (expr.h's MIX_RULE), either order. */
+template <int OP, int MIX>
+struct BinMixed;
+#define DLXCU_BIN_MIXED(OP, A, B)                                                          \
+  template <>                                                                              \
+  struct BinMixed<ENUM_##OP, MIXIX_##A##_##B> {                                            \
+    typedef uint8_t out_t;                                                                 \
+    typedef S_##A in0_t;                                                                   \
+    typedef S_##B in1_t;                                                                   \
+    static constexpr int nin = 2;                                                          \
+    DLX_HD out_t operator()(in0_t a, in1_t b) const { return MIX_RULE(OP, A, B, a, b); }    \
+  };
+MIX_TABLE(DLXCU_BIN_MIXED)
+#undef DLXCU_BIN_MIXED
+
 template <int OP, class NF>
 struct BinNarrow {
   static constexpr bool cmp = OP >= DLX_OP_LT && OP <= DLX_OP_NE;
@@ -120,6 +135,14 @@ static dlx_status run_binary_narrow(dlx__kd k, const Plan &p, const Launch &L) {
 dlx_status run_binary(const dlx__ew_op *op, const Plan &p, const Launch &L) {
   const dlx__kd k = dlx__kd_of(op->dtype[2]);
   if (k == DLX_KD_NONE || dlx__kd_is_subbyte(k)) return no_kernel(op);
+  const int mix = dlx__mixed_pair(dlx__kd_of(op->dtype[1]), k);
+  if (mix >= 0) {
+#define DLXCU_CASE(OP, A, B) \
+  if (op->op == ENUM_##OP && mix == MIXIX_##A##_##B) return run_ew(p, BinMixed<ENUM_##OP, MIXIX_##A##_##B>(), L);
+    MIX_TABLE(DLXCU_CASE)
+#undef DLXCU_CASE
+    return no_kernel(op);
+  }
   if (dlx__kd_is_native(k)) {
 #define DLXCU_CASE(OP, N) \
   if (op->op == ENUM_##OP && k == KD_##N) return run_ew(p, Bin<ENUM_##OP, KD_##N>(), L);
