@@ -95,6 +95,23 @@ DLX_API dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view 
  * computed in double, rounded to nearest and saturated to the output's range. */
 DLX_API dlx_status dlx_fma(const dlx_view *out, double scalar, const dlx_view *t1, const dlx_view *t2);
 
+/* Integer-array indexing (NumPy's advanced indexing of the first n dimensions): out = src[idx[0], ...,
+ * idx[n-1]], that is out[b..., r...] = src[idx[0][b], ..., idx[n-1][b], r...]. The n index views broadcast
+ * together to the index shape B; out has shape B + src.shape[n:] and src's dtype (any strides; not
+ * read-only, never broadcast). Indices have any integer dtype (int8 .. uint64) and live in host-accessible
+ * memory: they are read on the host when the call is made (a copy of them, not the views, goes to a device).
+ * A negative index counts from the back; one outside [-extent, extent) is DLX_ERR_INDEX naming it, and then
+ * nothing is written. src and out are on one device, whose backend moves the elements (asynchronously on a
+ * GPU); out may overlap src (src is copied first then). The host memory for the resolved indices (8 bytes
+ * per position of B) is this op's allocation. */
+DLX_API dlx_status dlx_gather(const dlx_view *out, const dlx_view *src, int32_t n, const dlx_view *const *idx);
+
+/* The other direction: dst[idx[0][b], ..., idx[n-1][b], r...] = value[b..., r...], value (dst's dtype)
+ * broadcast to B + dst.shape[n:]. Where positions of B select the same element, the last position in
+ * row-major order of B wins, on every backend and at every thread count (NumPy gives that for index arrays
+ * in C order). The same rules as dlx_gather otherwise; value may overlap dst. */
+DLX_API dlx_status dlx_scatter(const dlx_view *dst, int32_t n, const dlx_view *const *idx, const dlx_view *value);
+
 /* C = alpha * A @ B + beta * C for float32, float64, complex64, complex128 rank-2 views with any
  * strides (transposed included), through CBLAS on host memory and cuBLAS on CUDA memory, where float16
  * and bfloat16 work too (accumulated in float32, as torch.matmul; the CPU refuses them with

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "compute/ops_internal.h"
 #include "compute/reference.h"
 #include "kernels/convert.h"
 #include "kernels/ew.h"
@@ -67,8 +68,7 @@ typedef struct opcall {
 static const char *const op_names[DLX_OP_COUNT] = {DLX__BINOP_LIST(OP_NAME_, _)};
 static const char *const unop_names[DLX_UNOP_COUNT] = {DLX__UNOP_LIST(OP_NAME_, _)};
 
-/* What every operand must satisfy. */
-static dlx_status check_view(const char *fn, const char *name, const dlx_view *v) {
+dlx_status dlx__ops_check_operand(const char *fn, const char *name, const dlx_view *v) {
   DLX_FAIL_IF(v->ndim < 0 || v->ndim > DLX_MAX_NDIM, DLX_ERR_RANK, "%s: %s has ndim %d, outside [0, %d]", fn, name,
               (int)v->ndim, DLX_MAX_NDIM);
   if (!dlx_dtype_is_valid(v->dtype)) {
@@ -88,7 +88,7 @@ static dlx_status check_view(const char *fn, const char *name, const dlx_view *v
   return DLX_OK;
 }
 
-static dlx_status check_output(const char *fn, const char *name, const dlx_view *v) {
+dlx_status dlx__ops_check_output(const char *fn, const char *name, const dlx_view *v) {
   DLX_FAIL_IF(v->flags & DLX_VIEW_READ_ONLY, DLX_ERR_READ_ONLY, "%s: %s is read-only", fn, name);
   for (int32_t d = 0; d < v->ndim; ++d) {
     /* several output elements at one address: the result would depend on the write order */
@@ -149,7 +149,7 @@ static dlx_status check_devices(opcall *c) {
 
 /* Generic checks of an op call, after the op-specific dtype rules. */
 static dlx_status check_call(opcall *c) {
-  DLX_FORWARD(check_output(c->fn, c->names[0], &c->out));
+  DLX_FORWARD(dlx__ops_check_output(c->fn, c->names[0], &c->out));
   for (int k = 0; k < c->nin; ++k) DLX_FORWARD(check_broadcast(c->fn, c->names[k + 1], &c->in[k], c->names[0], &c->out));
   return check_devices(c);
 }
@@ -364,9 +364,9 @@ static dlx_status dtype_mismatch(const opcall *c, int i, int j) {
 
 /* Copy the caller's views in, checking each. */
 static dlx_status load_operands(opcall *c, const dlx_view *out, const dlx_view *a, const dlx_view *b) {
-  DLX_FORWARD(check_view(c->fn, c->names[0], out));
-  DLX_FORWARD(check_view(c->fn, c->names[1], a));
-  if (c->nin > 1) DLX_FORWARD(check_view(c->fn, c->names[2], b));
+  DLX_FORWARD(dlx__ops_check_operand(c->fn, c->names[0], out));
+  DLX_FORWARD(dlx__ops_check_operand(c->fn, c->names[1], a));
+  if (c->nin > 1) DLX_FORWARD(dlx__ops_check_operand(c->fn, c->names[2], b));
   view_copy(&c->out, out);
   view_copy(&c->in[0], a);
   if (c->nin > 1) view_copy(&c->in[1], b);
