@@ -111,7 +111,7 @@ DLDataType dlx__py_weak_result(DLDataType t, dlx__py_skind s);
 /* Whether an in-place op may cast its result (dtype from) into its target (dtype to): NumPy's same_kind. */
 int dlx__py_same_kind_castable(DLDataType from, DLDataType to);
 
-/* ---- ops.c: arithmetic, comparisons, operands; methods.c: indexing and shape methods ---------------- */
+/* ---- ops.c: arithmetic, comparisons, operands; methods.c: assignment and shape methods -------------- */
 
 int dlx__py_is_tensor(PyObject *o);
 /* A view of t's storage (one more reference to it). */
@@ -132,7 +132,6 @@ int dlx__py_assign(const dlx_view *dst, PyObject *value);
 int dlx__py_parse_shape(PyObject *obj, int32_t *ndim, int64_t *shape);
 
 extern PyNumberMethods dlx__py_tensor_as_number;
-extern PyMappingMethods dlx__py_tensor_as_mapping;
 PyObject *dlx__py_tensor_richcompare(PyObject *self, PyObject *other, int op);
 PyObject *dlx__py_tensor_fill_(PyObject *self, PyObject *value);
 PyObject *dlx__py_tensor_copy_(PyObject *self, PyObject *src);
@@ -144,6 +143,14 @@ PyObject *dlx__py_tensor_view(PyObject *self, PyObject *dtype);
 PyObject *dlx__py_tensor_T(PyObject *self, void *closure);
 /* dlx.add & co, matmul, fma, set_num_threads / get_num_threads. */
 extern PyMethodDef dlx__py_ops_methods[];
+
+/* ---- index.c: t[key] (basic: a view; advanced: dlx_gather / dlx_scatter), len, iter, `in` --------------- */
+
+extern PyMappingMethods dlx__py_tensor_as_mapping;
+extern PySequenceMethods dlx__py_tensor_as_sequence;
+/* iter(t) over the first axis, and its iterator type (made ready by the module's init). */
+PyObject *dlx__py_tensor_iter(PyObject *self);
+extern PyTypeObject dlx__py_tensor_iter_type;
 
 /* ---- producer.c: __dlpack__, its stream / dl_device / copy rules, the C exchange API ---------------- */
 

@@ -395,7 +395,9 @@ PyTypeObject dlx__py_tensor_type = {
     .tp_dealloc = (destructor)tensor_dealloc,
     .tp_repr = (reprfunc)tensor_repr,
     .tp_as_number = &dlx__py_tensor_as_number,
-    .tp_as_mapping = &dlx__py_tensor_as_mapping,
+    .tp_as_mapping = &dlx__py_tensor_as_mapping, /* index.c */
+    .tp_as_sequence = &dlx__py_tensor_as_sequence, /* `in` only: no sq_item, so not a PySequence */
+    .tp_iter = dlx__py_tensor_iter,
     .tp_as_buffer = &dlx__py_tensor_as_buffer, /* buffer.c */
     /* elementwise == would leave the type unhashable; it hashes by identity instead, as torch.Tensor */
     .tp_hash = tensor_hash,
