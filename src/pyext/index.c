@@ -636,11 +636,15 @@ PyObject *dlx__py_tensor_iter(PyObject *self) {
   return (PyObject *)it;
 }
 
-/* `x in t`: (t == x).any(), NumPy's rule (x broadcast against t). The comparison runs where t is; a result
+/* `x in t`: (t == x).any(), NumPy's rule (x broadcast against t; a list is an array). The comparison runs where t is; a result
  * in device memory comes to the host to be read (oneAPI device USM is refused by the comparison, saying how
  * to move it). */
 static int sq_contains(PyObject *self, PyObject *x) {
-  PyObject *eq = PyObject_RichCompare(self, x, Py_EQ);
+  /* a list or tuple is an array here, as NumPy's `in` takes it */
+  PyObject *xt = dlx__py_is_nested(x) ? dlx__py_from_scalars(x, NULL) : (Py_INCREF(x), x);
+  if (xt == NULL) return -1;
+  PyObject *eq = PyObject_RichCompare(self, xt, Py_EQ);
+  Py_DECREF(xt);
   if (eq == NULL) return -1;
   if (!dlx__py_is_tensor(eq)) { /* NotImplemented turned into a bool by Python: no elementwise answer */
     const int r = PyObject_IsTrue(eq);
