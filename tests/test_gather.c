@@ -13,6 +13,7 @@
 #include "runner.h"
 
 #include "backends/backend.h"
+#include "backends/cpu/cpu.h"
 #include "backends/cpu/loops.h"
 #include "compute/reference.h"
 #include "dlx/dtype.h"
