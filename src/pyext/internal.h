@@ -207,7 +207,7 @@ int dlx__py_capi_view_from_object(PyObject *obj, const dlx_import_spec *spec, dl
 /* Add the capsule dlx._dlx._C_API to the module. */
 int dlx__py_capi_init(PyObject *module);
 
-/* ---- numpy.c: Tensor.__array__ / numpy(), and what the NumPy bridge's files share --------------------- */
+/* ---- numpy.c: Tensor.__array__ / numpy() / NumPy's protocols, and what the NumPy bridge's files share ---- */
 
 /* 1 when the host can read t's memory: host-accessible device types, and oneAPI host or shared USM
  * (asked of the runtime). *usm names device USM for messages. */
@@ -233,6 +233,11 @@ PyObject *dlx__py_copy_refused(const char *what, const char *why);
 PyObject *dlx__py_tensor_array(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *dlx__py_tensor_numpy(PyObject *self, PyObject *unused);
 extern const char dlx__py_doc_array[], dlx__py_doc_numpy[];
+/* Tensor.__array_ufunc__ and __array_function__: python/dlx/_numpy_protocol.py's array_ufunc and
+ * array_function, called with self first. */
+PyObject *dlx__py_tensor_array_ufunc(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *dlx__py_tensor_array_function(PyObject *self, PyObject *args, PyObject *kwargs);
+extern const char dlx__py_doc_array_ufunc[], dlx__py_doc_array_function[];
 
 /* ---- buffer.c: the buffer protocol, both ways -------------------------------------------------------- */
 

@@ -35,9 +35,6 @@ PyMODINIT_FUNC PyInit__dlx(void) {
     return NULL;
   }
   Py_DECREF(api);
-  /* NumPy's operators defer to ours (a numpy array + a Tensor calls Tensor.__radd__) instead of making
-   * an object array of Tensors */
-  if (PyDict_SetItemString(dlx__py_tensor_type.tp_dict, "__array_ufunc__", Py_None) < 0) return NULL;
   PyType_Modified(&dlx__py_tensor_type);
 
   PyObject *m = PyModule_Create(&module_def);
