@@ -177,8 +177,24 @@ static PyObject *consumer_stream(PyObject *x) {
   return PyLong_FromLongLong(dlx__dlpack_stream_value(d, stream));
 }
 
+/* x.__dlpack__(max_version=(1, 3), copy=True[, stream=s]): the producer's own copy, asked for when its
+ * zero-copy export, or dlx's import of it, was refused (a field of a structured array, misaligned data) and
+ * a copy is allowed. NULL + exception (TypeError from a producer that knows no copy=). */
+static PyObject *call_dlpack_copied(PyObject *x) {
+  PyObject *stream = consumer_stream(x);
+  PyObject *args[4] = {x, dlx__py_version_tuple, Py_True, stream};
+  PyObject *kw = stream ? PyTuple_Pack(3, dlx__py_str_max_version, dlx__py_str_copy, dlx__py_str_stream)
+                        : PyTuple_Pack(2, dlx__py_str_max_version, dlx__py_str_copy);
+  PyObject *cap = kw ? PyObject_VectorcallMethod(dlx__py_str_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw)
+                     : NULL;
+  Py_XDECREF(kw);
+  Py_XDECREF(stream);
+  return cap;
+}
+
 static PyObject *call_dlpack(PyObject *x) {
-  /* x.__dlpack__(max_version=(1, 3)[, stream=s]). copy is never passed on: dlx makes any copy itself, once. */
+  /* x.__dlpack__(max_version=(1, 3)[, stream=s]). copy is not passed on: dlx makes any copy itself, once,
+   * unless the zero-copy export is refused (call_dlpack_copied) */
   PyObject *stream = consumer_stream(x);
   PyObject *args[3] = {x, dlx__py_version_tuple, stream}, *kw = NULL, *cap;
   if (stream != NULL && (kw = PyTuple_Pack(2, dlx__py_str_max_version, dlx__py_str_stream)) == NULL) {
@@ -410,6 +426,40 @@ static PyObject *import_ndarray_fields(PyObject *x, uint32_t alignment) {
   return dlx__py_tensor_wrap(s, &v, alignment);
 }
 
+/* A capsule from __dlpack__ (a new reference taken over) imported; the capsule dies either way. */
+static PyObject *import_returned(PyObject *x, PyObject *cap, uint32_t alignment) {
+  PyObject *t = NULL;
+  if (PyCapsule_CheckExact(cap)) {
+    t = import_capsule(cap, alignment);
+  } else {
+    PyErr_Format(PyExc_TypeError, "__dlpack__ of '%.100s' returned '%.100s', not a PyCapsule", Py_TYPE(x)->tp_name,
+                 Py_TYPE(cap)->tp_name);
+  }
+  /* An unconsumed capsule runs the producer's deleter as it dies, and that deleter may run Python
+   * code: it must not see (or clobber) the error being raised. */
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  Py_DECREF(cap);
+  PyErr_Restore(et, ev, tb);
+  return t;
+}
+
+/* The zero-copy import of x was refused with the pending BufferError, and a copy is allowed (copy=None, the
+ * standard's "copy if needed", or True): the producer's own copy, through __dlpack__(copy=True). The
+ * BufferError stands when that fails too (a producer that cannot or will not copy). */
+static PyObject *import_producer_copy(PyObject *x, uint32_t alignment) {
+  PyObject *exc = dlx__py_fetch_exception();
+  PyObject *cap = call_dlpack_copied(x);
+  PyObject *t = cap ? import_returned(x, cap, alignment) : NULL;
+  if (t == NULL) {
+    PyErr_Clear();
+    dlx__py_restore_exception(exc);
+  } else {
+    Py_DECREF(exc);
+  }
+  return t;
+}
+
 /* dlx__py_from_dlpack; ndarray_ok 0 keeps an exact numpy.ndarray off the fields path (from_dlpack's device=
  * names a device other than the cpu). */
 static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok) {
@@ -426,7 +476,9 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
   if (ndarray_ok && copy != 1 && dlx__py_ndarray_path == DLX__PY_NDARRAY_AUTO && is_exact_ndarray(x) &&
       numpy_fields_ok) {
     t = import_ndarray_fields(x, alignment);
-    if (t != NULL || PyErr_Occurred()) return t;
+    if (t != NULL) return t;
+    if (PyErr_Occurred())
+      return copy != 0 && PyErr_ExceptionMatches(PyExc_BufferError) ? import_producer_copy(x, alignment) : NULL;
   }
   const dlx__py_quirks *quirks;
   const DLPackExchangeAPI *api = lookup_exchange(Py_TYPE(x), &quirks);
@@ -451,19 +503,9 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
   } else {
     if (quirks != NULL && quirks->before_dlpack(x) != 0) return NULL;
     PyObject *cap = call_dlpack(x);
-    if (cap == NULL) return NULL;
-    if (PyCapsule_CheckExact(cap)) {
-      t = import_capsule(cap, alignment);
-    } else {
-      PyErr_Format(PyExc_TypeError, "__dlpack__ of '%.100s' returned '%.100s', not a PyCapsule", Py_TYPE(x)->tp_name,
-                   Py_TYPE(cap)->tp_name);
-    }
-    /* An unconsumed capsule runs the producer's deleter as it dies, and that deleter may run Python
-     * code: it must not see (or clobber) the error being raised. */
-    PyObject *et, *ev, *tb;
-    PyErr_Fetch(&et, &ev, &tb);
-    Py_DECREF(cap);
-    PyErr_Restore(et, ev, tb);
+    t = cap ? import_returned(x, cap, alignment) : NULL;
+    /* the producer's copy is already the copy copy=True asks for */
+    if (t == NULL && copy != 0 && PyErr_ExceptionMatches(PyExc_BufferError)) return import_producer_copy(x, alignment);
   }
   if (t != NULL && copy == 1) {
     PyObject *c = copy_tensor(t);
