@@ -239,7 +239,7 @@ static PyObject *copy_tensor(PyObject *src_obj) {
   dlx__py_tensor *src = (dlx__py_tensor *)src_obj;
   dlx__storage *s;
   dlx_view v;
-  if (dlx__py_copy_compact(&src->view, &s, &v) != 0) return NULL;
+  if (dlx__py_copy_compact(&src->view, PyExc_BufferError, &s, &v) != 0) return NULL;
   return dlx__py_tensor_wrap(s, &v, src->alignment);
 }
 

@@ -275,7 +275,7 @@ static PyObject *m_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   } else if (copy == 1 && !fresh && !(moves && convert_first)) { /* (a move still to come is the copy) */
     dlx__storage *s;
     dlx_view v;
-    if (dlx__py_copy_compact(&tt->view, &s, &v) != 0) {
+    if (dlx__py_copy_compact(&tt->view, PyExc_ValueError, &s, &v) != 0) {
       Py_DECREF(t);
       return NULL;
     }

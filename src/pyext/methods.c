@@ -170,7 +170,7 @@ PyObject *dlx__py_tensor_reshape(PyObject *self, PyObject *args) {
   /* no view has these strides: copy compactly first, as NumPy's reshape does */
   dlx__storage *s;
   dlx_view c;
-  if (dlx__py_copy_compact(&t->view, &s, &c) != 0) return NULL;
+  if (dlx__py_copy_compact(&t->view, PyExc_ValueError, &s, &c) != 0) return NULL;
   c.flags = t->view.flags & ~(uint32_t)DLX_VIEW_READ_ONLY;
   st = dlx_view_reshape(&c, n, shape, &v);
   if (st != DLX_OK) {
