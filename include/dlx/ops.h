@@ -10,9 +10,12 @@
  * Devices: every operand is on one device, and the op runs on the backend of that memory: host-accessible
  * memory (cpu, pinned, managed) on the CPU's loops; CUDA device memory on the GPU, queued on the calling
  * thread's current stream of that device (dlx/cuda.h), asynchronously; oneAPI host and shared USM on the
- * CPU's loops (device USM is refused; dlx/oneapi.h). Two exceptions cross devices: dlx_copy between memory
- * kinds, and a one-element input in host-accessible memory (a scalar), whose value is read on the host
- * when the op is queued and handed to the device's kernel with the launch. A device this build has no
+ * CPU's loops (device USM is refused; dlx/oneapi.h). Three exceptions cross devices: dlx_copy between memory
+ * kinds; a one-element input in host-accessible memory (a scalar), whose value is read on the host when
+ * the op is queued and handed to the device's kernel with the launch; and inputs in host-accessible memory
+ * of an op whose output is oneAPI USM, which the oneAPI backend's CPU loops read in place (an output in
+ * device USM is computed into shared scratch and copied over). Two inputs on different devices give
+ * DLX_ERR_DEVICE_MISMATCH naming both, an input and the output naming those; a device this build has no
  * backend for gives DLX_ERR_DEVICE_MISMATCH naming the operand and the build it needs.
  *
  * Arithmetic semantics:
