@@ -13,7 +13,6 @@
 #include "runner.h"
 
 #include "backends/backend.h"
-#include "backends/cpu/cpu.h"
 #include "backends/cpu/loops.h"
 #include "compute/reference.h"
 #include "dlx/dtype.h"
@@ -41,18 +40,11 @@ static bool is_packed(const dlx_view *v) {
 
 /* ---- the backends a case runs on ------------------------------------------------------------------- */
 
-/* The CPU's halves without their gather entry: the device interface's default takes over. */
+/* The CPU's halves without their gather entry (the device interface's default takes over), and with the
+ * CUDA kernels' host emulation in place of the CPU's loops (set up by test_every_backend). */
 static dlx__compute_ops cpu_without_gather;
-
 #ifdef DLX_WITH_CUDA
-static const dlx__compute_ops emulated_compute = {
-    .name = "cuda-kernels-emulated",
-    .execute = dlx__cuda_execute_emulated,
-    .unpack = dlx__cuda_unpack_emulated,
-    .pack = dlx__cuda_pack_emulated,
-    .gemm = dlx__cpu_gemm,
-    .gather = dlx__cuda_gather_emulated,
-};
+static dlx__compute_ops emulated_compute;
 #endif
 
 typedef struct runner {
@@ -241,6 +233,14 @@ static void check_reference(const gcase *g, const unsigned char *outmem) {
 static void test_every_backend(void) {
   cpu_without_gather = dlx__cpu_compute;
   cpu_without_gather.gather = NULL;
+#ifdef DLX_WITH_CUDA
+  emulated_compute = dlx__cpu_compute;
+  emulated_compute.name = "cuda-kernels-emulated";
+  emulated_compute.execute = dlx__cuda_execute_emulated;
+  emulated_compute.unpack = dlx__cuda_unpack_emulated;
+  emulated_compute.pack = dlx__cuda_pack_emulated;
+  emulated_compute.gather = dlx__cuda_gather_emulated;
+#endif
   const runner runners[] = {
       {"cpu", NULL, 1, 0},
       {"cpu, 3 threads", NULL, 3, 2},
