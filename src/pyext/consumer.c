@@ -334,7 +334,7 @@ static int numpy_abi_2(PyTypeObject *tp) {
   return 0;
 }
 
-static int is_exact_ndarray(PyObject *x) {
+int dlx__py_is_exact_ndarray(PyObject *x) {
   PyTypeObject *tp = Py_TYPE(x);
   if (tp == numpy_ndarray) return 1;
   if (numpy_ndarray != NULL || (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) || tp->tp_as_buffer == NULL ||
@@ -473,7 +473,7 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
     return dlx__py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
   }
   /* copy=True copies whatever the import is; the ndarray path only stands in for a zero-copy one */
-  if (ndarray_ok && copy != 1 && dlx__py_ndarray_path == DLX__PY_NDARRAY_AUTO && is_exact_ndarray(x) &&
+  if (ndarray_ok && copy != 1 && dlx__py_ndarray_path == DLX__PY_NDARRAY_AUTO && dlx__py_is_exact_ndarray(x) &&
       numpy_fields_ok) {
     t = import_ndarray_fields(x, alignment);
     if (t != NULL) return t;

@@ -143,6 +143,9 @@ PyObject *dlx__py_tensor_view(PyObject *self, PyObject *dtype);
 PyObject *dlx__py_tensor_T(PyObject *self, void *closure);
 /* dlx.add & co, matmul, fma, set_num_threads / get_num_threads. */
 extern PyMethodDef dlx__py_ops_methods[];
+/* dlx.<name>(x, y) for the name of one of dlx's binary ops ("add", "divide", "less", ...): *found 1 and its
+ * result (NULL + exception on failure); *found 0 and NULL, nothing raised, for another name. */
+PyObject *dlx__py_binary_named(PyObject *name, PyObject *x, PyObject *y, int *found);
 
 /* ---- index.c: t[key] (basic: a view; advanced: dlx_gather / dlx_scatter), len, iter, `in` --------------- */
 
@@ -172,6 +175,8 @@ PyObject *dlx__py_from_dlpack(PyObject *x, uint32_t alignment, int copy);
  * (dlx._testing); hits counts the imports that read the fields (both under the GIL). */
 enum { DLX__PY_NDARRAY_OFF = 0, DLX__PY_NDARRAY_AUTO = 2 };
 extern int dlx__py_ndarray_path;
+/* Whether x is an exact numpy.ndarray (not a subclass), known without importing NumPy. */
+int dlx__py_is_exact_ndarray(PyObject *x);
 extern long dlx__py_ndarray_path_hits;
 /* dlx_py_view's non-owning import: a producer's dltensor_from_py_object_no_sync (PyTorch's), checked
  * as dlx.from_dlpack checks its managed export. 1 with *view filled (obj's reference keeps the memory),

@@ -317,7 +317,27 @@ static PyObject *protocol_call(const char *name, PyObject *self, PyObject *args,
   return r;
 }
 
+/* An operand the helper would hand to dlx as it is: a Tensor, a Python scalar, an exact ndarray. */
+static int plain_operand(PyObject *o) {
+  return dlx__py_is_tensor(o) || dlx__py_scalar_kind(o) != DLX__PY_SCALAR_NONE || dlx__py_is_exact_ndarray(o);
+}
+
 PyObject *dlx__py_tensor_array_ufunc(PyObject *self, PyObject *args, PyObject *kwargs) {
+  /* a + t with a an ndarray comes here as np.add(a, t): dlx's op is called in C, without the helper's
+   * Python, when the call is the plain one (two plain operands, no keywords) of one of dlx's binary ops */
+  if ((kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0) && PyTuple_GET_SIZE(args) == 4 &&
+      PyUnicode_Check(PyTuple_GET_ITEM(args, 1)) &&
+      PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(args, 1), "__call__") == 0 &&
+      plain_operand(PyTuple_GET_ITEM(args, 2)) && plain_operand(PyTuple_GET_ITEM(args, 3))) {
+    PyObject *name = PyObject_GetAttrString(PyTuple_GET_ITEM(args, 0), "__name__");
+    if (name == NULL) return NULL;
+    int found = 0;
+    PyObject *r = PyUnicode_Check(name)
+                      ? dlx__py_binary_named(name, PyTuple_GET_ITEM(args, 2), PyTuple_GET_ITEM(args, 3), &found)
+                      : NULL;
+    Py_DECREF(name);
+    if (found) return r;
+  }
   return protocol_call("array_ufunc", self, args, kwargs);
 }
 
