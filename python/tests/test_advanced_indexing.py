@@ -117,6 +117,8 @@ def materialize(rng, items, shape):
         else:
             _, axis, ishape, dt, form, bad = item
             vals = index_values(rng, np.dtype(dt), ishape, shape[axis], bad)
+            if form == "list" and vals.size == 0 and vals.ndim > 1:
+                form = "np"  # [] has lost the shape of an empty (0, 1) array
             if form == "np_rev" and vals.ndim:
                 vals = np.flip(np.flip(vals).copy())  # negative strides
             ours.append(vals.tolist() if form == "list" else dlx.asarray(vals) if form == "dlx" else vals)

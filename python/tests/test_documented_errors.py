@@ -114,7 +114,7 @@ CASES = [
      lambda: dlx.add(f32(), f32(), out=dlx.zeros((3,), "int32")), ValueError),
     ("ValueError (dtype mismatch, shapes that do not broadcast, read-only output, anything else)",
      lambda: dlx.add(f32(), f32(), out=readonly()), ValueError),
-    ('Mixing host and device tensors in one op is ValueError ("an op runs on one',
+    ("Mixing host and device tensors in one op is ValueError naming the operands",
      lambda: f32() + cuda_tensor(), ValueError),
     # buffers and NumPy
     ("raise BufferError (NumPy raises ValueError there)", lambda: hashlib.md5(f32(3, 4).T), BufferError),

@@ -460,6 +460,12 @@ static PyObject *import_producer_copy(PyObject *x, uint32_t alignment) {
   return t;
 }
 
+/* Whether the pending error is a refusal a producer's copy may cure, and a copy may be made: copy None or
+ * True, and no assumed_align (CuTe's promise about the data given, which a copy would hide). */
+static int may_copy(int copy, uint32_t alignment) {
+  return copy != 0 && alignment == 0 && PyErr_ExceptionMatches(PyExc_BufferError);
+}
+
 /* dlx__py_from_dlpack; ndarray_ok 0 keeps an exact numpy.ndarray off the fields path (from_dlpack's device=
  * names a device other than the cpu). */
 static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok) {
@@ -477,8 +483,7 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
       numpy_fields_ok) {
     t = import_ndarray_fields(x, alignment);
     if (t != NULL) return t;
-    if (PyErr_Occurred())
-      return copy != 0 && PyErr_ExceptionMatches(PyExc_BufferError) ? import_producer_copy(x, alignment) : NULL;
+    if (PyErr_Occurred()) return may_copy(copy, alignment) ? import_producer_copy(x, alignment) : NULL;
   }
   const dlx__py_quirks *quirks;
   const DLPackExchangeAPI *api = lookup_exchange(Py_TYPE(x), &quirks);
@@ -505,7 +510,7 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
     PyObject *cap = call_dlpack(x);
     t = cap ? import_returned(x, cap, alignment) : NULL;
     /* the producer's copy is already the copy copy=True asks for */
-    if (t == NULL && copy != 0 && PyErr_ExceptionMatches(PyExc_BufferError)) return import_producer_copy(x, alignment);
+    if (t == NULL && may_copy(copy, alignment)) return import_producer_copy(x, alignment);
   }
   if (t != NULL && copy == 1) {
     PyObject *c = copy_tensor(t);
