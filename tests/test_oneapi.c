@@ -285,6 +285,23 @@ static void roundtrip(int d) {
     } else {
       CHECK_FAIL(dlx_binary(DLX_OP_ADD, v, v, v), DLX_ERR_DEVICE_MISMATCH, "is device USM on oneapi:");
       CHECK_FAIL(dlx_binary(DLX_OP_ADD, v, v, v), DLX_ERR_DEVICE_MISMATCH, "dlx_copy");
+      /* an output alone in device USM takes inputs in host memory, read in place (reads_host) */
+      float h[12];
+      for (int i = 0; i < 12; ++i) h[i] = (float)i;
+      const float one = 1.0f;
+      dlx_view h_v = view_of(h, CPU, 2, I64(3, 4), NULL, DLX_DTYPE_FLOAT32);
+      dlx_view one_v = view_of((void *)&one, CPU, 0, NULL, NULL, DLX_DTYPE_FLOAT32);
+      CHECK_OK(dlx_binary(DLX_OP_ADD, v, &h_v, &one_v));
+      qcopy(d, got, p, sizeof got);
+      for (int i = 0; i < 12; ++i) CHECK(got[i] == (float)i + 1.0f);
+      double hd[12]; /* a cast from host memory too */
+      for (int i = 0; i < 12; ++i) hd[i] = -(double)i;
+      dlx_view hd_v = view_of(hd, CPU, 2, I64(3, 4), NULL, DLX_DTYPE_FLOAT64);
+      CHECK_OK(dlx_cast(v, &hd_v));
+      qcopy(d, got, p, sizeof got);
+      for (int i = 0; i < 12; ++i) CHECK(got[i] == -(float)i);
+      /* inputs on two devices: the message names the two, not the output */
+      CHECK_FAIL(dlx_binary(DLX_OP_ADD, &h_v, &h_v, v), DLX_ERR_DEVICE_MISMATCH, "a is on cpu:0 but b is on oneapi:");
     }
     /* the deleter runs once, when the last of the tensors and the export goes */
     dlx_tensor_release(t);

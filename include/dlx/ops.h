@@ -10,9 +10,12 @@
  * Devices: every operand is on one device, and the op runs on the backend of that memory: host-accessible
  * memory (cpu, pinned, managed) on the CPU's loops; CUDA device memory on the GPU, queued on the calling
  * thread's current stream of that device (dlx/cuda.h), asynchronously; oneAPI host and shared USM on the
- * CPU's loops (device USM is refused; dlx/oneapi.h). Two exceptions cross devices: dlx_copy between memory
- * kinds, and a one-element input in host-accessible memory (a scalar), whose value is read on the host
- * when the op is queued and handed to the device's kernel with the launch. A device this build has no
+ * CPU's loops (device USM is refused; dlx/oneapi.h). Three exceptions cross devices: dlx_copy between memory
+ * kinds; a one-element input in host-accessible memory (a scalar), whose value is read on the host when
+ * the op is queued and handed to the device's kernel with the launch; and inputs in host-accessible memory
+ * of an op whose output is oneAPI USM, which the oneAPI backend's CPU loops read in place (an output in
+ * device USM is computed into shared scratch and copied over). Two inputs on different devices give
+ * DLX_ERR_DEVICE_MISMATCH naming both, an input and the output naming those; a device this build has no
  * backend for gives DLX_ERR_DEVICE_MISMATCH naming the operand and the build it needs.
  *
  * Arithmetic semantics:
@@ -101,6 +104,23 @@ DLX_API dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view 
  * integer dtype (an int8 delta scaled onto a uint8 image); out has t2's dtype. Integer results are
  * computed in double, rounded to nearest and saturated to the output's range. */
 DLX_API dlx_status dlx_fma(const dlx_view *out, double scalar, const dlx_view *t1, const dlx_view *t2);
+
+/* Integer-array indexing (NumPy's advanced indexing of the first n dimensions): out = src[idx[0], ...,
+ * idx[n-1]], that is out[b..., r...] = src[idx[0][b], ..., idx[n-1][b], r...]. The n index views broadcast
+ * together to the index shape B; out has shape B + src.shape[n:] and src's dtype (any strides; not
+ * read-only, never broadcast). Indices have any integer dtype (int8 .. uint64) and live in host-accessible
+ * memory: they are read on the host when the call is made (a copy of them, not the views, goes to a device).
+ * A negative index counts from the back; one outside [-extent, extent) is DLX_ERR_INDEX naming it, and then
+ * nothing is written. src and out are on one device, whose backend moves the elements (asynchronously on a
+ * GPU); out may overlap src (src is copied first then). The host memory for the resolved indices (8 bytes
+ * per position of B) is this op's allocation. */
+DLX_API dlx_status dlx_gather(const dlx_view *out, const dlx_view *src, int32_t n, const dlx_view *const *idx);
+
+/* The other direction: dst[idx[0][b], ..., idx[n-1][b], r...] = value[b..., r...], value (dst's dtype)
+ * broadcast to B + dst.shape[n:]. Where positions of B select the same element, the last position in
+ * row-major order of B wins, on every backend and at every thread count (NumPy gives that for index arrays
+ * in C order). The same rules as dlx_gather otherwise; value may overlap dst. */
+DLX_API dlx_status dlx_scatter(const dlx_view *dst, int32_t n, const dlx_view *const *idx, const dlx_view *value);
 
 /* C = alpha * A @ B + beta * C for float32, float64, complex64, complex128 rank-2 views with any
  * strides (transposed included), through CBLAS on host memory and cuBLAS on CUDA memory, where float16

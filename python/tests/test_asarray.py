@@ -240,6 +240,60 @@ def test_buffers_that_must_be_copied():
         dlx.asarray(field, copy=False)
 
 
+FIELD_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint16", "uint64", "float16", "float32", "float64",
+                "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("dtype", FIELD_DTYPES)
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (0,)])
+def test_dlpack_objects_that_must_be_copied(dtype, shape):
+    """Issue 20, item 5: a field of a structured array (strides in partial items) and a misaligned array
+    made NumPy's __dlpack__ (or dlx's import) raise BufferError, even with copy=True. A copy is allowed
+    with copy=None and True: it is made (one copy, not two); copy=False keeps refusing."""
+    rng = np.random.default_rng(5)
+    rec = np.zeros(shape, dtype=[("pad", "u1"), ("x", dtype), ("tail", "u1")])
+    rec["x"] = rng.integers(0, 5, size=shape).astype(dtype)
+    field = rec["x"]
+    raw = np.zeros(field.size * field.itemsize + 1, np.uint8)
+    odd = raw[1:].view(dtype).reshape(shape)  # misaligned (for items of 2 bytes and more)
+    odd[...] = field
+    for obj in (field, odd):
+        for copy in (None, True):
+            t = dlx.asarray(obj, copy=copy)
+            assert t.dtype == np.dtype(dtype).name and t.shape == shape
+            np.testing.assert_array_equal(np.asarray(t), obj)
+            assert t.data_ptr % t.itemsize == 0 or t.size == 0
+            t2 = dlx.from_dlpack(obj, copy=copy)  # the producer's copy, as the Array API's copy=None allows
+            np.testing.assert_array_equal(np.asarray(t2), obj)
+        needs_copy = np.dtype(dtype).alignment > 1 and obj.size > 0  # both start at an odd address
+        if needs_copy:
+            with pytest.raises(ValueError, match="copy=False, but .* needs a copy"):
+                dlx.asarray(obj, copy=False)
+            with pytest.raises(BufferError):
+                dlx.from_dlpack(obj, copy=False)
+    # a copy: writes to it do not reach the record
+    if field.size:
+        t = dlx.asarray(field)
+        t[(0,) * len(shape)] = 1
+        assert field[(0,) * len(shape)] == rec["x"][(0,) * len(shape)]
+
+
+def test_misaligned_ml_dtypes_arrays_are_copied():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = np.zeros(9, np.uint8)[1:].view(ml_dtypes.bfloat16)
+    x[:] = [1, 2, 3, 4]
+    t = dlx.asarray(x)
+    assert t.dtype == "bfloat16" and t.tolist() == [1.0, 2.0, 3.0, 4.0] and t.data_ptr % 2 == 0
+
+
+def test_refusals_a_copy_does_not_cure_stand():
+    big = np.zeros(3, ">f4" if sys.byteorder == "little" else "<f4")
+    with pytest.raises(BufferError, match="native byte order"):
+        dlx.asarray(big)
+    with pytest.raises(BufferError, match="native byte order"):
+        dlx.from_dlpack(big, copy=True)
+
+
 @pytest.mark.parametrize("make", [
     lambda: (ctypes.c_int8 * 2)(),  # fine, as a control
     lambda: memoryview(np.zeros(2, ">i4" if sys.byteorder == "little" else "<i4")),  # the other byte order
@@ -528,7 +582,7 @@ def test_device_memory():
 @pytest.mark.skipif(dlx.cuda.is_available(), reason="with a GPU the copy is made (the capsule's memory is no device's)")
 def test_copies_of_device_memory_need_the_backend():
     t = dlx.from_dlpack(T.make_capsule((2,), device=(2, 0)))
-    with pytest.raises(BufferError, match="cuda:0"):
+    with pytest.raises(ValueError, match="cuda:0"):  # the documented ValueError (issue 20, item 7)
         dlx.asarray(t, copy=True)
     with pytest.raises(ValueError, match="cuda:0"):
         dlx.asarray(t, device="cpu")  # as Tensor.to

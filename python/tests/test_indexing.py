@@ -1,5 +1,6 @@
 """dlx.Tensor indexing and shape methods against NumPy: random basic-index tuples (ints, slices, None,
-Ellipsis) for __getitem__ and __setitem__ (scalars, tensors, NumPy arrays, broadcasting, casting),
+Ellipsis) for __getitem__ and __setitem__ (scalars, tensors, NumPy arrays, broadcasting, casting; advanced
+indexing is test_advanced_indexing.py's),
 reshape (view when NumPy's is a view, else a copy), permute / transpose / .T, lifetimes of views, and
 the errors."""
 import gc
@@ -127,16 +128,15 @@ def test_index_errors():
         t[-3]
     with pytest.raises(IndexError, match="valid indices"):
         t[1.5]
-    with pytest.raises(IndexError, match="valid indices"):
-        t[[0, 1]]
-    # a one-element integer tensor (or 0-d integer array) is an int index; others are not indices
-    assert t[dlx.asarray(1, dtype="int8"), dlx.asarray([2])].item() == 0.0
+    # a 0-d integer tensor (or 0-d integer array) is an int index; arrays of floats are no indices (arrays of
+    # ints and bools are advanced indices: test_advanced_indexing.py)
+    assert t[dlx.asarray(1, dtype="int8"), dlx.asarray(2)].item() == 0.0
     assert t[np.array(-1)].shape == (3,)
-    for bad in (dlx.asarray([0, 1]), dlx.asarray([1.0]), np.array(1.0), np.array([0, 1])):
-        with pytest.raises(IndexError, match=f"valid indices, not {type(bad).__module__}"):
+    for bad in (dlx.asarray([1.0]), np.array(1.0), np.array([0.5, 1])):
+        with pytest.raises(IndexError, match="must be of integer"):
             t[bad]
-    with pytest.raises(IndexError, match="boolean"):
-        t[True]
+    with pytest.raises(IndexError, match="valid indices, not object"):
+        t[object()]
     with pytest.raises(IndexError):
         t[2**70]
     with pytest.raises(ValueError, match="step cannot be zero"):
@@ -312,3 +312,68 @@ def test_permute_errors():
         t.permute(0, 1, -2)
     with pytest.raises(TypeError):
         t.permute("abc")
+
+
+# ---- iteration and `in` (issue 20, item 8) -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("dt", ["int64", "float32", "bool", "complex64", "uint8"])
+def test_iteration_matches_numpy(dt):
+    rng = np.random.default_rng(8)
+    for shape in [(4,), (3, 2), (2, 0), (0,), (1, 2, 3)]:
+        a = random_array(rng, dt, shape, small=True)
+        t = from_np(a)
+        items = list(t)
+        assert len(items) == len(a) == len(t)
+        for x, y in zip(items, a):
+            assert_same(x, np.asarray(y))
+        assert [x.tolist() for x in t] == a.tolist()
+    a = np.arange(6, dtype=np.int64).reshape(3, 2)
+    t = from_np(a)
+    assert sum(from_np(np.arange(5))).item() == 10
+    s = sum(t)  # 0 + t[0] + t[1] + t[2], rows added as NumPy adds them
+    assert s.tolist() == sum(a).tolist() == [6, 9]
+    rows = [r for r in t]
+    rows[1][0] = -1  # the items are views
+    assert a[1, 0] == -1
+
+
+def test_iteration_of_a_0d_tensor_is_a_type_error():
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        iter(dlx.asarray(1.0))
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        list(dlx.asarray(1.0))
+    with pytest.raises(TypeError, match="0-d"):
+        len(dlx.asarray(1.0))
+
+
+def test_iterator_reads_the_extent_as_it_goes():
+    t = dlx.asarray([1, 2, 3])
+    it = iter(t)
+    assert iter(it) is it
+    assert next(it).item() == 1
+    assert [x.item() for x in it] == [2, 3]
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_contains_matches_numpy():
+    a = np.array([[1.0, 2.0], [3.0, np.nan]])
+    t = from_np(a)
+    for x in [1.0, 2, 5, np.nan, -0.0, 3 + 0j, True]:
+        assert (x in t) == (x in a), x
+    assert (np.array([3.0, 4.0]) in t) == (np.array([3.0, 4.0]) in a)  # any element equal, as NumPy
+    assert np.array([5.0, 6.0]) not in t
+    assert from_np(np.array([np.nan, np.nan])) not in t  # NaN == NaN is False
+    assert [1.0, 2.0] in t and (from_np(np.array([1.0, 2.0])) in t)
+    assert 0 not in dlx.zeros((0,))
+    with pytest.raises(ValueError):  # shapes that do not broadcast, as NumPy
+        np.zeros(3) in t
+
+
+def test_device_tensors_iterate_as_views_and_refuse_reads():
+    t = dlx.from_dlpack(dlx._testing.make_capsule((3, 2), "float32", device=(2, 0)))
+    rows = list(t)  # views: nothing is read
+    assert len(rows) == 3 and rows[0].shape == (2,) and rows[0].device == (2, 0)
+    with pytest.raises(ValueError, match="cuda:0"):
+        1.0 in t

@@ -417,3 +417,69 @@ def test_empty_tensors():
 def test_empty_tensor_to_dpctl():
     t = dlx.empty((0,), "float32", device="oneapi:0")
     assert dpt.from_dlpack(t).shape == (0,)
+
+
+@pytest.mark.parametrize("i", device_ids())
+def test_errors_name_the_operands_written(i):
+    """Issue 20, item 6: `shared_usm + cpu_tensor` failed with "b is on cpu:0 but out is on oneapi:0",
+    blaming an out the user never passed. Inputs on two devices are named both."""
+    s = dlx.from_dlpack(ready(dpt.arange(4, dtype="float32", device=DEVICES[i], usm_type="shared")))
+    c = dlx.asarray(np.arange(4, dtype=np.float32))
+    with pytest.raises(ValueError, match=f"a is on oneapi:{i} but b is on cpu:0: an op runs on one device"):
+        s + c
+    with pytest.raises(ValueError, match=f"a is on cpu:0 but b is on oneapi:{i}: an op runs on one device"):
+        c + s
+    for op in (lambda: s * c, lambda: c - s, lambda: s < c, lambda: dlx.add(s, c), lambda: c == s):
+        with pytest.raises(ValueError) as e:
+            op()
+        assert "out" not in str(e.value), e.value
+    # a one-element host input is a scalar, handed over by value: that mixes
+    assert (s + dlx.asarray([2.0], dtype="float32")).to("cpu").tolist() == [2.0, 3.0, 4.0, 5.0]
+
+
+@pytest.mark.parametrize("i", device_ids())
+def test_out_in_device_usm_with_host_inputs(i):
+    """Issue 20, item 6: docs/python-api.md lists "out= with host-accessible inputs" as supported, and
+    dlx.add(cpu, 1, out=device_usm) was refused. The CPU loops read the host inputs into shared scratch,
+    which the queue copies into out."""
+    dev = f"oneapi:{i}"
+    c = dlx.asarray(np.arange(4, dtype=np.float32))
+    out = dlx.empty((4,), "float32", device=dev)
+    assert dlx.oneapi.usm_kind(out) == "device"
+    assert dlx.add(c, 1, out=out) is out and out.to("cpu").tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert dlx.multiply(c, c, out=out) is out and out.to("cpu").tolist() == [0.0, 1.0, 4.0, 9.0]
+    b = dlx.empty((4,), "bool", device=dev)
+    assert dlx.less(c, 2, out=b).to("cpu").tolist() == [True, True, False, False]
+    # a cast on the way in (int64 + int -> int64 into an int64 out) and a NumPy array as input
+    o64 = dlx.empty((2, 4), "int64", device=dev)
+    dlx.add(np.arange(8).reshape(2, 4), 10, out=o64)
+    assert o64.to("cpu").tolist() == [[10, 11, 12, 13], [14, 15, 16, 17]]
+    # shared USM inputs, as before
+    s = dlx.from_dlpack(ready(dpt.arange(4, dtype="float32", device=DEVICES[i], usm_type="shared")))
+    with pytest.raises(ValueError, match=f"a is on oneapi:{i} but b is on cpu:0"):
+        dlx.subtract(s, c, out=s)  # inputs on two devices stay refused, out= or not
+    dpt_out = dpt.empty(4, dtype="float32", device=DEVICES[i])  # dpctl's own device USM as out=
+    dlx.add(c, c, out=dpt_out)
+    assert dpt.asnumpy(dpt_out).tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+@pytest.mark.parametrize("i", device_ids())
+@pytest.mark.parametrize("kind", ["device", "shared", "host"])
+def test_advanced_indexing_on_usm(i, kind):
+    """Gathers and scatters on USM (issue 20, item 2): host and shared USM through the CPU loops' reads,
+    device USM through the queue (the device interface's default: a copy per index position)."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = ready(dpt.asarray(a, device=DEVICES[i], usm_type=kind))
+    t = dlx.from_dlpack(x)
+    r = t[[2, 0, 2]]
+    assert r.device == (KDL_ONEAPI, i) and dlx.oneapi.usm_kind(r) == kind
+    assert r.to("cpu").tolist() == a[[2, 0, 2]].tolist()
+    assert t[:, np.array([True, False, False, True])].to("cpu").tolist() == a[:, [0, 3]].tolist()
+    assert t[dlx.asarray([[1]]), [3]].to("cpu").tolist() == [[7.0]]
+    t[[0, 2], 1:3] = -1.0
+    t[np.array([1]), dlx.asarray([0, 3])] = dlx.asarray(np.array([50.0, 60.0], np.float32))
+    want = a.copy()
+    want[[0, 2], 1:3] = -1.0
+    want[1, [0, 3]] = [50.0, 60.0]
+    assert t.to("cpu").tolist() == want.tolist()
+    assert dpt.asnumpy(x).tolist() == want.tolist()  # written in place, where dpctl sees it

@@ -497,7 +497,8 @@ def test_out_errors():
 
 
 def test_numpy_operands_defer_to_dlx():
-    """A NumPy array on the left of an operator gives the work to dlx (__array_ufunc__ = None)."""
+    """A NumPy array on the left of an operator gives the work to dlx (np.add calls Tensor.__array_ufunc__,
+    which runs dlx.add: test_numpy_functions.py)."""
     a = np.arange(4, dtype=np.float32)
     t = from_np(np.ones(4, np.float32))
     r = a + t

@@ -186,6 +186,65 @@ void dlx__scratch_free(const dlx__compute_ops *c, DLDevice home, void *ptr) {
   if (dlx__backend_memory(home, "dlx_ops", &m) == DLX_OK) m->free(home, ptr);
 }
 
+/* ---- gather and scatter ------------------------------------------------------------------------------ */
+
+dlx_status dlx__gather_plan(const dlx__gather_op *op, const void *offsets, dlx_iter *plan) {
+  const dlx_view *d = op->dense, *s = op->strided;
+  dlx_view off, blk;
+  DLX_FORWARD(dlx_view_init(&off, (void *)(uintptr_t)offsets, DLX_DTYPE_INT64, op->device, d->ndim, d->shape, NULL));
+  DLX_FORWARD(dlx_view_init(&blk, s->data, d->dtype, op->device, d->ndim, d->shape, NULL));
+  blk.flags = d->flags & DLX_VIEW_SUBBYTE_PADDED;
+  /* the offsets walk B row-major and stand still over the rest; the block walks the rest only */
+  for (int32_t j = op->nb; j < d->ndim; ++j) {
+    off.strides[j] = 0;
+    blk.strides[j] = s->strides[j - op->nb];
+  }
+  int64_t step = 1;
+  for (int32_t j = op->nb - 1; j >= 0; --j) {
+    off.strides[j] = step;
+    step *= d->shape[j];
+    blk.strides[j] = 0;
+  }
+  const dlx_view *views[3] = {d, &off, &blk};
+  return dlx_iter_init(plan, 3, views, 0);
+}
+
+/* Position i's block as a view (the rest dimensions of strided, at offsets[i]), and dense's slice for i. */
+static void gather_views(const dlx__gather_op *op, int64_t i, dlx_view *dense_i, dlx_view *block_i) {
+  const dlx_view *d = op->dense;
+  *block_i = *op->strided;
+  block_i->data = (char *)op->strided->data + op->offsets[i];
+  block_i->device = op->device;
+  *dense_i = *block_i;
+  dense_i->dtype = d->dtype;
+  dense_i->flags = d->flags;
+  int64_t byte = 0, rem = i;
+  for (int32_t j = op->nb - 1; j >= 0; --j) {
+    byte += rem % d->shape[j] * d->strides[j];
+    rem /= d->shape[j];
+  }
+  const int64_t item = (int64_t)dlx_dtype_itemsize(d->dtype);
+  dense_i->data = (char *)d->data + byte * item;
+  for (int32_t j = op->nb; j < d->ndim; ++j) dense_i->strides[j - op->nb] = d->strides[j];
+}
+
+dlx_status dlx__compute_gather(const dlx__compute_ops *c, const dlx__gather_op *op) {
+  if (c->gather != NULL) return c->gather(op);
+  /* the default: position by position, a copy of one block through the backend's own elementwise copy */
+  dlx__ew_op e = {.kind = DLX_EW_COPY, .nin = 1, .device = op->device};
+  e.dtype[0] = e.dtype[1] = e.dtype[2] = op->dense->dtype;
+  dlx_view dense_i, block_i;
+  dlx_iter plan;
+  for (int64_t i = 0; i < op->count; ++i) {
+    if (op->offsets[i] == DLX__GATHER_SKIP) continue;
+    gather_views(op, i, &dense_i, &block_i);
+    const dlx_view *views[2] = {op->scatter ? &block_i : &dense_i, op->scatter ? &dense_i : &block_i};
+    DLX_FORWARD(dlx_iter_init(&plan, 2, views, DLX_ITER_OUTPUT_FULL));
+    if (plan.size > 0) DLX_FORWARD(c->execute(&e, &plan));
+  }
+  return DLX_OK;
+}
+
 /* ---- queues: streams and events ---------------------------------------------------------------------- */
 
 static dlx_status no_entry(const dlx__memory_ops *m, int32_t device, const char *what, const char *fn) {

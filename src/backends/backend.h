@@ -48,6 +48,32 @@ typedef struct dlx__gemm_call {
   double alpha[2], beta[2];
 } dlx__gemm_call;
 
+/* One gather or scatter of integer-array indexing (dlx_gather / dlx_scatter, compute/gather.c), validated
+ * and resolved by the compute layer: every index checked against its extent and summed into the byte
+ * offset of the element it selects. The index positions are the elements of the index shape B (row-major,
+ * `count` of them); position i selects the block at byte offset offsets[i] from strided->data, whose
+ * dimensions are the rest of the indexed view's. dense has shape B + rest.
+ *  - gather:  dense[i, r] = block_i[r];
+ *  - scatter: block_i[r] = dense[i, r], where a position whose offset is DLX__GATHER_SKIP is left out (an
+ *    index that a later position repeats: the last one in row-major order wins, on every backend alike).
+ * Elements are byte-sized (packed float6/float4 were unpacked) and move as bytes. No operand overlaps the
+ * written one. offsets is host memory: a device backend copies it over itself, without blocking the host. */
+#define DLX__GATHER_SKIP INT64_MIN
+typedef struct dlx__gather_op {
+  bool scatter;
+  DLDevice device;         /* where it runs: the backend's home for the memory */
+  int32_t nb;              /* dense's first nb dimensions are B */
+  int64_t count;           /* index positions: the product of B (> 0) */
+  const int64_t *offsets;  /* count byte offsets, in host memory */
+  const dlx_view *dense;   /* out (gather), or value broadcast to B + rest (scatter) */
+  const dlx_view *strided; /* src (gather) or dst (scatter) at the first element of the rest: the rest only */
+} dlx__gather_op;
+
+/* The loop plan of op (dlx_iter): operand 0 dense, 1 the offsets (int64 at `offsets`, which is op->offsets
+ * or a device copy of it, broadcast over the rest), 2 strided (broadcast over B). Every operand has dense's
+ * shape. A loop adds operand 1's value to operand 2's address. */
+dlx_status dlx__gather_plan(const dlx__gather_op *op, const void *offsets, dlx_iter *plan);
+
 /* What a memory's allocator cache holds (dlx_cuda_memory_stats has the same fields). */
 typedef struct dlx__cache_stats {
   uint64_t allocated, cached, peak_allocated, driver_allocs;
@@ -134,6 +160,15 @@ typedef struct dlx__compute_ops {
   /* Packed float6/float4 <-> a compact buffer of one code per byte (row-major order of the view). */
   dlx_status (*unpack)(const dlx_view *packed, void *padded);
   dlx_status (*pack)(const dlx_view *packed, const void *padded);
+  /* Optional: the gather or scatter of integer-array indexing (dlx__gather_op). Default: one copy per index
+   * position through execute, which any backend has; right but slow for many positions, so a backend with
+   * kernels gives its own. */
+  dlx_status (*gather)(const dlx__gather_op *op);
+  /* Its loops read host-accessible memory in place (oneAPI runs the CPU's loops on USM): a non-copy op on
+   * this backend's memory takes inputs in host-accessible memory as they are (dlx__ew_op.host), so that
+   * out= on device USM works with host inputs. Other backends refuse such inputs ("an op runs on one
+   * device"); copies move them through the memory half either way. */
+  bool reads_host;
   /* C = alpha * op(A) @ op(B) + beta * C; DLX_ERR_UNSUPPORTED when this build has no BLAS for it. */
   dlx_status (*gemm)(const dlx__gemm_call *call);
   /* Optional: scratch memory of an op on device (overlap copies, unpacked operands, gemm's compact
@@ -184,6 +219,8 @@ extern const dlx__compute_ops dlx__cpu_compute;
 /* New memory for a tensor on device made from the tensor at like (alloc_like, else alloc). */
 dlx_status dlx__device_alloc_like(const dlx__memory_ops *m, DLDevice device, const void *like, uint64_t bytes,
                                   bool zero, void **out, const char *fn);
+/* Run op on compute half c: its gather entry, else one copy per index position through c->execute. */
+dlx_status dlx__compute_gather(const dlx__compute_ops *c, const dlx__gather_op *op);
 /* Scratch memory of compute half c on home (its scratch entries, else home's memory half), and its release. */
 dlx_status dlx__scratch_alloc(const dlx__compute_ops *c, DLDevice home, uint64_t bytes, void **out, const char *fn);
 void dlx__scratch_free(const dlx__compute_ops *c, DLDevice home, void *ptr);

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "compute/ops_internal.h"
 #include "compute/reference.h"
 #include "kernels/convert.h"
 #include "kernels/ew.h"
@@ -55,6 +56,7 @@ typedef struct opcall {
   DLDevice home;        /* where the backend computes (and keeps temporaries) */
   const dlx__memory_ops *foreign[2]; /* input k lives on another backend: the memory half that moves it */
   bool byval[2];        /* input k is passed by value (a host scalar of an op on device memory) */
+  bool host_in[2];      /* input k is host memory that the backend's loops read in place (reads_host) */
   dlx__ew_value value[2];
   dlx_view out;
   dlx_view in[2];
@@ -67,8 +69,7 @@ typedef struct opcall {
 static const char *const op_names[DLX_OP_COUNT] = {DLX__BINOP_LIST(OP_NAME_, _)};
 static const char *const unop_names[DLX_UNOP_COUNT] = {DLX__UNOP_LIST(OP_NAME_, _)};
 
-/* What every operand must satisfy. */
-static dlx_status check_view(const char *fn, const char *name, const dlx_view *v) {
+dlx_status dlx__ops_check_operand(const char *fn, const char *name, const dlx_view *v) {
   DLX_FAIL_IF(v->ndim < 0 || v->ndim > DLX_MAX_NDIM, DLX_ERR_RANK, "%s: %s has ndim %d, outside [0, %d]", fn, name,
               (int)v->ndim, DLX_MAX_NDIM);
   if (!dlx_dtype_is_valid(v->dtype)) {
@@ -88,7 +89,7 @@ static dlx_status check_view(const char *fn, const char *name, const dlx_view *v
   return DLX_OK;
 }
 
-static dlx_status check_output(const char *fn, const char *name, const dlx_view *v) {
+dlx_status dlx__ops_check_output(const char *fn, const char *name, const dlx_view *v) {
   DLX_FAIL_IF(v->flags & DLX_VIEW_READ_ONLY, DLX_ERR_READ_ONLY, "%s: %s is read-only", fn, name);
   for (int32_t d = 0; d < v->ndim; ++d) {
     /* several output elements at one address: the result would depend on the write order */
@@ -115,12 +116,38 @@ static dlx_status check_broadcast(const char *fn, const char *name, const dlx_vi
   return DLX_OK;
 }
 
-/* Every operand on the output's backend and device, with two exceptions that cross between backends:
- * dlx_copy between memory kinds (the memory half with a copy entry moves the data), and a one-element
- * input in host memory (a scalar: handed to the backend by value, see run_call). Then every operand on
- * the backend is labelled with its home device, so that the overlap test and the plan see one address
- * space (pinned, managed and cpu memory are one to the CPU backend). */
+static bool is_host_scalar(const dlx_view *v) {
+  return dlx_view_size(v) == 1 && dlx_device_is_host_accessible(v->device);
+}
+
+static dlx_status mismatch(const opcall *c, int i, int j, const dlx_view *vi, const dlx_view *vj, const char *hint) {
+  char x[DLX_DEVICE_TEXT_CAP], y[DLX_DEVICE_TEXT_CAP];
+  return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: %s is on %s but %s is on %s: an op runs on one device%s", c->fn,
+                       c->names[i], dlx__device_text(x, sizeof x, vi->device), c->names[j],
+                       dlx__device_text(y, sizeof y, vj->device), hint);
+}
+
+/* Two inputs on different backends or devices (neither a host scalar) are refused naming them both: the
+ * output may be one a caller made after an input (the Python module's results are), and then naming it
+ * would blame an operand the user never wrote. */
+static dlx_status check_inputs_agree(const opcall *c) {
+  if (c->nin < 2 || is_host_scalar(&c->in[0]) || is_host_scalar(&c->in[1])) return DLX_OK;
+  const dlx__compute_ops *b0, *b1;
+  DLDevice h0, h1;
+  DLX_FORWARD(dlx__backend_compute(c->in[0].device, c->fn, c->names[1], &b0, &h0));
+  DLX_FORWARD(dlx__backend_compute(c->in[1].device, c->fn, c->names[2], &b1, &h1));
+  if (b0 == b1 && h0.device_type == h1.device_type && h0.device_id == h1.device_id) return DLX_OK;
+  return mismatch(c, 1, 2, &c->in[0], &c->in[1], " (move one first with dlx_copy)");
+}
+
+/* Every operand on the output's backend and device, with three exceptions that cross between backends:
+ * dlx_copy between memory kinds (the memory half with a copy entry moves the data); a one-element input in
+ * host memory (a scalar: handed to the backend by value, see run_call); and any input in host-accessible
+ * memory of an op on a backend whose loops read host memory (reads_host: oneAPI), read in place. Then every
+ * operand on the backend is labelled with its home device, so that the overlap test and the plan see one
+ * address space (pinned, managed and cpu memory are one to the CPU backend). */
 static dlx_status check_devices(opcall *c) {
+  DLX_FORWARD(check_inputs_agree(c));
   DLX_FORWARD(dlx__backend_compute(c->out.device, c->fn, c->names[0], &c->be, &c->home));
   for (int k = 0; k < c->nin; ++k) {
     const dlx__compute_ops *be;
@@ -131,16 +158,15 @@ static dlx_status check_devices(opcall *c) {
       c->in[k].device = c->home;
       continue;
     }
+    if (c->be->reads_host && c->kind != DLX_EW_COPY && dlx_device_is_host_accessible(c->in[k].device)) {
+      c->host_in[k] = true; /* one address space with the backend's host-readable memory */
+      c->in[k].device = c->home;
+      continue;
+    }
     /* the memory half that can move data between the two: the one with a copy entry */
     const dlx__memory_ops *mover = dlx__backend_mover(c->out.device, c->in[k].device);
-    const bool scalar = dlx_view_size(&c->in[k]) == 1 && dlx_device_is_host_accessible(c->in[k].device);
-    if (mover == NULL || (c->kind != DLX_EW_COPY && !scalar)) {
-      char x[DLX_DEVICE_TEXT_CAP], y[DLX_DEVICE_TEXT_CAP];
-      return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: %s is on %s but %s is on %s: an op runs on one device%s",
-                           c->fn, c->names[k + 1], dlx__device_text(x, sizeof x, c->in[k].device), c->names[0],
-                           dlx__device_text(y, sizeof y, c->out.device),
-                           mover != NULL ? " (move it first with dlx_copy)" : "");
-    }
+    if (mover == NULL || (c->kind != DLX_EW_COPY && !is_host_scalar(&c->in[k])))
+      return mismatch(c, k + 1, 0, &c->in[k], &c->out, mover != NULL ? " (move it first with dlx_copy)" : "");
     c->foreign[k] = mover;
   }
   c->out.device = c->home;
@@ -149,7 +175,7 @@ static dlx_status check_devices(opcall *c) {
 
 /* Generic checks of an op call, after the op-specific dtype rules. */
 static dlx_status check_call(opcall *c) {
-  DLX_FORWARD(check_output(c->fn, c->names[0], &c->out));
+  DLX_FORWARD(dlx__ops_check_output(c->fn, c->names[0], &c->out));
   for (int k = 0; k < c->nin; ++k) DLX_FORWARD(check_broadcast(c->fn, c->names[k + 1], &c->in[k], c->names[0], &c->out));
   return check_devices(c);
 }
@@ -213,6 +239,7 @@ static void init_call(opcall *c, const char *fn, dlx__ew_kind kind, int nin, con
   c->be = NULL;
   c->foreign[0] = c->foreign[1] = NULL;
   c->byval[0] = c->byval[1] = false;
+  c->host_in[0] = c->host_in[1] = false;
   c->fn = fn;
   c->kind = kind;
   c->nin = nin;
@@ -233,6 +260,7 @@ static dlx__ew_op ew_op_of(const opcall *c) {
   op.dtype[2] = c->nin > 1 ? c->in[1].dtype : c->in[0].dtype;
   op.device = c->home;
   for (int k = 0; k < 2; ++k) {
+    op.host[k] = c->host_in[k];
     op.byval[k] = c->byval[k];
     if (c->byval[k]) op.value[k] = c->value[k];
   }
@@ -334,7 +362,8 @@ static dlx_status run_call(opcall *c) {
     if (!is_packed(&c->in[k])) continue;
     dlx_view tmp;
     DLX_FORWARD(temp_like(c, &c->in[k], true, &tmp));
-    DLX_FORWARD(c->be->unpack(&c->in[k], tmp.data));
+    /* host memory read in place is the CPU's to unpack (the backend's unpack knows its own memory) */
+    DLX_FORWARD((c->host_in[k] ? &dlx__cpu_compute : c->be)->unpack(&c->in[k], tmp.data));
     view_copy(&c->in[k], &tmp);
   }
   if (!is_packed(&c->out)) return plan_and_execute(c);
@@ -364,9 +393,9 @@ static dlx_status dtype_mismatch(const opcall *c, int i, int j) {
 
 /* Copy the caller's views in, checking each. */
 static dlx_status load_operands(opcall *c, const dlx_view *out, const dlx_view *a, const dlx_view *b) {
-  DLX_FORWARD(check_view(c->fn, c->names[0], out));
-  DLX_FORWARD(check_view(c->fn, c->names[1], a));
-  if (c->nin > 1) DLX_FORWARD(check_view(c->fn, c->names[2], b));
+  DLX_FORWARD(dlx__ops_check_operand(c->fn, c->names[0], out));
+  DLX_FORWARD(dlx__ops_check_operand(c->fn, c->names[1], a));
+  if (c->nin > 1) DLX_FORWARD(dlx__ops_check_operand(c->fn, c->names[2], b));
   view_copy(&c->out, out);
   view_copy(&c->in[0], a);
   if (c->nin > 1) view_copy(&c->in[1], b);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compute/reference.h"
+#include "backends/backend.h"
 #include "kernels/ew.h"
 #include "kernels/expr.h"
 #include "dlx/dtype.h"
@@ -382,6 +383,29 @@ void dlx__ref_run(const dlx__ew_op *op, const dlx_view *const *views) {
     for (int32_t d = nd - 1; d >= 0; --d) {
       if (++idx[d] < o->shape[d]) break;
       idx[d] = 0;
+    }
+  }
+}
+
+void dlx__ref_gather(const dlx__gather_op *op) {
+  const dlx_view *d = op->dense, *s = op->strided;
+  const int32_t nd = d->ndim;
+  const int64_t size = (int64_t)dlx_dtype_itemsize(d->dtype), n = dlx_view_size(d);
+  int64_t idx[DLX_MAX_NDIM] = {0};
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t pos = 0, doff = 0, boff = 0;
+    for (int32_t j = 0; j < nd; ++j) {
+      doff += idx[j] * d->strides[j];
+      if (j < op->nb) pos = pos * d->shape[j] + idx[j];
+      else boff += idx[j] * s->strides[j - op->nb];
+    }
+    char *dense = (char *)d->data + doff * size;
+    const int64_t off = op->offsets[pos];
+    if (!op->scatter) memcpy(dense, (const char *)s->data + off + boff * size, (size_t)size);
+    else if (off != DLX__GATHER_SKIP) memcpy((char *)s->data + off + boff * size, dense, (size_t)size);
+    for (int32_t j = nd - 1; j >= 0; --j) {
+      if (++idx[j] < d->shape[j]) break;
+      idx[j] = 0;
     }
   }
 }

@@ -7,10 +7,16 @@
 
 #include "kernels/ew.h"
 
+struct dlx__gather_op;
+
 /* Run op element by element over the views (views[0] the output, then nin inputs, broadcast to it,
  * packed sub-byte operands read and written by bit position): a plain N-d index walk, no plan, no
  * backend, no threads. Host-accessible memory only; the caller checked everything. */
 void dlx__ref_run(const dlx__ew_op *op, const dlx_view *const *views);
+
+/* A gather or scatter (backends/backend.h) element by element over dense's N-d index, position by
+ * position as the offsets give them: no plan, no backend. Host-accessible memory only. */
+void dlx__ref_gather(const struct dlx__gather_op *op);
 
 /* Route every op of the calling thread through dlx__ref_run, so that tests can compare it with the
  * backends. Returns the previous setting. */

@@ -93,6 +93,10 @@ typedef struct dlx__ew_op {
    * the bytes to its kernel with the launch, so no copy (and no host synchronisation) stages them. */
   bool byval[2];
   dlx__ew_value value[2];
+  /* Inputs in host-accessible memory of an op on a backend whose loops read host memory in place
+   * (dlx__compute_ops.reads_host: oneAPI, which runs the CPU loops): host[k] is set for input k, whose
+   * plan pointer is plain host memory, no memory of the backend's device. */
+  bool host[2];
 } dlx__ew_op;
 
 /* Same-dtype moves (copy, fill, a cast to the operand's own dtype) are dtype-blind byte copies. */

@@ -230,8 +230,24 @@ static PyObject *consumer_stream(const DLDevice *dev) {
   return PyLong_FromLongLong(dlx__dlpack_stream_value(*dev, stream));
 }
 
+/* x.__dlpack__(max_version=(1, 3), copy=True[, stream=s]): the producer's own copy, asked for when its
+ * zero-copy export, or dlx's import of it, was refused (a field of a structured array, misaligned data) and
+ * a copy is allowed. NULL + exception (TypeError from a producer that knows no copy=). */
+static PyObject *call_dlpack_copied(PyObject *x, const DLDevice *dev) {
+  PyObject *stream = consumer_stream(dev);
+  PyObject *args[4] = {x, dlx__py_version_tuple, Py_True, stream};
+  PyObject *kw = stream ? PyTuple_Pack(3, dlx__py_str_max_version, dlx__py_str_copy, dlx__py_str_stream)
+                        : PyTuple_Pack(2, dlx__py_str_max_version, dlx__py_str_copy);
+  PyObject *cap = kw ? PyObject_VectorcallMethod(dlx__py_str_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw)
+                     : NULL;
+  Py_XDECREF(kw);
+  Py_XDECREF(stream);
+  return cap;
+}
+
 static PyObject *call_dlpack(PyObject *x, const DLDevice *dev) {
-  /* x.__dlpack__(max_version=(1, 3)[, stream=s]). copy is never passed on: dlx makes any copy itself, once. */
+  /* x.__dlpack__(max_version=(1, 3)[, stream=s]). copy is not passed on: dlx makes any copy itself, once,
+   * unless the zero-copy export is refused (call_dlpack_copied) */
   PyObject *stream = consumer_stream(dev);
   PyObject *args[3] = {x, dlx__py_version_tuple, stream}, *kw = NULL, *cap;
   if (stream != NULL && (kw = PyTuple_Pack(2, dlx__py_str_max_version, dlx__py_str_stream)) == NULL) {
@@ -293,7 +309,7 @@ static PyObject *copy_tensor(PyObject *src_obj) {
   dlx__py_tensor *src = (dlx__py_tensor *)src_obj;
   dlx__storage *s;
   dlx_view v;
-  if (dlx__py_copy_compact(&src->view, &s, &v) != 0) return NULL;
+  if (dlx__py_copy_compact(&src->view, PyExc_BufferError, &s, &v) != 0) return NULL;
   return dlx__py_tensor_wrap(s, &v, src->alignment);
 }
 
@@ -388,7 +404,7 @@ static int numpy_abi_2(PyTypeObject *tp) {
   return 0;
 }
 
-static int is_exact_ndarray(PyObject *x) {
+int dlx__py_is_exact_ndarray(PyObject *x) {
   PyTypeObject *tp = Py_TYPE(x);
   if (tp == numpy_ndarray) return 1;
   if (numpy_ndarray != NULL || (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) || tp->tp_as_buffer == NULL ||
@@ -480,6 +496,47 @@ static PyObject *import_ndarray_fields(PyObject *x, uint32_t alignment) {
   return dlx__py_tensor_wrap(s, &v, alignment);
 }
 
+/* A capsule from __dlpack__ (a new reference taken over) imported; the capsule dies either way. expect: the
+ * device __dlpack_device__ named (NULL: not asked). */
+static PyObject *import_returned(PyObject *x, PyObject *cap, uint32_t alignment, const DLDevice *expect) {
+  PyObject *t = NULL;
+  if (PyCapsule_CheckExact(cap)) {
+    t = import_capsule(cap, alignment, expect);
+  } else {
+    PyErr_Format(PyExc_TypeError, "__dlpack__ of '%.100s' returned '%.100s', not a PyCapsule", Py_TYPE(x)->tp_name,
+                 Py_TYPE(cap)->tp_name);
+  }
+  /* An unconsumed capsule runs the producer's deleter as it dies, and that deleter may run Python
+   * code: it must not see (or clobber) the error being raised. */
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  Py_DECREF(cap);
+  PyErr_Restore(et, ev, tb);
+  return t;
+}
+
+/* The zero-copy import of x was refused with the pending BufferError, and a copy is allowed (copy=None, the
+ * standard's "copy if needed", or True): the producer's own copy, through __dlpack__(copy=True). The
+ * BufferError stands when that fails too (a producer that cannot or will not copy). */
+static PyObject *import_producer_copy(PyObject *x, uint32_t alignment, const DLDevice *expect) {
+  PyObject *exc = dlx__py_fetch_exception();
+  PyObject *cap = call_dlpack_copied(x, expect);
+  PyObject *t = cap ? import_returned(x, cap, alignment, expect) : NULL;
+  if (t == NULL) {
+    PyErr_Clear();
+    dlx__py_restore_exception(exc);
+  } else {
+    Py_DECREF(exc);
+  }
+  return t;
+}
+
+/* Whether the pending error is a refusal a producer's copy may cure, and a copy may be made: copy None or
+ * True, and no assumed_align (CuTe's promise about the data given, which a copy would hide). */
+static int may_copy(int copy, uint32_t alignment) {
+  return copy != 0 && alignment == 0 && PyErr_ExceptionMatches(PyExc_BufferError);
+}
+
 /* dlx__py_from_dlpack; ndarray_ok 0 keeps an exact numpy.ndarray off the fields path (from_dlpack's device=
  * names a device other than the cpu). */
 static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok) {
@@ -493,10 +550,11 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
     return dlx__py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
   }
   /* copy=True copies whatever the import is; the ndarray path only stands in for a zero-copy one */
-  if (ndarray_ok && copy != 1 && dlx__py_ndarray_path == DLX__PY_NDARRAY_AUTO && is_exact_ndarray(x) &&
+  if (ndarray_ok && copy != 1 && dlx__py_ndarray_path == DLX__PY_NDARRAY_AUTO && dlx__py_is_exact_ndarray(x) &&
       numpy_fields_ok) {
     t = import_ndarray_fields(x, alignment);
-    if (t != NULL || PyErr_Occurred()) return t;
+    if (t != NULL) return t;
+    if (PyErr_Occurred()) return may_copy(copy, alignment) ? import_producer_copy(x, alignment, NULL) : NULL;
   }
   const dlx__py_quirks *quirks;
   const DLPackExchangeAPI *api = lookup_exchange(Py_TYPE(x), &quirks);
@@ -523,19 +581,10 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
     DLDevice dev;
     int has_dev;
     PyObject *cap = dlpack_with_device(x, &dev, &has_dev);
-    if (cap == NULL) return NULL;
-    if (PyCapsule_CheckExact(cap)) {
-      t = import_capsule(cap, alignment, has_dev ? &dev : NULL);
-    } else {
-      PyErr_Format(PyExc_TypeError, "__dlpack__ of '%.100s' returned '%.100s', not a PyCapsule", Py_TYPE(x)->tp_name,
-                   Py_TYPE(cap)->tp_name);
-    }
-    /* An unconsumed capsule runs the producer's deleter as it dies, and that deleter may run Python
-     * code: it must not see (or clobber) the error being raised. */
-    PyObject *et, *ev, *tb;
-    PyErr_Fetch(&et, &ev, &tb);
-    Py_DECREF(cap);
-    PyErr_Restore(et, ev, tb);
+    const DLDevice *expect = has_dev ? &dev : NULL;
+    t = cap ? import_returned(x, cap, alignment, expect) : NULL;
+    /* the producer's copy is already the copy copy=True asks for */
+    if (t == NULL && may_copy(copy, alignment)) return import_producer_copy(x, alignment, expect);
   }
   if (t != NULL && copy == 1) {
     PyObject *c = copy_tensor(t);

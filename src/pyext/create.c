@@ -151,9 +151,10 @@ static PyObject *asarray_to_device(PyObject *t, const DLDevice *want, int copy, 
 }
 
 /* An ndarray of an ml_dtypes dtype, which NumPy does not export through DLPack, imported as the
- * unsigned type of its size and relabelled (float6/float4, one per byte, as padded). NULL with no
- * exception when obj is not such an array. */
-static PyObject *import_ml_dtypes_array(PyObject *obj) {
+ * unsigned type of its size and relabelled (float6/float4, one per byte, as padded); that import copies
+ * where a copy is allowed and needed (misaligned data). NULL with no exception when obj is not such an
+ * array. */
+static PyObject *import_ml_dtypes_array(PyObject *obj, int copy) {
   PyObject *descr = PyObject_GetAttrString(obj, "dtype"), *name = NULL, *size = NULL, *u = NULL, *t = NULL;
   DLDataType dt;
   Py_ssize_t len;
@@ -164,7 +165,7 @@ static PyObject *import_ml_dtypes_array(PyObject *obj) {
       !dlx__py_is_narrow_float(dt) || dt.lanes != 1 || PyLong_AsSsize_t(size) != (Py_ssize_t)dlx_dtype_itemsize(dt))
     goto done;
   if ((u = PyObject_CallMethod(obj, "view", "s", dt.bits > 8 ? "uint16" : "uint8")) == NULL) goto done;
-  if ((t = dlx__py_from_dlpack(u, 0, -1)) != NULL) {
+  if ((t = dlx__py_from_dlpack(u, 0, copy == 0 ? 0 : -1)) != NULL) {
     /* a new Tensor of this call's own, not yet seen by anyone: relabelled in place */
     dlx__py_tensor *tt = (dlx__py_tensor *)t;
     tt->view.dtype = dt;
@@ -179,12 +180,40 @@ done:
   return t;
 }
 
-/* A DLPack object, zero-copy (the ml_dtypes arrays NumPy cannot export included). */
-static PyObject *import_dlpack(PyObject *obj) {
-  PyObject *t = dlx__py_from_dlpack(obj, 0, -1);
+/* The PEP 3118 buffer of a DLPack object whose zero-copy import was refused: buffer.c copies what it cannot
+ * view in place (misaligned data, strides in partial items: a field of a structured array), or, with
+ * copy=False, refuses with ValueError, as asarray's buffers do. NULL with no exception when obj has no
+ * buffer dlx can read. */
+static PyObject *import_refused_buffer(PyObject *obj, int copy, int *fresh) {
+  if (!PyObject_CheckBuffer(obj)) return NULL;
+  int copied = 0;
+  PyObject *t = dlx__py_import_buffer(obj, 1, &copied);
+  if (t == NULL) {
+    PyErr_Clear();
+    return NULL;
+  }
+  if (copied && copy == 0) {
+    Py_DECREF(t);
+    return dlx__py_copy_refused("dlx.asarray", "a buffer that is misaligned or strided in partial items");
+  }
+  *fresh |= copied;
+  return t;
+}
+
+/* A DLPack object, zero-copy (the ml_dtypes arrays NumPy cannot export included). When the zero-copy route
+ * refuses (BufferError) and copy allows it, a copy: through the object's buffer, else the producer's own
+ * (__dlpack__(copy=True)); with neither, the refusal stands. */
+static PyObject *import_dlpack(PyObject *obj, int copy, int *fresh) {
+  PyObject *t = dlx__py_from_dlpack(obj, 0, 0);
   if (t != NULL || !(PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError))) return t;
+  const int refused = PyErr_ExceptionMatches(PyExc_BufferError);
   PyObject *exc = dlx__py_fetch_exception();
-  if ((t = import_ml_dtypes_array(obj)) != NULL) {
+  if ((t = import_ml_dtypes_array(obj, copy)) == NULL && refused) {
+    t = import_refused_buffer(obj, copy, fresh);
+    if (t == NULL && !PyErr_Occurred() && copy != 0 && (t = dlx__py_from_dlpack(obj, 0, -1)) != NULL) *fresh = 1;
+    if (t == NULL && !(copy == 0 && PyErr_Occurred())) PyErr_Clear();
+  }
+  if (t != NULL || PyErr_Occurred()) {
     Py_DECREF(exc);
     return t;
   }
@@ -209,7 +238,7 @@ static PyObject *m_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
     Py_INCREF(obj);
     t = obj;
   } else if (PyObject_HasAttr(obj, dlx__py_str_dlpack) || PyCapsule_CheckExact(obj)) {
-    t = import_dlpack(obj);
+    t = import_dlpack(obj, copy, &fresh);
   } else if (PyObject_HasAttrString(obj, "dtype") && PyObject_HasAttrString(obj, "__array__")) {
     /* a NumPy scalar (numpy.float32(2), ml_dtypes.bfloat16(1)): its 0-d array. copy=False is passed on
      * (NumPy 2's protocol); an __array__ that takes no copy= (NumPy's scalars) promises nothing */
@@ -219,7 +248,7 @@ static PyObject *m_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
       PyErr_Clear();
       return dlx__py_copy_refused("dlx.asarray", "an __array__ without copy=");
     }
-    t = arr ? import_dlpack(arr) : NULL;
+    t = arr ? import_dlpack(arr, copy, &fresh) : NULL;
     Py_XDECREF(arr);
   } else if (PyObject_CheckBuffer(obj) && !PyUnicode_Check(obj)) {
     t = dlx__py_import_buffer(obj, copy, &fresh);
@@ -246,7 +275,7 @@ static PyObject *m_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   } else if (copy == 1 && !fresh && !(moves && convert_first)) { /* (a move still to come is the copy) */
     dlx__storage *s;
     dlx_view v;
-    if (dlx__py_copy_compact(&tt->view, &s, &v) != 0) {
+    if (dlx__py_copy_compact(&tt->view, PyExc_ValueError, &s, &v) != 0) {
       Py_DECREF(t);
       return NULL;
     }

@@ -111,7 +111,7 @@ DLDataType dlx__py_weak_result(DLDataType t, dlx__py_skind s);
 /* Whether an in-place op may cast its result (dtype from) into its target (dtype to): NumPy's same_kind. */
 int dlx__py_same_kind_castable(DLDataType from, DLDataType to);
 
-/* ---- ops.c: arithmetic, comparisons, operands; methods.c: indexing and shape methods ---------------- */
+/* ---- ops.c: arithmetic, comparisons, operands; methods.c: assignment and shape methods -------------- */
 
 int dlx__py_is_tensor(PyObject *o);
 /* A view of t's storage (one more reference to it). */
@@ -132,7 +132,6 @@ int dlx__py_assign(const dlx_view *dst, PyObject *value);
 int dlx__py_parse_shape(PyObject *obj, int32_t *ndim, int64_t *shape);
 
 extern PyNumberMethods dlx__py_tensor_as_number;
-extern PyMappingMethods dlx__py_tensor_as_mapping;
 PyObject *dlx__py_tensor_richcompare(PyObject *self, PyObject *other, int op);
 PyObject *dlx__py_tensor_fill_(PyObject *self, PyObject *value);
 PyObject *dlx__py_tensor_copy_(PyObject *self, PyObject *src);
@@ -144,6 +143,17 @@ PyObject *dlx__py_tensor_view(PyObject *self, PyObject *dtype);
 PyObject *dlx__py_tensor_T(PyObject *self, void *closure);
 /* dlx.add & co, matmul, fma, set_num_threads / get_num_threads. */
 extern PyMethodDef dlx__py_ops_methods[];
+/* dlx.<name>(x, y) for the name of one of dlx's binary ops ("add", "divide", "less", ...): *found 1 and its
+ * result (NULL + exception on failure); *found 0 and NULL, nothing raised, for another name. */
+PyObject *dlx__py_binary_named(PyObject *name, PyObject *x, PyObject *y, int *found);
+
+/* ---- index.c: t[key] (basic: a view; advanced: dlx_gather / dlx_scatter), len, iter, `in` --------------- */
+
+extern PyMappingMethods dlx__py_tensor_as_mapping;
+extern PySequenceMethods dlx__py_tensor_as_sequence;
+/* iter(t) over the first axis, and its iterator type (made ready by the module's init). */
+PyObject *dlx__py_tensor_iter(PyObject *self);
+extern PyTypeObject dlx__py_tensor_iter_type;
 
 /* ---- producer.c: __dlpack__, its stream / dl_device / copy rules, the C exchange API ---------------- */
 
@@ -165,6 +175,8 @@ PyObject *dlx__py_from_dlpack(PyObject *x, uint32_t alignment, int copy);
  * (dlx._testing); hits counts the imports that read the fields (both under the GIL). */
 enum { DLX__PY_NDARRAY_OFF = 0, DLX__PY_NDARRAY_AUTO = 2 };
 extern int dlx__py_ndarray_path;
+/* Whether x is an exact numpy.ndarray (not a subclass), known without importing NumPy. */
+int dlx__py_is_exact_ndarray(PyObject *x);
 extern long dlx__py_ndarray_path_hits;
 /* dlx_py_view's non-owning import: a producer's dltensor_from_py_object_no_sync (PyTorch's), checked
  * as dlx.from_dlpack checks its managed export. 1 with *view filled (obj's reference keeps the memory),
@@ -200,7 +212,7 @@ int dlx__py_capi_view_from_object(PyObject *obj, const dlx_import_spec *spec, dl
 /* Add the capsule dlx._dlx._C_API to the module. */
 int dlx__py_capi_init(PyObject *module);
 
-/* ---- numpy.c: Tensor.__array__ / numpy(), and what the NumPy bridge's files share --------------------- */
+/* ---- numpy.c: Tensor.__array__ / numpy() / NumPy's protocols, and what the NumPy bridge's files share ---- */
 
 /* 1 when the host can read t's memory: host-accessible device types, and oneAPI host or shared USM
  * (asked of the runtime). *usm names device USM for messages. */
@@ -226,6 +238,11 @@ PyObject *dlx__py_copy_refused(const char *what, const char *why);
 PyObject *dlx__py_tensor_array(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *dlx__py_tensor_numpy(PyObject *self, PyObject *unused);
 extern const char dlx__py_doc_array[], dlx__py_doc_numpy[];
+/* Tensor.__array_ufunc__ and __array_function__: python/dlx/_numpy_protocol.py's array_ufunc and
+ * array_function, called with self first. */
+PyObject *dlx__py_tensor_array_ufunc(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *dlx__py_tensor_array_function(PyObject *self, PyObject *args, PyObject *kwargs);
+extern const char dlx__py_doc_array_ufunc[], dlx__py_doc_array_function[];
 
 /* ---- buffer.c: the buffer protocol, both ways -------------------------------------------------------- */
 

@@ -1,5 +1,6 @@
-/* dlx.Tensor indexing (getitem / setitem with NumPy's basic indexing) and the shape and copy methods:
- * fill_, copy_, reshape, permute, transpose, T, astype, view. The dtype rules are dtype.c's. */
+/* dlx.Tensor assignment (dst[...] = value, which indexing, fill_ and copy_ share) and the shape and copy
+ * methods: fill_, copy_, reshape, permute, transpose, T, astype, view. Indexing is index.c's; the dtype
+ * rules are dtype.c's. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <math.h>
@@ -11,80 +12,7 @@
 #include "dlx/ops.h"
 #include "dlx/viewops.h"
 
-/* ---- indexing ----------------------------------------------------------------------------------- */
-
-/* IndexError for what dlx's basic indexing does not take. -1. */
-static int not_an_index(PyObject *o) {
-  PyErr_Format(PyExc_IndexError,
-               "only integers, slices (`:`), ellipsis (`...`), None and tuples of them are valid indices, not %.100s",
-               Py_TYPE(o)->tp_name);
-  return -1;
-}
-
-/* The most index items one subscript may hold: every dimension consumed, plus as many newaxes as the
- * rank allows, plus an ellipsis. */
-#define MAX_ITEMS (2 * DLX_MAX_NDIM + 1)
-
-static int parse_item(PyObject *o, dlx_index_item *it) {
-  memset(it, 0, sizeof *it);
-  if (o == Py_None) {
-    it->kind = DLX_IDX_NEWAXIS;
-  } else if (o == Py_Ellipsis) {
-    it->kind = DLX_IDX_ELLIPSIS;
-  } else if (PySlice_Check(o)) {
-    Py_ssize_t start, stop, step;
-    /* absent bounds come back as the extreme values, which clamp to the same result */
-    if (PySlice_Unpack(o, &start, &stop, &step) < 0) return -1;
-    it->kind = DLX_IDX_SLICE;
-    it->s.start = start;
-    it->s.stop = stop;
-    it->s.step = step;
-    it->s.has_start = it->s.has_stop = true;
-  } else if (PyBool_Check(o)) {
-    PyErr_SetString(PyExc_IndexError, "boolean indices are not supported by dlx (basic indexing only)");
-    return -1;
-  } else if (PyIndex_Check(o)) {
-    Py_ssize_t i = PyNumber_AsSsize_t(o, PyExc_IndexError);
-    if (i == -1 && PyErr_Occurred()) {
-      /* __index__ refused: a tensor or array of several elements, or of floats (no advanced indexing) */
-      if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
-      PyErr_Clear();
-      return not_an_index(o);
-    }
-    it->kind = DLX_IDX_INT;
-    it->i = i;
-  } else {
-    return not_an_index(o);
-  }
-  return 0;
-}
-
-/* The view t[key]. 0, or -1 with IndexError (ValueError for a zero step, as Python's slices). */
-static int subscript_view(dlx__py_tensor *t, PyObject *key, dlx_view *out) {
-  dlx_index_item items[MAX_ITEMS];
-  int32_t n = 0;
-  if (PyTuple_Check(key)) {
-    Py_ssize_t len = PyTuple_GET_SIZE(key);
-    if (len > MAX_ITEMS) {
-      PyErr_Format(PyExc_IndexError, "too many indices: %zd for ndim %d", len, t->view.ndim);
-      return -1;
-    }
-    for (Py_ssize_t i = 0; i < len; ++i)
-      if (parse_item(PyTuple_GET_ITEM(key, i), &items[n++]) != 0) return -1;
-  } else if (parse_item(key, &items[n++]) != 0) {
-    return -1;
-  }
-  dlx_status st = dlx_view_subscript(&t->view, n, items, out);
-  if (st == DLX_OK) return 0;
-  dlx__py_raise(st, st == DLX_ERR_UNSUPPORTED ? PyExc_TypeError : PyExc_IndexError);
-  return -1;
-}
-
-static PyObject *mp_subscript(PyObject *self, PyObject *key) {
-  dlx_view v;
-  if (subscript_view((dlx__py_tensor *)self, key, &v) != 0) return NULL;
-  return dlx__py_wrap_view((dlx__py_tensor *)self, &v);
-}
+/* ---- assignment -------------------------------------------------------------------------------- */
 
 /* dst[...] = value: a Python scalar (NumPy's conversions: ints range-checked, floats truncated into
  * integer dtypes), or any tensor-like object broadcast and cast to dst's dtype. */
@@ -141,27 +69,6 @@ int dlx__py_assign(const dlx_view *dst, PyObject *value) {
   if (st != DLX_OK) dlx__py_raise_op(st);
   return st == DLX_OK ? 0 : -1;
 }
-
-static int mp_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
-  if (value == NULL) {
-    PyErr_SetString(PyExc_TypeError, "dlx.Tensor does not support item deletion");
-    return -1;
-  }
-  dlx_view v;
-  if (subscript_view((dlx__py_tensor *)self, key, &v) != 0) return -1;
-  return dlx__py_assign(&v, value);
-}
-
-static Py_ssize_t mp_length(PyObject *self) {
-  dlx__py_tensor *t = (dlx__py_tensor *)self;
-  if (t->view.ndim == 0) {
-    PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
-    return -1;
-  }
-  return (Py_ssize_t)t->view.shape[0];
-}
-
-PyMappingMethods dlx__py_tensor_as_mapping = {mp_length, mp_subscript, mp_ass_subscript};
 
 /* ---- methods ------------------------------------------------------------------------------------ */
 
@@ -263,7 +170,7 @@ PyObject *dlx__py_tensor_reshape(PyObject *self, PyObject *args) {
   /* no view has these strides: copy compactly first, as NumPy's reshape does */
   dlx__storage *s;
   dlx_view c;
-  if (dlx__py_copy_compact(&t->view, &s, &c) != 0) return NULL;
+  if (dlx__py_copy_compact(&t->view, PyExc_ValueError, &s, &c) != 0) return NULL;
   c.flags = t->view.flags & ~(uint32_t)DLX_VIEW_READ_ONLY;
   st = dlx_view_reshape(&c, n, shape, &v);
   if (st != DLX_OK) {

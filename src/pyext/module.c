@@ -29,16 +29,13 @@ PyMODINIT_FUNC PyInit__dlx(void) {
   dlx__py_version_tuple = Py_BuildValue("(ii)", DLX_DLPACK_MAJOR, DLX_DLPACK_MINOR);
   dlx__py_kw_max_version = PyTuple_Pack(1, dlx__py_str_max_version);
   if (dlx__py_version_tuple == NULL || dlx__py_kw_max_version == NULL) return NULL;
-  if (PyType_Ready(&dlx__py_tensor_type) < 0) return NULL;
+  if (PyType_Ready(&dlx__py_tensor_type) < 0 || PyType_Ready(&dlx__py_tensor_iter_type) < 0) return NULL;
   PyObject *api = PyCapsule_New((void *)&dlx__py_exchange_api, "dlpack_exchange_api", NULL);
   if (api == NULL || PyDict_SetItemString(dlx__py_tensor_type.tp_dict, "__dlpack_c_exchange_api__", api) < 0) {
     Py_XDECREF(api);
     return NULL;
   }
   Py_DECREF(api);
-  /* NumPy's operators defer to ours (a numpy array + a Tensor calls Tensor.__radd__) instead of making
-   * an object array of Tensors */
-  if (PyDict_SetItemString(dlx__py_tensor_type.tp_dict, "__array_ufunc__", Py_None) < 0) return NULL;
   PyType_Modified(&dlx__py_tensor_type);
 
   PyObject *m = PyModule_Create(&module_def);

@@ -1,4 +1,5 @@
-/* dlx.Tensor for NumPy: Tensor.__array__ and Tensor.numpy(), and what the NumPy bridge's files share
+/* dlx.Tensor for NumPy: Tensor.__array__ and Tensor.numpy(), the thin methods of NumPy's protocols (whose rules
+ * are python/dlx/_numpy_protocol.py's), and what the NumPy bridge's files share
  * (buffer.c, tolist.c, fromlist.c and create.c's asarray): which memory the host can read, which dtypes
  * NumPy and PEP 3118 have, and NumPy 2's copy= protocol.
  *
@@ -289,3 +290,67 @@ const char dlx__py_doc_numpy[] =
     "The tensor as a numpy.ndarray sharing its memory (read-only when the tensor is). bfloat16 and the\n"
     "float8 formats become ml_dtypes' dtypes without a copy, as do padded float6/float4; packed\n"
     "float6/float4 are unpacked into ml_dtypes' one-byte types, which is a copy. Host memory only.";
+
+/* ---- NumPy's protocols: __array_ufunc__, __array_function__ ----------------------------------------- */
+
+/* Their rules are written once, in Python (python/dlx/_numpy_protocol.py): these methods hand the call
+ * over. An operator of a Tensor (t + 1) never comes here; NumPy calls them for np.add(t, ...), np.sqrt(t),
+ * np.sum(t), and for an ndarray on the left of an operator (a + t). */
+static PyObject *protocol_call(const char *name, PyObject *self, PyObject *args, PyObject *kwargs) {
+  static PyObject *helper; /* the module, imported at the first call and kept */
+  if (helper == NULL && (helper = PyImport_ImportModule("dlx._numpy_protocol")) == NULL) return NULL;
+  PyObject *fn = PyObject_GetAttrString(helper, name);
+  if (fn == NULL) return NULL;
+  const Py_ssize_t n = PyTuple_GET_SIZE(args);
+  PyObject *full = PyTuple_New(n + 1), *r = NULL;
+  if (full != NULL) {
+    Py_INCREF(self);
+    PyTuple_SET_ITEM(full, 0, self);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      Py_INCREF(PyTuple_GET_ITEM(args, i));
+      PyTuple_SET_ITEM(full, i + 1, PyTuple_GET_ITEM(args, i));
+    }
+    r = PyObject_Call(fn, full, kwargs);
+    Py_DECREF(full);
+  }
+  Py_DECREF(fn);
+  return r;
+}
+
+/* An operand the helper would hand to dlx as it is: a Tensor, a Python scalar, an exact ndarray. */
+static int plain_operand(PyObject *o) {
+  return dlx__py_is_tensor(o) || dlx__py_scalar_kind(o) != DLX__PY_SCALAR_NONE || dlx__py_is_exact_ndarray(o);
+}
+
+PyObject *dlx__py_tensor_array_ufunc(PyObject *self, PyObject *args, PyObject *kwargs) {
+  /* a + t with a an ndarray comes here as np.add(a, t): dlx's op is called in C, without the helper's
+   * Python, when the call is the plain one (two plain operands, no keywords) of one of dlx's binary ops */
+  if ((kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0) && PyTuple_GET_SIZE(args) == 4 &&
+      PyUnicode_Check(PyTuple_GET_ITEM(args, 1)) &&
+      PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(args, 1), "__call__") == 0 &&
+      plain_operand(PyTuple_GET_ITEM(args, 2)) && plain_operand(PyTuple_GET_ITEM(args, 3))) {
+    PyObject *name = PyObject_GetAttrString(PyTuple_GET_ITEM(args, 0), "__name__");
+    if (name == NULL) return NULL;
+    int found = 0;
+    PyObject *r = PyUnicode_Check(name)
+                      ? dlx__py_binary_named(name, PyTuple_GET_ITEM(args, 2), PyTuple_GET_ITEM(args, 3), &found)
+                      : NULL;
+    Py_DECREF(name);
+    if (found) return r;
+  }
+  return protocol_call("array_ufunc", self, args, kwargs);
+}
+
+PyObject *dlx__py_tensor_array_function(PyObject *self, PyObject *args, PyObject *kwargs) {
+  return protocol_call("array_function", self, args, kwargs);
+}
+
+const char dlx__py_doc_array_ufunc[] =
+    "__array_ufunc__(ufunc, method, *inputs, **kwargs)\n\n"
+    "NumPy's ufunc protocol (NEP 13): a ufunc dlx has (add, subtract, multiply, divide, the comparisons,\n"
+    "negative, positive, matmul) runs in dlx and gives tensors; any other runs in NumPy on host memory and\n"
+    "gives NumPy arrays; device memory is TypeError (move it with t.to('cpu')).";
+const char dlx__py_doc_array_function[] =
+    "__array_function__(func, types, args, kwargs)\n\n"
+    "NumPy's function protocol (NEP 18): np.<name>(t) runs dlx.<name> when dlx has it and it takes the\n"
+    "arguments, else NumPy's function on host memory; device memory is TypeError (move it with t.to('cpu')).";

@@ -431,6 +431,16 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
   return result;
 }
 
+PyObject *dlx__py_binary_named(PyObject *name, PyObject *x, PyObject *y, int *found) {
+  *found = 0;
+  for (int op = 0; op < DLX_OP_COUNT; ++op) {
+    if (PyUnicode_CompareWithASCIIString(name, op_names[op]) != 0) continue;
+    *found = 1;
+    return binary((dlx_binop)op, x, y, NULL, OUT_NEW, 1);
+  }
+  return NULL;
+}
+
 #define BINARY_SLOTS(name, op)                                                                        \
   static PyObject *nb_##name(PyObject *a, PyObject *b) { return binary(op, a, b, NULL, OUT_NEW, 0); } \
   static PyObject *nb_inplace_##name(PyObject *a, PyObject *b) {                                      \

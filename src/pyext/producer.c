@@ -21,7 +21,7 @@
  * reference either way). */
 static int export_source(dlx__py_tensor *t, int copy, const DLDevice *target, dlx__storage **s, dlx_view *v) {
   if (copy && target != NULL) return dlx__py_copy_to(&t->view, *target, PyExc_BufferError, s, v);
-  if (copy) return dlx__py_copy_compact(&t->view, s, v);
+  if (copy) return dlx__py_copy_compact(&t->view, PyExc_BufferError, s, v);
   *s = dlx__storage_retain(t->storage);
   *v = t->view;
   return 0;

@@ -60,10 +60,10 @@ dlx__storage *dlx__py_storage_alloc(DLDevice device, const void *like, uint64_t 
   return s;
 }
 
-int dlx__py_copy_compact(const dlx_view *src, dlx__storage **storage, dlx_view *out) {
+int dlx__py_copy_compact(const dlx_view *src, PyObject *exc, dlx__storage **storage, dlx_view *out) {
   dlx_status st = dlx__storage_copy_compact(src, "copy", storage, out);
   if (st != DLX_OK) {
-    dlx__py_raise(st, PyExc_BufferError);
+    dlx__py_raise(st, exc);
     return -1;
   }
   return 0;

@@ -27,7 +27,9 @@ dlx__storage *dlx__py_storage_of_object(PyObject *owner, void *data, DLDevice de
 /* New dlx-owned storage of nbytes on device, in the kind of memory at like (NULL: none) where device has
  * several (dlx__storage_alloc_like). NULL + exception. */
 dlx__storage *dlx__py_storage_alloc(DLDevice device, const void *like, uint64_t nbytes, int zero);
-/* A compact copy of src (dlx__storage_copy_compact). -1 + BufferError (MemoryError when out of memory). */
-int dlx__py_copy_compact(const dlx_view *src, dlx__storage **storage, dlx_view *out);
+/* A compact copy of src (dlx__storage_copy_compact). -1 + exc (MemoryError when out of memory): BufferError
+ * where the DLPack standard speaks (from_dlpack, __dlpack__), ValueError where the Array API does (asarray)
+ * and for the engine's copies (reshape). */
+int dlx__py_copy_compact(const dlx_view *src, PyObject *exc, dlx__storage **storage, dlx_view *out);
 
 #endif

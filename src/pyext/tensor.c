@@ -375,6 +375,10 @@ static PyMethodDef tensor_methods[] = {
      "view(dtype) -> Tensor: the same bytes as another dtype of the same size (bfloat16 <-> uint16)"},
     {"__array__", (PyCFunction)(void (*)(void))dlx__py_tensor_array, METH_VARARGS | METH_KEYWORDS, dlx__py_doc_array},
     {"numpy", (PyCFunction)dlx__py_tensor_numpy, METH_NOARGS, dlx__py_doc_numpy},
+    {"__array_ufunc__", (PyCFunction)(void (*)(void))dlx__py_tensor_array_ufunc, METH_VARARGS | METH_KEYWORDS,
+     dlx__py_doc_array_ufunc},
+    {"__array_function__", (PyCFunction)(void (*)(void))dlx__py_tensor_array_function, METH_VARARGS | METH_KEYWORDS,
+     dlx__py_doc_array_function},
     {"tolist", (PyCFunction)dlx__py_tensor_tolist, METH_NOARGS, dlx__py_doc_tolist},
     {"item", (PyCFunction)dlx__py_tensor_item, METH_NOARGS, dlx__py_doc_item},
     {"__complex__", (PyCFunction)dlx__py_tensor_complex, METH_NOARGS, "complex(t) of a one-element tensor"},
@@ -395,7 +399,9 @@ PyTypeObject dlx__py_tensor_type = {
     .tp_dealloc = (destructor)tensor_dealloc,
     .tp_repr = (reprfunc)tensor_repr,
     .tp_as_number = &dlx__py_tensor_as_number,
-    .tp_as_mapping = &dlx__py_tensor_as_mapping,
+    .tp_as_mapping = &dlx__py_tensor_as_mapping, /* index.c */
+    .tp_as_sequence = &dlx__py_tensor_as_sequence, /* `in` only: no sq_item, so not a PySequence */
+    .tp_iter = dlx__py_tensor_iter,
     .tp_as_buffer = &dlx__py_tensor_as_buffer, /* buffer.c */
     /* elementwise == would leave the type unhashable; it hashes by identity instead, as torch.Tensor */
     .tp_hash = tensor_hash,

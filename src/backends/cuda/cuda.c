@@ -27,6 +27,24 @@ static dlx_status cuda_pack(const dlx_view *packed, const void *padded) {
   return dlx__cuda_pack(packed, padded, dlx__cuda_stream(id));
 }
 
+/* The offsets go to the device first, from pageable host memory: cudaMemcpyAsync returns once it has staged
+ * them, without waiting for the stream. The block is freed after the launch: the cache hands it to this
+ * stream again only in order, to another one after the kernel (memory.c). */
+static dlx_status cuda_gather(const dlx__gather_op *op) {
+  const int32_t id = op->device.device_id;
+  DLX_FORWARD(dlx__cuda_check_device(id, "dlx_gather"));
+  DLX_FORWARD(dlx__cuda_use_device(id, "dlx_gather"));
+  const size_t bytes = (size_t)op->count * sizeof(int64_t);
+  void *dev = NULL;
+  DLX_FORWARD(dlx__cuda_alloc(op->device, bytes, false, &dev, "dlx_gather"));
+  cudaStream_t stream = dlx__cuda_stream(id);
+  const cudaError_t err = cudaMemcpyAsync(dev, op->offsets, bytes, cudaMemcpyHostToDevice, stream);
+  const dlx_status st = err == cudaSuccess ? dlx__cuda_gather(op, dev, stream)
+                                           : dlx__cuda_fail(err, "dlx_gather", "cudaMemcpyAsync");
+  dlx__cuda_free(op->device, dev);
+  return st;
+}
+
 const dlx__memory_ops dlx__cuda_memory = {
     .name = "cuda",
     .label = "CUDA",
@@ -59,6 +77,7 @@ const dlx__compute_ops dlx__cuda_compute = {
     .unpack = cuda_unpack,
     .pack = cuda_pack,
     .gemm = dlx__cuda_gemm,
+    .gather = cuda_gather,
 };
 
 const dlx__backend dlx__cuda_backend = {.name = "cuda", .memory = &dlx__cuda_memory, .compute = &dlx__cuda_compute};

@@ -345,6 +345,84 @@ static dlx_status pack(const dlx_view *packed, const void *padded, const Launch 
   return DLX_OK;
 }
 
+/* ======================================================================================================
+ * Gather and scatter of integer-array indexing (backends/backend.h, dlx__gather_op), over the plan of
+ * dlx__gather_plan: operand 0 dense, 1 the byte offsets (device memory: cuda.c copies them over; host
+ * memory in the emulation), 2 the strided operand. One element per thread, as the moves: item sizes 1, 2,
+ * 4, 8 and 16 as unsigned words, any other size byte by byte. A scatter's positions address distinct
+ * blocks (the compute layer skips repeats), so no two threads write one element.
+ * ==================================================================================================== */
+
+template <class T>
+DLX_HD inline void gather_elem(const Plan &p, bool scatter, bool aligned, uint64_t i) {
+  int64_t off[3];
+  offsets<3>(p, i, off);
+  const int64_t o = ld<int64_t>(p.data[1] + off[1], true);
+  if (!scatter) {
+    st<T>(p.data[0] + off[0], ld<T>(p.data[2] + off[2] + o, aligned), aligned);
+  } else if (o != DLX__GATHER_SKIP) {
+    st<T>(p.data[2] + off[2] + o, ld<T>(p.data[0] + off[0], aligned), aligned);
+  }
+}
+
+DLX_HD inline void gather_bytes_elem(const Plan &p, bool scatter, uint64_t w, uint64_t i) {
+  int64_t off[3];
+  offsets<3>(p, i, off);
+  const int64_t o = ld<int64_t>(p.data[1] + off[1], true);
+  if (scatter && o == DLX__GATHER_SKIP) return;
+  char *dense = p.data[0] + off[0], *block = p.data[2] + off[2] + o;
+  for (uint64_t b = 0; b < w; ++b) {
+    if (scatter) block[b] = dense[b];
+    else dense[b] = block[b];
+  }
+}
+
+/* What thread t of nt does: elements t, t + nt, ... (w: 0 for a typed T, else the byte count). */
+template <class T>
+DLX_HD inline void gather_thread(const Plan &p, bool scatter, bool aligned, uint64_t w, uint64_t t, uint64_t nt) {
+  for (uint64_t i = t; i < p.size; i += nt) {
+    if (w == 0) gather_elem<T>(p, scatter, aligned, i);
+    else gather_bytes_elem(p, scatter, w, i);
+  }
+}
+
+template <class T>
+__global__ void gather_kernel(const Plan p, bool scatter, bool aligned, uint64_t w) {
+  gather_thread<T>(p, scatter, aligned, w, (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
+                   (uint64_t)gridDim.x * blockDim.x);
+}
+
+template <class T>
+static dlx_status run_gather(const Plan &p, bool scatter, uint64_t w, const Launch &L) {
+  /* the offsets are multiples of the item size, so the operands' addresses and strides decide alignment */
+  const bool aligned = w == 0 && operand_aligned(p, 0, alignof(T)) && operand_aligned(p, 2, alignof(T));
+  const Grid g = grid_for(p.size);
+  if (L.emulate) {
+    count_emulated(false);
+    for (uint64_t t = 0; t < g.total; ++t) gather_thread<T>(p, scatter, aligned, w, t, g.total);
+    return DLX_OK;
+  }
+  gather_kernel<T><<<g.blocks, g.threads, 0, L.stream>>>(p, scatter, aligned, w);
+  return launch_status(scatter ? "scatter" : "gather");
+}
+
+static dlx_status gather(const dlx__gather_op *op, const void *offsets, const Launch &L) {
+  dlx_iter it;
+  dlx_status s = dlx__gather_plan(op, offsets, &it);
+  if (s != DLX_OK || it.size == 0) return s;
+  Plan p;
+  if ((s = make_plan(&it, &p)) != DLX_OK) return s;
+  const uint64_t w = dlx_dtype_itemsize(op->dense->dtype);
+  switch (w) {
+    case 1: return run_gather<uint8_t>(p, op->scatter, 0, L);
+    case 2: return run_gather<uint16_t>(p, op->scatter, 0, L);
+    case 4: return run_gather<uint32_t>(p, op->scatter, 0, L);
+    case 8: return run_gather<uint64_t>(p, op->scatter, 0, L);
+    case 16: return run_gather<B16>(p, op->scatter, 0, L);
+    default: return run_gather<uint8_t>(p, op->scatter, w, L);
+  }
+}
+
 } // namespace dlxcu
 
 /* ======================================================================================================
@@ -363,6 +441,14 @@ dlx_status dlx__cuda_unpack(const dlx_view *packed, void *padded, void *stream) 
 
 dlx_status dlx__cuda_pack(const dlx_view *packed, const void *padded, void *stream) {
   return dlxcu::pack(packed, padded, Launch{false, static_cast<cudaStream_t>(stream)});
+}
+
+dlx_status dlx__cuda_gather(const dlx__gather_op *op, const void *offsets, void *stream) {
+  return dlxcu::gather(op, offsets, Launch{false, static_cast<cudaStream_t>(stream)});
+}
+
+dlx_status dlx__cuda_gather_emulated(const dlx__gather_op *op) {
+  return dlxcu::gather(op, op->offsets, Launch{true, nullptr});
 }
 
 dlx_status dlx__cuda_execute_emulated(const dlx__ew_op *op, const dlx_iter *plan) {

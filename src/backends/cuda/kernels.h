@@ -45,11 +45,17 @@ dlx_status dlx__cuda_execute(const dlx__ew_op *op, const dlx_iter *plan, void *s
 dlx_status dlx__cuda_unpack(const dlx_view *packed, void *padded, void *stream);
 dlx_status dlx__cuda_pack(const dlx_view *packed, const void *padded, void *stream);
 
+/* The gather or scatter op (backends/backend.h) on stream, its byte offsets at `offsets` in device memory
+ * (op->offsets is the host's copy). Asynchronous; DLX_ERR_BACKEND when the launch fails. */
+dlx_status dlx__cuda_gather(const dlx__gather_op *op, const void *offsets, void *stream);
+
 /* The same kernels' per-thread bodies, run on the host over every thread of the grid the launch would
  * use, on host pointers. For tests; never touch the CUDA runtime. */
 dlx_status dlx__cuda_execute_emulated(const dlx__ew_op *op, const dlx_iter *plan);
 dlx_status dlx__cuda_unpack_emulated(const dlx_view *packed, void *padded);
 dlx_status dlx__cuda_pack_emulated(const dlx_view *packed, const void *padded);
+/* (the offsets read from op->offsets, on the host) */
+dlx_status dlx__cuda_gather_emulated(const dlx__gather_op *op);
 
 /* ---- test hooks --------------------------------------------------------------------------------- */
 

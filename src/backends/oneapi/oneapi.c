@@ -3,7 +3,8 @@
  *
  * Compute: host and shared USM are host memory, so ops on them run the CPU backend's loops, after a
  * check of every operand's USM kind in the op device's default context (the one place the backend sees
- * the pointers of an op). Device USM inputs are refused with a pointer at dlx_copy, except in copies,
+ * the pointers of an op); inputs in plain host memory are read in place too (reads_host: out= in device
+ * USM with host inputs). Device USM inputs are refused with a pointer at dlx_copy, except in copies,
  * which move it through the queue (copy.c), and in the unpacking and packing of float6/float4 operands,
  * which are copies too. An output alone in device USM (a fill, or an op on host-accessible inputs) is
  * computed into shared scratch, which the queue copies into place. Scratch memory of ops (overlap copies,
@@ -83,7 +84,8 @@ static dlx_status oneapi_execute(const dlx__ew_op *op, const dlx_iter *plan) {
   bool out_on_device = false;
   int input_on_device = 0;
   for (int k = 0; k < plan->nop; ++k) {
-    if (k > 0 && op->byval[k - 1]) continue; /* a host scalar's bytes, read by the CPU loops in place */
+    /* a host scalar's bytes, or host memory: the CPU loops read them in place */
+    if (k > 0 && (op->byval[k - 1] || op->host[k - 1])) continue;
     dlx_oneapi_usm kind;
     DLX_FORWARD(dlx__oneapi_kind(s, plan->data[k], id, "dlx_ops", &kind));
     if (kind != DLX_ONEAPI_USM_DEVICE) continue;
@@ -172,6 +174,7 @@ const dlx__compute_ops dlx__oneapi_compute = {
     .unpack = oneapi_unpack,
     .pack = oneapi_pack,
     .gemm = oneapi_gemm,
+    .reads_host = true,
     .scratch_alloc = oneapi_scratch_alloc,
     .scratch_free = dlx__oneapi_free,
 };
