@@ -68,8 +68,9 @@ static int take_capsule(PyObject *cap, const char *used_name) {
 
 /* Consume a capsule. Until it is renamed the capsule still owns the tensor, so every failure before
  * the rename leaves the deleter to the capsule's destructor: it runs exactly once either way. expect:
- * the device __dlpack__'s object reported (NULL for a raw capsule). */
-static PyObject *import_capsule(PyObject *cap, uint32_t alignment, const DLDevice *expect) {
+ * the device __dlpack__'s object reported (NULL for a raw capsule); *final set when the refusal is one no
+ * copy would cure (the capsule contradicts __dlpack_device__). */
+static PyObject *import_capsule(PyObject *cap, uint32_t alignment, const DLDevice *expect, int *final) {
   const char *name = PyCapsule_GetName(cap);
   if (name == NULL && PyErr_Occurred()) return NULL;
   if (name != NULL && strcmp(name, "dltensor_versioned") == 0) {
@@ -79,8 +80,8 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment, const DLDevic
     dlx_import_spec spec = any_spec(0, alignment);
     dlx_status st = dlx_view_from_managed_versioned(&v, m, &spec);
     if (st != DLX_OK) return dlx__py_raise(st, PyExc_BufferError);
-    if (check_device_agrees(m->dl_tensor.device, expect) != 0 || take_capsule(cap, "used_dltensor_versioned") != 0)
-      return NULL;
+    *final = check_device_agrees(m->dl_tensor.device, expect) != 0;
+    if (*final || take_capsule(cap, "used_dltensor_versioned") != 0) return NULL;
     return import_checked(&v, dlx__py_storage_of_versioned(m), alignment);
   }
   if (name != NULL && strcmp(name, "dltensor") == 0) {
@@ -90,7 +91,8 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment, const DLDevic
     dlx_import_spec spec = any_spec(DLX_DLPACK_VERSION_LEGACY, alignment);
     dlx_status st = dlx_view_from_managed(&v, m, &spec);
     if (st != DLX_OK) return dlx__py_raise(st, PyExc_BufferError);
-    if (check_device_agrees(m->dl_tensor.device, expect) != 0 || take_capsule(cap, "used_dltensor") != 0) return NULL;
+    *final = check_device_agrees(m->dl_tensor.device, expect) != 0;
+    if (*final || take_capsule(cap, "used_dltensor") != 0) return NULL;
     return import_checked(&v, dlx__py_storage_of_legacy(m), alignment);
   }
   if (name != NULL && strncmp(name, "used_", 5) == 0)
@@ -498,10 +500,11 @@ static PyObject *import_ndarray_fields(PyObject *x, uint32_t alignment) {
 
 /* A capsule from __dlpack__ (a new reference taken over) imported; the capsule dies either way. expect: the
  * device __dlpack_device__ named (NULL: not asked). */
-static PyObject *import_returned(PyObject *x, PyObject *cap, uint32_t alignment, const DLDevice *expect) {
+static PyObject *import_returned(PyObject *x, PyObject *cap, uint32_t alignment, const DLDevice *expect,
+                                 int *final) {
   PyObject *t = NULL;
   if (PyCapsule_CheckExact(cap)) {
-    t = import_capsule(cap, alignment, expect);
+    t = import_capsule(cap, alignment, expect, final);
   } else {
     PyErr_Format(PyExc_TypeError, "__dlpack__ of '%.100s' returned '%.100s', not a PyCapsule", Py_TYPE(x)->tp_name,
                  Py_TYPE(cap)->tp_name);
@@ -521,7 +524,8 @@ static PyObject *import_returned(PyObject *x, PyObject *cap, uint32_t alignment,
 static PyObject *import_producer_copy(PyObject *x, uint32_t alignment, const DLDevice *expect) {
   PyObject *exc = dlx__py_fetch_exception();
   PyObject *cap = call_dlpack_copied(x, expect);
-  PyObject *t = cap ? import_returned(x, cap, alignment, expect) : NULL;
+  int final = 0;
+  PyObject *t = cap ? import_returned(x, cap, alignment, expect, &final) : NULL;
   if (t == NULL) {
     PyErr_Clear();
     dlx__py_restore_exception(exc);
@@ -575,16 +579,19 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
     }
     t = dlx__py_import_versioned_owned(m, alignment);
   } else if (PyCapsule_CheckExact(x)) {
-    t = import_capsule(x, alignment, NULL);
+    int final;
+    t = import_capsule(x, alignment, NULL, &final);
   } else {
     if (quirks != NULL && quirks->before_dlpack(x) != 0) return NULL;
     DLDevice dev;
     int has_dev;
     PyObject *cap = dlpack_with_device(x, &dev, &has_dev);
     const DLDevice *expect = has_dev ? &dev : NULL;
-    t = cap ? import_returned(x, cap, alignment, expect) : NULL;
-    /* the producer's copy is already the copy copy=True asks for */
-    if (t == NULL && may_copy(copy, alignment)) return import_producer_copy(x, alignment, expect);
+    int final = 0;
+    t = cap ? import_returned(x, cap, alignment, expect, &final) : NULL;
+    /* the producer's copy is already the copy copy=True asks for; a capsule on another device than
+     * __dlpack_device__ said is no refusal a copy cures */
+    if (t == NULL && !final && may_copy(copy, alignment)) return import_producer_copy(x, alignment, expect);
   }
   if (t != NULL && copy == 1) {
     PyObject *c = copy_tensor(t);
