@@ -26,6 +26,10 @@ dlx_status dlx_set_error(dlx_status status, const char *fmt, ...) {
   return host->set_error(status, "%s", text);
 }
 
+void dlx_clear_error(void) {
+  if (host != NULL) (void)host->set_error(DLX_OK, NULL);
+}
+
 /* Staging copies run through the host's compute layer (its CPU loops, and this backend again through the
  * host's rows). */
 dlx_status dlx_copy(const dlx_view *dst, const dlx_view *src) {
