@@ -3,9 +3,12 @@
 # use it the two ways a C user would.
 #   1. cmake --install <build-dir> --prefix <tmp>       (build-dir default: build-install, configured
 #                                                       and built here if it does not exist yet)
-#   2. examples/consumer with find_package(dlx) against <tmp> (CMAKE_PREFIX_PATH), shared and static
+#   2. examples/consumer with find_package(dlx) against <tmp> (CMAKE_PREFIX_PATH): the ops consumer linked
+#      shared and static, and the exchange-only program linked statically against dlx::exchange, which must
+#      need nothing beyond libc and stay under 200 KB
 #   3. examples/consumer/main.c compiled with `pkg-config --cflags --libs dlx` (PKG_CONFIG_PATH) and run
-#      against the installed shared library (LD_LIBRARY_PATH)
+#      against the installed shared library (LD_LIBRARY_PATH), which loads the installed CUDA module when
+#      the build made one; exchange_only.c built from `pkg-config dlx-exchange` with -ldlx_exchange alone
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +23,10 @@ if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDLX_BUILD_TESTS=OFF -DDLX_BUILD_EXAMPLES=OFF \
     -DDLX_BUILD_BENCH=OFF >/dev/null
 fi
-cmake --build "$BUILD" -j "$JOBS" --target dlx_static dlx_shared >/dev/null
+targets="dlx_static dlx_shared dlx_exchange dlx_exchange_static"
+grep -q '^DLX_CUDA:INTERNAL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null && targets="$targets dlx_cuda"
+# shellcheck disable=SC2086
+cmake --build "$BUILD" -j "$JOBS" --target $targets >/dev/null
 cmake --install "$BUILD" --prefix "$PREFIX" >"$TMP/install.log"
 echo "installed into a temporary prefix: $(grep -c 'Installing:' "$TMP/install.log") files"
 
@@ -29,7 +35,9 @@ for f in include/dlx/dlx.h include/dlx/dlpack.h include/dlx/version.h; do
   [ -f "$PREFIX/$f" ] || { echo "missing from the install: $f"; exit 1; }
 done
 LIBDIR=$(dirname "$(find "$PREFIX" -name 'libdlx.so' | head -n 1)")
-[ -n "$LIBDIR" ] && [ -f "$LIBDIR/libdlx.a" ] || { echo "libdlx.so / libdlx.a missing from the install"; exit 1; }
+for lib in libdlx.a libdlx_exchange.so libdlx_exchange.a; do
+  [ -n "$LIBDIR" ] && [ -f "$LIBDIR/$lib" ] || { echo "libdlx.so or $lib missing from the install"; exit 1; }
+done
 PCDIR=$(dirname "$(find "$PREFIX" -name dlx.pc | head -n 1)")
 CFGDIR=$(dirname "$(find "$PREFIX" -name dlxConfig.cmake | head -n 1)")
 [ -f "$PCDIR/dlx.pc" ] && [ -f "$CFGDIR/dlxConfig.cmake" ] || { echo "dlx.pc or dlxConfig.cmake missing"; exit 1; }
@@ -53,8 +61,22 @@ for kind in shared static; do
     ldd "$TMP/consumer-$kind/dlx_consumer" | grep "$LIBDIR/libdlx.so" >/dev/null ||
       { echo "the CMake consumer is not linked to the installed libdlx.so:"; ldd "$TMP/consumer-$kind/dlx_consumer"; exit 1; }
   fi
-  echo "find_package(dlx), $kind: $("$TMP/consumer-$kind/dlx_consumer")"
+  # a static program is no libdlx.so beside which the CUDA module would be found: it is told where
+  echo "find_package(dlx), $kind: $(DLX_CUDA_MODULE="$LIBDIR/libdlx_cuda.so" "$TMP/consumer-$kind/dlx_consumer")"
 done
+# The exchange-only program (built above with the static package): libdlx_exchange.a linked in, libc alone
+# loaded, small.
+exo=$TMP/consumer-static/dlx_exchange_only
+"$exo"
+check_exchange_only() { # <binary> <how it was built>
+  local deps size
+  deps=$(ldd "$1" 2>&1 | awk '{print $1}' | grep -vE '^(linux-vdso\.so|/lib.*/ld-linux|libc\.so)' || true)
+  [ -z "$deps" ] || { echo "the exchange-only program ($2) needs more than libc: $deps"; exit 1; }
+  size=$(stat -c %s "$1")
+  [ "$size" -lt 204800 ] || { echo "the exchange-only program ($2) is $size bytes, over 200 KB"; exit 1; }
+  echo "exchange only ($2): $size bytes, loads libc alone"
+}
+check_exchange_only "$exo" "find_package, dlx::exchange"
 
 # 3. pkg-config against the shared library.
 if ! command -v pkg-config >/dev/null 2>&1; then
@@ -79,6 +101,24 @@ esac
 # shellcheck disable=SC2086
 "$CC_BIN" -std=c11 -Wall -Wextra -Werror examples/consumer/main.c $flags -o "$TMP/consumer-pc"
 echo "pkg-config dlx ($(PKG_CONFIG_PATH="$PCDIR" pkg-config --modversion dlx)): $(LD_LIBRARY_PATH="$LIBDIR" "$TMP/consumer-pc")"
-LD_LIBRARY_PATH="$LIBDIR" ldd "$TMP/consumer-pc" 2>/dev/null | grep "$LIBDIR/libdlx.so" >/dev/null ||
-  { echo "the pkg-config consumer did not load the installed libdlx.so"; exit 1; }
+libs=$(LD_LIBRARY_PATH="$LIBDIR" ldd "$TMP/consumer-pc" 2>/dev/null)
+case $libs in
+  *"$LIBDIR/libdlx.so"*) ;;
+  *) echo "the pkg-config consumer did not load the installed libdlx.so"; exit 1 ;;
+esac
+# pkg-config dlx-exchange: -ldlx_exchange alone, the static archive chosen
+exflags=$(PKG_CONFIG_PATH="$PCDIR" pkg-config --cflags dlx-exchange)
+exlibs=$(PKG_CONFIG_PATH="$PCDIR" pkg-config --libs-only-L dlx-exchange)
+[ "$(PKG_CONFIG_PATH="$PCDIR" pkg-config --libs-only-l dlx-exchange)" = "-ldlx_exchange" ] ||
+  { echo "dlx-exchange.pc asks for more than -ldlx_exchange"; exit 1; }
+# shellcheck disable=SC2086
+"$CC_BIN" -std=c11 -Wall -Wextra -Werror examples/consumer/exchange_only.c $exflags $exlibs \
+  -Wl,-Bstatic -ldlx_exchange -Wl,-Bdynamic -o "$TMP/exchange-pc"
+"$TMP/exchange-pc"
+check_exchange_only "$TMP/exchange-pc" "pkg-config dlx-exchange, -ldlx_exchange"
+# the CUDA module is installed beside libdlx.so exactly when the package says the build made it
+if [ "$(PKG_CONFIG_PATH="$PCDIR" pkg-config --variable=with_cuda dlx)" = yes ]; then
+  [ -f "$LIBDIR/libdlx_cuda.so" ] || { echo "with_cuda=yes but libdlx_cuda.so is not installed beside libdlx.so"; exit 1; }
+  echo "CUDA module installed: $LIBDIR/libdlx_cuda.so"
+fi
 echo "install check passed"

@@ -3,8 +3,11 @@
 # was (no build/, *.egg-info or generated file in the source). Builds a wheel of the tree with pip, as an
 # unprivileged user who cannot write to the checkout when this runs as root (the checkout is then really
 # read-only to the build), else as the current user; then compares `git status --ignored` before and
-# after, and imports the wheel in a scratch venv, where dlx.matmul must match NumPy. Then the same with
-# DLX_SYSTEM_BLAS=OFF, the path of a machine without a system CBLAS: the wheel must link scipy-openblas32.
+# after, and imports the wheel in a scratch venv, where dlx.matmul must match NumPy (the CBLAS the wheel loads
+# at run time: scipy-openblas32's, a dependency). The wheel must link nothing but libc's family (no BLAS, no
+# CUDA file), and `auditwheel show` must find it consistent with a manylinux tag. With DLX_CUDA_MODULE_FILE
+# (scripts/test.sh: the gcc build's libdlx_cuda.so) the wheel carries that CUDA module instead of compiling
+# the CUDA sources again, and dlx.cuda.is_built() must say so; without it, a CPU-only wheel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -32,7 +35,13 @@ if [ ${#as_user[@]} -gt 0 ]; then
 else
   echo "== pip wheel of the checkout as $(id -un) (no unprivileged user to make it read-only)"
 fi
-"${as_user[@]+"${as_user[@]}"}" "$PY" -m pip wheel -q --no-deps -w "$work/wheel" "$ROOT"
+cuda=(--config-settings=cmake.define.DLX_WITH_CUDA=OFF)
+if [ -n "${DLX_CUDA_MODULE_FILE:-}" ] && [ -f "$DLX_CUDA_MODULE_FILE" ]; then
+  cp "$DLX_CUDA_MODULE_FILE" "$work/libdlx_cuda.so" && chmod 644 "$work/libdlx_cuda.so"
+  cuda+=(--config-settings="cmake.define.DLX_CUDA_MODULE_FILE=$work/libdlx_cuda.so")
+  echo "   with the CUDA module built before ($DLX_CUDA_MODULE_FILE)"
+fi
+"${as_user[@]+"${as_user[@]}"}" "$PY" -m pip wheel -q --no-deps -w "$work/wheel" "${cuda[@]}" "$ROOT"
 after=$(git status --porcelain --ignored)
 if [ "$before" != "$after" ]; then
   echo "check_pip_build.sh: building the wheel changed the checkout:" >&2
@@ -51,23 +60,32 @@ print("wheel", dlx.__version__, "imports; matmul matches NumPy")'
 "$work/venv/bin/python" -m pip install -q numpy
 "$work/venv/bin/python" -c "$MATMUL_CHECK"
 
-# The other BLAS path: a machine without the system's CBLAS, where the wheel links the OpenBLAS of the
-# scipy-openblas32 wheel (a dependency in pyproject.toml) and finds it beside itself at run time.
-# (CUDA off: this build is about BLAS, and the CUDA build takes a minute more.)
-echo "== pip wheel without the system's CBLAS (DLX_SYSTEM_BLAS=OFF: scipy-openblas32)"
-rm -f "$work"/wheel/dlx-*.whl
-"${as_user[@]+"${as_user[@]}"}" "$PY" -m pip wheel -q --no-deps -w "$work/wheel" \
-  --config-settings=cmake.define.DLX_SYSTEM_BLAS=OFF --config-settings=cmake.define.DLX_WITH_CUDA=OFF "$ROOT"
-[ "$before" = "$(git status --porcelain --ignored)" ] || { echo "check_pip_build.sh: the second build changed the checkout" >&2; exit 1; }
-"$work/venv/bin/python" -m pip install -q --force-reinstall "$work"/wheel/dlx-*.whl
-ext=$("$work/venv/bin/python" -c 'import dlx._dlx as m; print(m.__file__)')
-# ldd's output is read once into a variable and matched there, not piped into `grep -q`: grep -q exits at
-# its first match, ldd may then die of SIGPIPE, and under pipefail that failed the check (once, in CI) on a
-# wheel that does link scipy-openblas32.
-libs=$(ldd "$ext")
-if [[ ! $libs =~ libscipy_openblas[^[:space:]]* ]]; then
-  printf 'check_pip_build.sh: the DLX_SYSTEM_BLAS=OFF wheel does not link scipy-openblas32:\n%s\n' "$libs" >&2
+# What the wheel's extension and module load: libc's family only (BLAS and CUDA are loaded at run time).
+# (ldd's output is read once into a variable, not piped into `grep -q`: grep -q exits at its first match, ldd
+# may then die of SIGPIPE, and under pipefail that failed a check once in CI.)
+pkg=$("$work/venv/bin/python" -c 'import dlx, os; print(os.path.dirname(dlx.__file__))')
+for so in "$pkg"/_dlx*.so "$pkg"/libdlx_cuda.so; do
+  [ -f "$so" ] || continue
+  libs=$(ldd "$so")
+  extra=$(printf '%s\n' "$libs" | awk '{print $1}' |
+    grep -vE '^(linux-vdso\.so|/lib.*/ld-linux|lib(c|m|dl|rt|pthread|gcc_s)\.so)' || true)
+  [ -z "$extra" ] || { printf 'check_pip_build.sh: %s links more than libc:\n%s\n' "$so" "$libs" >&2; exit 1; }
+  echo "$(basename "$so") links libc's family only"
+done
+built=$("$work/venv/bin/python" -c 'import dlx; print(int(dlx.cuda.is_built()))')
+if [ ${#cuda[@]} -gt 1 ]; then
+  [ "$built" = 1 ] && [ -f "$pkg/libdlx_cuda.so" ] ||
+    { echo "check_pip_build.sh: the wheel should carry the CUDA module (dlx.cuda.is_built() is $built)" >&2; exit 1; }
+  echo "the CUDA module is in the wheel and loads (dlx.cuda.is_built() is True, $("$work/venv/bin/python" -c 'import dlx; print(dlx.cuda.device_count())') device(s))"
+else
+  [ "$built" = 0 ] || { echo "check_pip_build.sh: a CPU-only wheel says dlx.cuda.is_built()" >&2; exit 1; }
+fi
+# auditwheel: the platform tag the wheel is consistent with
+"$work/venv/bin/python" -m pip install -q auditwheel
+show=$("$work/venv/bin/python" -m auditwheel show "$work"/wheel/dlx-*.whl 2>&1) || true
+printf '%s\n' "$show" | sed 's/^/   /'
+if [[ ! $show =~ (manylinux_[0-9]+_[0-9]+_[a-z0-9_]+) ]]; then
+  echo "check_pip_build.sh: auditwheel show reports no manylinux tag for the wheel" >&2
   exit 1
 fi
-echo "links ${BASH_REMATCH[0]}"
-"$work/venv/bin/python" -c "$MATMUL_CHECK"
+echo "auditwheel: consistent with ${BASH_REMATCH[1]}"

@@ -18,17 +18,25 @@ python3 -c 'import ensurepip' >/dev/null 2>&1 || dlx_need_pkg python3-venv
   dlx_need_pkg python3-dev
 dlx_install_needed
 
+# The CUDA module only where a GPU can use it: elsewhere the demo builds the CPU libraries alone.
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  DEMO_CUDA=AUTO
+else
+  DEMO_CUDA=OFF
+fi
 # shellcheck source=scripts/venv.sh
 . scripts/venv.sh
-dlx_venv_setup >/dev/null
+DLX_PY_CUDA=$DEMO_CUDA dlx_venv_setup >/dev/null
 echo "== python -m dlx"
 "$VPY" -m dlx
 
 BUILD=build-demo
 JOBS=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDLX_BUILD_TESTS=OFF -DDLX_BUILD_EXAMPLES=ON \
-  -DDLX_BUILD_BENCH=ON >/dev/null
-cmake --build "$BUILD" -j "$JOBS" >/dev/null
+  -DDLX_BUILD_BENCH=ON -DDLX_WITH_CUDA="$DEMO_CUDA" >/dev/null
+# the examples and bench_view only: they need the exchange layer and the static library, nothing else
+cmake --build "$BUILD" -j "$JOBS" --target example_export_view example_import_view example_exchange_only \
+  bench_view >/dev/null
 for exe in $(find "$BUILD/examples" -maxdepth 1 -type f -name 'example_*' -perm -u+x 2>/dev/null | sort); do
   echo
   echo "== $(basename "$exe")"

@@ -147,6 +147,9 @@ asan_build_and_test() {
     -DDLX_SANITIZE=address,undefined -DDLX_BUILD_BENCH=OFF
 }
 step "clang ASan+UBSan build + ctest" asan_build_and_test
+# The CUDA module the gcc build made: the Python steps put it into the package instead of compiling the CUDA
+# sources again (scripts/venv.sh, scripts/check_pip_build.sh)
+if [ -f build-test/libdlx_cuda.so ]; then export DLX_CUDA_MODULE_FILE=$PWD/build-test/libdlx_cuda.so; fi
 step "install + find_package/pkg-config consumers" bash scripts/check_install.sh build-test
 step "pip wheel from a read-only checkout (scripts/check_pip_build.sh)" bash scripts/check_pip_build.sh
 step "fuzz (${FUZZ_SECONDS}s per harness)" bash scripts/fuzz.sh "$FUZZ_SECONDS"

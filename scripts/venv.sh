@@ -1,7 +1,9 @@
 # scripts/venv.sh - sourced by test_python.sh and demo.sh: make (or reuse) .venv with the module's
 # runtime peers (NumPy 2.x, ml_dtypes, JAX on CPU) and the test tools, and install dlx into it.
 # Needs only python3 >= 3.9 with venv and a C compiler; everything else comes from PyPI.
-#   dlx_venv_setup       the peers `python -m dlx` shows and dlx itself (demo.sh, test_python.sh)
+#   dlx_venv_setup       the peers `python -m dlx` shows and dlx itself (demo.sh, test_python.sh); with
+#                        DLX_CUDA_MODULE_FILE a libdlx_cuda.so built before goes into the package instead of
+#                        compiling the CUDA sources again, and DLX_PY_CUDA=OFF builds without CUDA
 #   dlx_venv_oneapi      only dpctl and Intel's OpenCL CPU runtime, into .venv (made if missing): test.sh
 #                        runs it before its ctest runs, whose oneapi tests use them (scripts/oneapi_env.sh)
 #   dlx_venv_test_peers  the heavier real peers of the test suite: PyTorch (the PyPI wheel, used on the
@@ -23,9 +25,19 @@ dlx_venv_setup() {
   dlx_venv_create
   echo "== installing the peers and test tools into .venv"
   "$VPY" -m pip install -q --upgrade pip
-  "$VPY" -m pip install -q pytest hypothesis "numpy>=2" ml_dtypes "jax[cpu]"
+  # scipy-openblas32: dlx's run-time dependency (the CBLAS dlx.matmul loads), installed here because dlx
+  # itself is installed with --no-deps
+  "$VPY" -m pip install -q pytest hypothesis "numpy>=2" ml_dtypes "jax[cpu]" scipy-openblas32
   echo "== building and installing dlx into .venv (a test build: DLX_PY_TESTING=1 adds dlx._testing)"
-  DLX_PY_TESTING=1 "$VPY" -m pip install -q --force-reinstall --no-deps .
+  local cuda=()
+  if [ -n "${DLX_CUDA_MODULE_FILE:-}" ] && [ -f "$DLX_CUDA_MODULE_FILE" ]; then
+    # the CUDA module a C build made already goes into the package: the CUDA sources compile once
+    echo "   (CUDA module from $DLX_CUDA_MODULE_FILE, not compiled again)"
+    cuda=(-C cmake.define.DLX_WITH_CUDA=OFF -C "cmake.define.DLX_CUDA_MODULE_FILE=$DLX_CUDA_MODULE_FILE")
+  elif [ "${DLX_PY_CUDA:-AUTO}" = OFF ]; then
+    cuda=(-C cmake.define.DLX_WITH_CUDA=OFF)
+  fi
+  DLX_PY_TESTING=1 "$VPY" -m pip install -q --force-reinstall --no-deps "${cuda[@]+"${cuda[@]}"}" .
 }
 
 # dlx_venv_peer <module> <pip spec...>: install unless importable; on failure record why.

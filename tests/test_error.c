@@ -126,8 +126,16 @@ static void test_thread_local_api(void) {
   CHECK_STR(dlx_last_error(), "");
 }
 
+/* The library's version at run time is the headers' (this test is built with the library it runs). */
+static void test_version(void) {
+  CHECK_EQ(dlx_version(), (unsigned)DLX_VERSION_NUMBER);
+  CHECK_EQ(dlx_version(), (unsigned)(DLX_VERSION_MAJOR * 10000 + DLX_VERSION_MINOR * 100 + DLX_VERSION_PATCH));
+  CHECK_STR(dlx_version_string(), DLX_VERSION_STRING);
+}
+
 static const dlx_test_case cases[] = {
     {"status_names", test_status_names},
+    {"version", test_version},
     {"message", test_message},
     {"thread_local", test_thread_local},
     {"thread_local_api", test_thread_local_api},

@@ -1,9 +1,13 @@
 /* dlx/cuda.h - the CUDA backend's controls: devices, the calling thread's stream, events between streams,
  * the caching allocator, and the device a pointer belongs to.
  *
- * Every function exists in every build. Built without CUDA (DLX_WITH_CUDA=OFF), or run on a machine with
- * no GPU or driver, dlx_cuda_device_count() is 0 and the others return DLX_ERR_UNSUPPORTED (no CUDA in
- * the build) or DLX_ERR_INVALID_DEVICE (no such device), with a message saying which. Ops on CUDA memory
+ * The CUDA backend is a module, libdlx_cuda.so, that libdlx loads the first time one of these functions
+ * (or an op, an allocation or an export of CUDA memory) needs it: beside the file holding libdlx's code
+ * (libdlx.so, or the program or extension it is linked into), or at DLX_CUDA_MODULE (an absolute path).
+ * Every function exists in every build. Without the module (DLX_WITH_CUDA=OFF, or not installed there), or
+ * on a machine with no GPU or driver, dlx_cuda_device_count() is 0 and the others return
+ * DLX_ERR_UNSUPPORTED (no module: the message says which file was looked for, and why it did not load) or
+ * DLX_ERR_INVALID_DEVICE (no such device), with a message saying which. Ops on CUDA memory
  * (dlx/ops.h) run on the calling thread's current stream of the output's device, asynchronously with
  * respect to the host; copies that write host memory wait for their stream.
  *
@@ -22,7 +26,7 @@
 
 DLX_EXTERN_C_BEGIN
 
-/* 1 when this build has the CUDA backend (DLX_WITH_CUDA), else 0. */
+/* 1 when the CUDA backend's module is loaded (loading it now if it was not tried yet), else 0. */
 DLX_API int dlx_cuda_built(void);
 /* CUDA devices present (0 without CUDA in the build, without a driver, or without a GPU). */
 DLX_API int dlx_cuda_device_count(void);

@@ -41,6 +41,27 @@ except ImportError:
     pass
 
 
+def _point_at_blas() -> None:
+    """At ``import dlx``: DLX_BLAS_LIBRARY := the CBLAS library of the scipy-openblas32 package (a dependency of
+    the wheel), unless already set. A wheel loads CBLAS at its first gemm from that variable
+    (src/backends/cpu/gemm_cblas.c), so that it needs no library outside the manylinux policy; a C build links
+    its own CBLAS and ignores it. The package is found, not imported."""
+    if _os.environ.get("DLX_BLAS_LIBRARY"):
+        return
+    import glob
+    import importlib.util
+
+    spec = importlib.util.find_spec("scipy_openblas32")
+    for d in (spec.submodule_search_locations or []) if spec is not None else []:
+        libs = sorted(glob.glob(_os.path.join(d, "lib", "libscipy_openblas*.so*")))
+        if libs:
+            _os.environ["DLX_BLAS_LIBRARY"] = libs[0]
+            return
+
+
+_point_at_blas()
+
+
 def get_include() -> str:
     """The directory holding ``dlx/*.h`` (for C extensions using ``dlx/python.h``)."""
     return _os.path.join(_os.path.dirname(__file__), "include")

@@ -5,18 +5,10 @@
 #include <stddef.h>
 
 #include "backends/backend.h"
+#include "backends/module.h"
 #include "backends/oneapi/oneapi_internal.h"
 #include "core/error_internal.h"
 #include "exchange/device_hooks.h"
-
-#ifdef DLX_WITH_CUDA
-#include "backends/cuda/cuda_internal.h"
-#define CUDA_COMPUTE &dlx__cuda_compute
-#define CUDA_MEMORY &dlx__cuda_memory
-#else
-#define CUDA_COMPUTE NULL
-#define CUDA_MEMORY NULL
-#endif
 
 #define NEEDS_CUDA "a build with CUDA (DLX_WITH_CUDA=ON)"
 #define NEEDS_ROCM "a ROCm backend, which dlx does not have"
@@ -25,7 +17,7 @@
 typedef enum queue_rule {
   QUEUE_NONE, /* host memory: nothing dlx queues touches it out of order */
   QUEUE_OWN,  /* the streams of the memory's own device */
-  QUEUE_ZERO, /* the streams of device 0 of queue_mem's type (DLPack labels managed memory device 0) */
+  QUEUE_ZERO, /* the streams of device 0 of the queue's type (DLPack labels managed memory device 0) */
 } queue_rule;
 
 /* The DLPack Python protocol's stream= values for a device type (the standard's table). */
@@ -36,6 +28,9 @@ typedef enum stream_rule {
   STREAMS_ANY,  /* any int; dlx queues no work there */
 } stream_rule;
 
+/* Which of a row's halves come from its module (loaded at the first use of one of them). */
+enum { FROM_COMPUTE = 1, FROM_MEMORY = 2, FROM_QUEUE = 4 };
+
 typedef struct backend_row {
   int32_t device_type;
   const dlx__compute_ops *compute; /* runs ops on this memory; NULL: not in this build */
@@ -43,45 +38,77 @@ typedef struct backend_row {
   const dlx__memory_ops *memory;   /* allocates, moves and knows it; NULL: not in this build */
   queue_rule queue;
   const dlx__memory_ops *queue_mem; /* whose streams and events (QUEUE_OWN / QUEUE_ZERO) */
+  /* the backend module the FROM_ halves come from (module.h), instead of the fields above */
+  const dlx__module *module;
+  unsigned from;
   stream_rule streams;
   /* CCCL's rule: a view's id comes from its pointer (memory->pointer_device), checked on export */
   bool check_pointer;
   /* The device type's import rule, run on a non-empty import's data; NULL: none. A property of the
    * device type's exchange protocol (the oneAPI USM protocol), not of a backend's table. */
   dlx_status (*check_import)(const void *data, DLDevice device);
-  const char *needs; /* what a build needs for it, where compute or memory is NULL */
+  const char *needs; /* what a build needs for it, where compute or memory is missing */
 } backend_row;
 
-/* Every DLPack device type dlx can compute on, allocate or order. A new backend adds its rows here. */
+/* Every DLPack device type dlx can compute on, allocate or order. A new backend adds its rows here. CUDA is
+ * a module (libdlx_cuda.so), loaded the first time one of its halves is needed. */
 static const backend_row rows[] = {
-    {.device_type = kDLCPU, .compute = &dlx__cpu_compute, .host = true, .memory = &dlx__cpu_memory, .queue = QUEUE_NONE,
-     .streams = STREAMS_HOST},
-    {.device_type = kDLCUDAHost, .compute = &dlx__cpu_compute, .host = true, .memory = CUDA_MEMORY, .queue = QUEUE_NONE,
-     .streams = STREAMS_HOST, .needs = NEEDS_CUDA},
-    {.device_type = kDLROCMHost, .compute = &dlx__cpu_compute, .host = true, .queue = QUEUE_NONE, .streams = STREAMS_HOST,
-     .needs = NEEDS_ROCM},
-    {.device_type = kDLCUDAManaged, .compute = &dlx__cpu_compute, .host = true, .memory = CUDA_MEMORY, .queue = QUEUE_ZERO,
-     .queue_mem = CUDA_MEMORY, .streams = STREAMS_CUDA, .check_pointer = true, .needs = NEEDS_CUDA},
-    {.device_type = kDLCUDA, .compute = CUDA_COMPUTE, .memory = CUDA_MEMORY, .queue = QUEUE_OWN,
-     .queue_mem = CUDA_MEMORY, .streams = STREAMS_CUDA, .check_pointer = true, .needs = NEEDS_CUDA},
+    {.device_type = kDLCPU, .compute = &dlx__cpu_compute, .host = true, .memory = &dlx__cpu_memory,
+     .queue = QUEUE_NONE, .streams = STREAMS_HOST},
+    {.device_type = kDLCUDAHost, .compute = &dlx__cpu_compute, .host = true, .module = &dlx__cuda_module,
+     .from = FROM_MEMORY, .queue = QUEUE_NONE, .streams = STREAMS_HOST, .needs = NEEDS_CUDA},
+    {.device_type = kDLROCMHost, .compute = &dlx__cpu_compute, .host = true, .queue = QUEUE_NONE,
+     .streams = STREAMS_HOST, .needs = NEEDS_ROCM},
+    {.device_type = kDLCUDAManaged, .compute = &dlx__cpu_compute, .host = true, .module = &dlx__cuda_module,
+     .from = FROM_MEMORY | FROM_QUEUE, .queue = QUEUE_ZERO, .streams = STREAMS_CUDA, .check_pointer = true,
+     .needs = NEEDS_CUDA},
+    {.device_type = kDLCUDA, .module = &dlx__cuda_module, .from = FROM_COMPUTE | FROM_MEMORY | FROM_QUEUE,
+     .queue = QUEUE_OWN, .streams = STREAMS_CUDA, .check_pointer = true, .needs = NEEDS_CUDA},
     {.device_type = kDLROCM, .queue = QUEUE_OWN, .streams = STREAMS_ROCM, .needs = NEEDS_ROCM},
     /* dpctl's queues are not DLPack streams: no stream rule, and no events in dlx */
     {.device_type = kDLOneAPI, .compute = &dlx__oneapi_compute, .memory = &dlx__oneapi_memory, .queue = QUEUE_OWN,
      .streams = STREAMS_ANY, .check_pointer = true, .check_import = dlx__oneapi_check_import},
 };
 
-/* Every backend compiled in. */
-static const dlx__backend *const backends[] = {
-    &dlx__cpu_backend,
-#ifdef DLX_WITH_CUDA
-    &dlx__cuda_backend,
-#endif
-    &dlx__oneapi_backend, /* always built: dpctl's C API is loaded at run time */
-};
+/* A row's halves, from its module where it says so (NULL while the module cannot be loaded). */
+static const dlx__backend *row_module(const backend_row *row, unsigned what) {
+  return (row->from & what) != 0 ? dlx__module_backend(row->module) : NULL;
+}
+static const dlx__compute_ops *row_compute(const backend_row *row) {
+  if ((row->from & FROM_COMPUTE) == 0) return row->compute;
+  const dlx__backend *b = row_module(row, FROM_COMPUTE);
+  return b != NULL ? b->compute : NULL;
+}
+static const dlx__memory_ops *row_memory(const backend_row *row) {
+  if ((row->from & FROM_MEMORY) == 0) return row->memory;
+  const dlx__backend *b = row_module(row, FROM_MEMORY);
+  return b != NULL ? b->memory : NULL;
+}
+static const dlx__memory_ops *row_queue(const backend_row *row) {
+  if ((row->from & FROM_QUEUE) == 0) return row->queue_mem;
+  const dlx__backend *b = row_module(row, FROM_QUEUE);
+  return b != NULL ? b->memory : NULL;
+}
 
-int dlx__backend_count(void) { return (int)(sizeof backends / sizeof backends[0]); }
+/* The backends of this process: the CPU, the modules that load, oneAPI (always built: dpctl's C API is
+ * loaded at run time). */
+static const dlx__module *const modules[] = {&dlx__cuda_module};
 
-const dlx__backend *dlx__backend_at(int i) { return i >= 0 && i < dlx__backend_count() ? backends[i] : NULL; }
+int dlx__backend_count(void) {
+  int n = 2;
+  for (size_t i = 0; i < sizeof modules / sizeof modules[0]; ++i) n += dlx__module_backend(modules[i]) != NULL;
+  return n;
+}
+
+const dlx__backend *dlx__backend_at(int i) {
+  if (i == 0) return &dlx__cpu_backend;
+  int k = 1;
+  for (size_t j = 0; j < sizeof modules / sizeof modules[0]; ++j) {
+    const dlx__backend *b = dlx__module_backend(modules[j]);
+    if (b != NULL && k++ == i) return b;
+  }
+  return i == k ? &dlx__oneapi_backend : NULL;
+}
 
 /* ---- test hooks: per-thread replacements --------------------------------------------------------- */
 
@@ -120,14 +147,19 @@ static dlx_status no_backend(const backend_row *row, DLDevice device, const char
   char dev[DLX_DEVICE_TEXT_CAP];
   dlx__device_text(dev, sizeof dev, device);
   const char *needs = row != NULL ? row->needs : NULL;
+  /* a module that did not load says why after what the build needs */
+  const char *why = row != NULL && row->module != NULL ? dlx__module_why(row->module) : "";
+  const char *sep = why[0] != '\0' ? ": " : "";
   if (what != NULL) {
     if (needs != NULL)
-      return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: %s is on %s, which needs %s", fn, what, dev, needs);
+      return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: %s is on %s, which needs %s%s%s", fn, what, dev, needs, sep,
+                           why);
     return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: %s is on %s, and dlx has no backend for that memory", fn,
                          what, dev);
   }
   if (needs != NULL)
-    return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: cannot allocate on %s, which needs %s", fn, dev, needs);
+    return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: cannot allocate on %s, which needs %s%s%s", fn, dev, needs, sep,
+                         why);
   return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: cannot allocate on %s: dlx has no backend for that memory",
                        fn, dev);
 }
@@ -135,8 +167,9 @@ static dlx_status no_backend(const backend_row *row, DLDevice device, const char
 dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *what, const dlx__compute_ops **out,
                                 DLDevice *home) {
   const backend_row *row = row_of((int32_t)device.device_type);
-  if (row == NULL || row->compute == NULL) return no_backend(row, device, fn, what != NULL ? what : "an operand");
-  *out = row->host && host_override != NULL ? host_override : row->compute;
+  const dlx__compute_ops *c = row != NULL ? row_compute(row) : NULL;
+  if (c == NULL) return no_backend(row, device, fn, what != NULL ? what : "an operand");
+  *out = row->host && host_override != NULL ? host_override : c;
   /* all host-accessible memory is one address space to the CPU's loops */
   if (home != NULL) *home = row->host ? (DLDevice){kDLCPU, 0} : device;
   return DLX_OK;
@@ -144,20 +177,27 @@ dlx_status dlx__backend_compute(DLDevice device, const char *fn, const char *wha
 
 dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx__memory_ops **out) {
   const backend_row *row = row_of((int32_t)device.device_type);
-  if (row == NULL || row->memory == NULL) return no_backend(row, device, fn, NULL);
-  *out = row->memory;
+  const dlx__memory_ops *m = row != NULL ? row_memory(row) : NULL;
+  if (m == NULL) return no_backend(row, device, fn, NULL);
+  *out = m;
   return DLX_OK;
 }
 
 const dlx__memory_ops *dlx__memory_of_type(int32_t device_type) {
   const backend_row *row = row_of(device_type);
-  return row != NULL ? row->memory : NULL;
+  return row != NULL ? row_memory(row) : NULL;
+}
+
+const char *dlx__backend_module_why(int32_t device_type) {
+  const backend_row *row = row_of(device_type);
+  return row != NULL && row->module != NULL ? dlx__module_why(row->module) : "";
 }
 
 const dlx__memory_ops *dlx__backend_mover(DLDevice a, DLDevice b) {
   const backend_row *ra = row_of((int32_t)a.device_type), *rb = row_of((int32_t)b.device_type);
-  if (ra != NULL && ra->memory != NULL && ra->memory->copy != NULL) return ra->memory;
-  if (rb != NULL && rb->memory != NULL && rb->memory->copy != NULL) return rb->memory;
+  const dlx__memory_ops *ma = ra != NULL ? row_memory(ra) : NULL, *mb = rb != NULL ? row_memory(rb) : NULL;
+  if (ma != NULL && ma->copy != NULL) return ma;
+  if (mb != NULL && mb->copy != NULL) return mb;
   return NULL;
 }
 
@@ -257,22 +297,25 @@ dlx_status dlx__device_queue(DLDevice memory, const char *fn, dlx__queue *q) {
   q->mem = NULL;
   q->device = -1;
   if (row != NULL && row->queue == QUEUE_NONE) return DLX_OK;
-  if (row == NULL || row->queue_mem == NULL) {
-    if (row != NULL && row->needs != NULL)
-      return dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: the tensor is on %s, which needs %s", fn,
-                           dlx__device_text(text, sizeof text, memory), row->needs);
+  const dlx__memory_ops *qm = row != NULL ? row_queue(row) : NULL;
+  if (qm == NULL) {
+    if (row != NULL && row->needs != NULL) {
+      const char *why = row->module != NULL ? dlx__module_why(row->module) : "";
+      return dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: the tensor is on %s, which needs %s%s%s", fn,
+                           dlx__device_text(text, sizeof text, memory), row->needs, why[0] ? ": " : "", why);
+    }
     return dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: the tensor is on %s: dlx has no streams or events for that memory",
                          fn, dlx__device_text(text, sizeof text, memory));
   }
   const int32_t id = row->queue == QUEUE_ZERO ? 0 : memory.device_id;
-  const int n = row->queue_mem->device_count();
+  const int n = qm->device_count();
   if (n == 0)
     return dlx_set_error(DLX_ERR_INVALID_DEVICE, "%s: the tensor is on %s, but no %s device is present", fn,
-                         dlx__device_text(text, sizeof text, memory), row->queue_mem->label);
+                         dlx__device_text(text, sizeof text, memory), qm->label);
   if (id < 0 || id >= n)
     return dlx_set_error(DLX_ERR_INVALID_DEVICE, "%s: the tensor is on %s, which does not exist (%d %s device%s)", fn,
-                         dlx__device_text(text, sizeof text, memory), n, row->queue_mem->label, n == 1 ? "" : "s");
-  q->mem = row->queue_mem;
+                         dlx__device_text(text, sizeof text, memory), n, qm->label, n == 1 ? "" : "s");
+  q->mem = qm;
   q->device = id;
   return DLX_OK;
 }
@@ -280,7 +323,10 @@ dlx_status dlx__device_queue(DLDevice memory, const char *fn, dlx__queue *q) {
 bool dlx__any_queue_present(void) {
   if (DLX_UNLIKELY(device_override.be != NULL)) return true;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
-    if (rows[i].queue_mem != NULL && rows[i].queue_mem->device_count() > 0) return true;
+    if (rows[i].queue != QUEUE_NONE) {
+      const dlx__memory_ops *qm = row_queue(&rows[i]);
+      if (qm != NULL && qm->device_count() > 0) return true;
+    }
   return false;
 }
 
@@ -358,7 +404,8 @@ dlx_status dlx__dlpack_stream(DLDevice source, DLDevice target, bool given, int6
   if (row == NULL || row->streams != STREAMS_CUDA) return DLX_OK; /* dlx queues no work there */
   /* None: the legacy default stream (1); -1: the consumer orders the work itself */
   const int64_t v = given ? value : 1;
-  if (v == -1 || row->queue_mem == NULL || row->queue_mem->device_count() == 0) return DLX_OK;
+  const dlx__memory_ops *qm = v == -1 ? NULL : row_queue(row);
+  if (qm == NULL || qm->device_count() == 0) return DLX_OK;
   /* 1 and 2 are CUDA's own handles for the legacy and per-thread default streams */
   *stream = (void *)(uintptr_t)v;
   *action = DLX__STREAM_ORDER;
@@ -376,11 +423,12 @@ int64_t dlx__dlpack_stream_value(DLDevice device, void *stream) {
 static dlx_status check_pointer(const dlx_view *v, const char *fn) {
   const backend_row *row = row_of((int32_t)v->device.device_type);
   /* without the runtime that owns this memory in the build, the label cannot be checked: it is kept */
-  if (row == NULL || row->memory == NULL || row->memory->pointer_device == NULL || v->data == NULL) return DLX_OK;
+  const dlx__memory_ops *m = row != NULL && v->data != NULL ? row_memory(row) : NULL;
+  if (m == NULL || m->pointer_device == NULL) return DLX_OK;
   /* nor can it with no device present: the runtime knows no memory then */
-  if (row->memory->device_count() == 0) return DLX_OK;
+  if (m->device_count() == 0) return DLX_OK;
   DLDevice d;
-  DLX_FORWARD(row->memory->pointer_device(v->data, &d));
+  DLX_FORWARD(m->pointer_device(v->data, &d));
   if (d.device_type == v->device.device_type && d.device_id == v->device.device_id) return DLX_OK;
   char said[DLX_DEVICE_TEXT_CAP], found[DLX_DEVICE_TEXT_CAP];
   return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: the view says %s, but its data at 0x%" PRIxPTR " is %s%s", fn,
@@ -400,8 +448,8 @@ __attribute__((constructor)) static void install_device_hooks(void) {
   dlx__device_hooks h = {0, 0, check_pointer, check_import};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
     const uint32_t bit = rows[i].device_type < 32 ? 1u << rows[i].device_type : 0u;
-    if (rows[i].check_pointer && rows[i].memory != NULL && rows[i].memory->pointer_device != NULL)
-      h.pointer_types |= bit;
+    /* (a module's memory is asked at the first check of its memory, loading it then) */
+    if (rows[i].check_pointer) h.pointer_types |= bit;
     if (rows[i].check_import != NULL) h.import_types |= bit;
   }
   dlx__exchange_set_device_hooks(&h);

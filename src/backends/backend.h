@@ -199,6 +199,8 @@ dlx_status dlx__backend_memory(DLDevice device, const char *fn, const dlx__memor
 /* The memory half serving memory of device_type in this build, or NULL (the public controls of a
  * device type, controls.c, say "built without" then). */
 const dlx__memory_ops *dlx__memory_of_type(int32_t device_type);
+/* Why a device type's backend module did not load ("" when it did, or when the type has none). */
+const char *dlx__backend_module_why(int32_t device_type);
 /* The memory half that moves data between memory of a and memory of b (the one of the two with a copy
  * entry), or NULL when neither has one. */
 const dlx__memory_ops *dlx__backend_mover(DLDevice a, DLDevice b);

@@ -1,6 +1,6 @@
 /* The public device controls of dlx/cuda.h, over the memory half that serves CUDA device memory
- * (backend.h). They are the same code in every build: where that half is absent (a build without CUDA)
- * each says so, and where it is present the arguments and the device id are checked here, once, before
+ * (backend.h; the CUDA module's, loaded at the first call that needs it). They are the same code in every
+ * build: where that half is absent (a build without CUDA, or a module that cannot be loaded) each says so, and where it is present the arguments and the device id are checked here, once, before
  * the backend's entry runs. */
 #include <inttypes.h>
 
@@ -8,7 +8,10 @@
 #include "core/error_internal.h"
 #include "dlx/cuda.h"
 
-#define NO_CUDA(fn) dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: dlx was built without CUDA (DLX_WITH_CUDA=OFF)", fn)
+/* No CUDA backend: the build made no module (DLX_WITH_CUDA=OFF, no nvcc), or it cannot be loaded here. */
+#define NO_CUDA(fn)                                                                                    \
+  dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: dlx was built without CUDA (DLX_WITH_CUDA=OFF), or its module is missing: %s", \
+                fn, dlx__backend_module_why(kDLCUDA))
 
 /* The memory half of CUDA device memory, or NO_CUDA. */
 static dlx_status cuda_memory(const char *fn, const dlx__memory_ops **out) {

@@ -1,9 +1,10 @@
-/* Status names and the thread-local error message. */
+/* Status names, the thread-local error message, and the library version (dlx/version.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/error_internal.h"
+#include "dlx/version.h"
 
 /* Big enough for any message dlx writes (names of values, never data); longer ones are cut. */
 #define DLX_ERROR_CAP 512
@@ -58,3 +59,9 @@ dlx_status dlx_set_error(dlx_status status, const char *fmt, ...) {
   va_end(ap);
   return status;
 }
+
+/* ---- the library's version (dlx/version.h) ----------------------------------------------------------- */
+
+unsigned dlx_version(void) { return DLX_VERSION_NUMBER; }
+
+const char *dlx_version_string(void) { return DLX_VERSION_STRING; }

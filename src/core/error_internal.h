@@ -13,6 +13,14 @@
 #define DLX_UNLIKELY(x) (x)
 #endif
 
+/* An internal function that one of dlx's own shared libraries calls in another (libdlx.so in
+ * libdlx_exchange.so): exported from the .so, but never contract (the dlx__ prefix says so). */
+#if defined(__GNUC__)
+#define DLX__SHARED __attribute__((visibility("default")))
+#else
+#define DLX__SHARED
+#endif
+
 /* Return status with a formatted message when cond holds. */
 #define DLX_FAIL_IF(cond, status, ...)                                                                 \
   do {                                                                                                \
@@ -37,11 +45,11 @@
 
 /* "(3,4)" into buf (cap bytes); a shape too long for buf ends in "...)" rather than a number cut in
  * half. Returns buf, for use as a printf argument (so are the two below). */
-const char *dlx__shape_text(char *buf, size_t cap, int32_t ndim, const int64_t *shape);
+DLX__SHARED const char *dlx__shape_text(char *buf, size_t cap, int32_t ndim, const int64_t *shape);
 /* A dtype's canonical name ("float32", "float32x4"), or its raw fields when it is not a legal dtype. */
-const char *dlx__dtype_text(char *buf, size_t cap, DLDataType dt);
+DLX__SHARED const char *dlx__dtype_text(char *buf, size_t cap, DLDataType dt);
 /* "cpu:0", "cuda:1"; an unknown device type by number. */
-const char *dlx__device_text(char *buf, size_t cap, DLDevice dev);
+DLX__SHARED const char *dlx__device_text(char *buf, size_t cap, DLDevice dev);
 
 /* |s| without the overflow of -INT64_MIN. */
 static inline uint64_t dlx__abs_u64(int64_t s) { return s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s; }

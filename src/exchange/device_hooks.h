@@ -4,13 +4,14 @@
  * view's id is the one its pointer belongs to (export), and a device type's import rule (the oneAPI USM
  * protocol: the data must be known to the default context of the device's platform). The backends layer
  * (src/backends/backend.c) installs both when it is loaded, with the device types each applies to, from
- * its rows. A program that links the exchange layer alone has no hooks: no check runs, and labels are
- * taken as given (dlx/view.h says so). */
+ * its rows. A program that links the exchange layer alone has the defaults (device_hooks.c): CCCL's rule
+ * through the CUDA driver when one is installed, and no import rule (dlx/view.h says so). */
 #ifndef DLX_EXCHANGE_DEVICE_HOOKS_H
 #define DLX_EXCHANGE_DEVICE_HOOKS_H
 
 #include <stdint.h>
 
+#include "core/error_internal.h"
 #include "dlx/error.h"
 #include "dlx/view.h"
 
@@ -24,11 +25,11 @@ typedef struct dlx__device_hooks {
   dlx_status (*check_import)(const dlx_view *v);
 } dlx__device_hooks;
 
-/* Install hooks (copied; NULL removes them). Called once at load by the backends layer, before any
- * import or export; not synchronised against running imports. */
-void dlx__exchange_set_device_hooks(const dlx__device_hooks *hooks);
+/* Install hooks (copied; NULL restores the defaults). Called once at load by the backends layer, before
+ * any import or export; not synchronised against running imports. */
+DLX__SHARED void dlx__exchange_set_device_hooks(const dlx__device_hooks *hooks);
 
-/* What is installed (both masks 0 when nothing is), for the exchange layer's own use. */
+/* What is installed, for the exchange layer's own use. */
 extern dlx__device_hooks dlx__exchange_hooks;
 
 #endif

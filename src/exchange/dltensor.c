@@ -25,14 +25,6 @@ static const char *compact_layout_name(dlx_layout layout) {
   return layout == DLX_LAYOUT_LEFT ? "layout_left" : "layout_right";
 }
 
-/* None until the backends layer installs its checks (device_hooks.h). */
-dlx__device_hooks dlx__exchange_hooks;
-
-void dlx__exchange_set_device_hooks(const dlx__device_hooks *hooks) {
-  static const dlx__device_hooks none = {0, 0, NULL, NULL};
-  dlx__exchange_hooks = hooks != NULL ? *hooks : none;
-}
-
 /* ------------------------------------------------------------------------------------------------ */
 /* Export (CCCL)                                                                                    */
 

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/error_internal.h"
 #include "dlx/dlpack.h"
 #include "dlx/error.h"
 #include "dlx/view.h"
@@ -47,18 +48,18 @@ typedef struct dlx__storage {
 
 /* New storage with one reference, or NULL when out of memory (release is NOT called then: the caller
  * still owns what it meant to hand over). */
-dlx__storage *dlx__storage_new(dlx__release_fn release, void *ctx, void *ptr, DLDevice device);
+DLX__SHARED dlx__storage *dlx__storage_new(dlx__release_fn release, void *ctx, void *ptr, DLDevice device);
 
 /* Storage that runs m's deleter when released. NULL when out of memory (m untouched). */
-dlx__storage *dlx__storage_of_managed_versioned(DLManagedTensorVersioned *m);
-dlx__storage *dlx__storage_of_managed(DLManagedTensor *m);
+DLX__SHARED dlx__storage *dlx__storage_of_managed_versioned(DLManagedTensorVersioned *m);
+DLX__SHARED dlx__storage *dlx__storage_of_managed(DLManagedTensor *m);
 
 static inline dlx__storage *dlx__storage_retain(dlx__storage *s) {
   atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
   return s;
 }
 /* Any thread, with or without an interpreter. NULL is a no-op. */
-void dlx__storage_release(dlx__storage *s);
+DLX__SHARED void dlx__storage_release(dlx__storage *s);
 
 /* ---- exports (export.c) ---------------------------------------------------------------------------- */
 
@@ -78,13 +79,13 @@ static inline void dlx__copy_dims(int64_t *dst, const int64_t *src, int32_t n) {
 
 /* v (whose memory s holds) as a managed tensor in one allocation that keeps s alive. Flags: read-only
  * and padded sub-byte from v, plus extra_flags (DLPACK_FLAG_BITMASK_IS_COPIED). */
-dlx_status dlx__export_versioned(dlx__storage *s, const dlx_view *v, uint64_t extra_flags, const char *fn,
+DLX__SHARED dlx_status dlx__export_versioned(dlx__storage *s, const dlx_view *v, uint64_t extra_flags, const char *fn,
                                  DLManagedTensorVersioned **out);
 /* The same as a pre-1.0 DLManagedTensor (no flags: the caller decides whether v may travel that way). */
-dlx_status dlx__export_legacy(dlx__storage *s, const dlx_view *v, const char *fn, DLManagedTensor **out);
+DLX__SHARED dlx_status dlx__export_legacy(dlx__storage *s, const dlx_view *v, const char *fn, DLManagedTensor **out);
 /* Managed tensors exported and not yet deleted, process-wide (a test hook). Exports are counted from the
  * first call on (none before it: the count costs every export two locked instructions), so compare
  * counts taken after a first call. */
-int64_t dlx__exports_alive(void);
+DLX__SHARED int64_t dlx__exports_alive(void);
 
 #endif
