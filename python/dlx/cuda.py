@@ -18,7 +18,8 @@ __all__ = ["Stream", "current_stream", "device_count", "empty_cache", "is_availa
 
 
 def is_built() -> bool:
-    """Whether this dlx has the CUDA backend (built with DLX_WITH_CUDA)."""
+    """Whether this dlx has the CUDA backend: its module, libdlx_cuda.so, beside the extension (a build with
+    CUDA puts it there), loaded now if it was not yet."""
     return _c.built()
 
 
