@@ -228,26 +228,6 @@ void dlx__scratch_free(const dlx__compute_ops *c, DLDevice home, void *ptr) {
 
 /* ---- gather and scatter ------------------------------------------------------------------------------ */
 
-dlx_status dlx__gather_plan(const dlx__gather_op *op, const void *offsets, dlx_iter *plan) {
-  const dlx_view *d = op->dense, *s = op->strided;
-  dlx_view off, blk;
-  DLX_FORWARD(dlx_view_init(&off, (void *)(uintptr_t)offsets, DLX_DTYPE_INT64, op->device, d->ndim, d->shape, NULL));
-  DLX_FORWARD(dlx_view_init(&blk, s->data, d->dtype, op->device, d->ndim, d->shape, NULL));
-  blk.flags = d->flags & DLX_VIEW_SUBBYTE_PADDED;
-  /* the offsets walk B row-major and stand still over the rest; the block walks the rest only */
-  for (int32_t j = op->nb; j < d->ndim; ++j) {
-    off.strides[j] = 0;
-    blk.strides[j] = s->strides[j - op->nb];
-  }
-  int64_t step = 1;
-  for (int32_t j = op->nb - 1; j >= 0; --j) {
-    off.strides[j] = step;
-    step *= d->shape[j];
-    blk.strides[j] = 0;
-  }
-  const dlx_view *views[3] = {d, &off, &blk};
-  return dlx_iter_init(plan, 3, views, 0);
-}
 
 /* Position i's block as a view (the rest dimensions of strided, at offsets[i]), and dense's slice for i. */
 static void gather_views(const dlx__gather_op *op, int64_t i, dlx_view *dense_i, dlx_view *block_i) {
