@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "compute/ops_internal.h"
 #include "compute/reference.h"
 #include "kernels/convert.h"
 #include "kernels/ew.h"
@@ -67,8 +68,7 @@ typedef struct opcall {
 static const char *const op_names[DLX_OP_COUNT] = {DLX__BINOP_LIST(OP_NAME_, _)};
 static const char *const unop_names[DLX_UNOP_COUNT] = {DLX__UNOP_LIST(OP_NAME_, _)};
 
-/* What every operand must satisfy. */
-static dlx_status check_view(const char *fn, const char *name, const dlx_view *v) {
+dlx_status dlx__ops_check_view(const char *fn, const char *name, const dlx_view *v) {
   DLX_FAIL_IF(v->ndim < 0 || v->ndim > DLX_MAX_NDIM, DLX_ERR_RANK, "%s: %s has ndim %d, outside [0, %d]", fn, name,
               (int)v->ndim, DLX_MAX_NDIM);
   if (!dlx_dtype_is_valid(v->dtype)) {
@@ -88,7 +88,7 @@ static dlx_status check_view(const char *fn, const char *name, const dlx_view *v
   return DLX_OK;
 }
 
-static dlx_status check_output(const char *fn, const char *name, const dlx_view *v) {
+dlx_status dlx__ops_check_output(const char *fn, const char *name, const dlx_view *v) {
   DLX_FAIL_IF(v->flags & DLX_VIEW_READ_ONLY, DLX_ERR_READ_ONLY, "%s: %s is read-only", fn, name);
   for (int32_t d = 0; d < v->ndim; ++d) {
     /* several output elements at one address: the result would depend on the write order */
@@ -149,7 +149,7 @@ static dlx_status check_devices(opcall *c) {
 
 /* Generic checks of an op call, after the op-specific dtype rules. */
 static dlx_status check_call(opcall *c) {
-  DLX_FORWARD(check_output(c->fn, c->names[0], &c->out));
+  DLX_FORWARD(dlx__ops_check_output(c->fn, c->names[0], &c->out));
   for (int k = 0; k < c->nin; ++k) DLX_FORWARD(check_broadcast(c->fn, c->names[k + 1], &c->in[k], c->names[0], &c->out));
   return check_devices(c);
 }
@@ -173,9 +173,7 @@ static dlx_status alloc_temp(opcall *c, uint64_t bytes, void **out) {
   return DLX_OK;
 }
 
-/* Copy a view's header and its first ndim extents and strides: a dlx_view holds 64 of each (1 KiB),
- * and small ops would otherwise spend most of their time moving unused entries. */
-static void view_copy(dlx_view *dst, const dlx_view *src) {
+void dlx__ops_view_copy(dlx_view *dst, const dlx_view *src) {
   dst->data = src->data;
   dst->dtype = src->dtype;
   dst->device = src->device;
@@ -193,7 +191,7 @@ static dlx_status temp_like(opcall *c, const dlx_view *v, bool padded, dlx_view 
   DLX_FORWARD(dlx_dtype_storage_bytes(v->dtype, (uint64_t)n, padded, &bytes));
   void *p = NULL;
   DLX_FORWARD(alloc_temp(c, bytes, &p));
-  view_copy(out, v);
+  dlx__ops_view_copy(out, v);
   out->data = p;
   out->flags = padded && dlx_dtype_is_subbyte(v->dtype) ? DLX_VIEW_SUBBYTE_PADDED : 0;
   return dlx_layout_compact_strides(v->ndim, v->shape, NULL, out->strides);
@@ -273,7 +271,7 @@ static dlx_status take_by_value(opcall *c, int k) {
     DLX_FORWARD(temp_like(c, v, (v->flags & DLX_VIEW_SUBBYTE_PADDED) != 0, &tmp));
     tmp.device = c->home;
     DLX_FORWARD(c->foreign[k]->copy(&tmp, v));
-    view_copy(v, &tmp);
+    dlx__ops_view_copy(v, &tmp);
     return DLX_OK;
   }
   memset(c->value[k].bytes, 0, sizeof c->value[k].bytes);
@@ -311,12 +309,12 @@ static dlx_status run_call(opcall *c) {
     init_call(&cc, c->fn, DLX_EW_COPY, 1, "temporary", c->names[k + 1], NULL);
     cc.be = c->be;
     cc.home = c->home;
-    view_copy(&cc.out, &tmp);
-    view_copy(&cc.in[0], &c->in[k]);
+    dlx__ops_view_copy(&cc.out, &tmp);
+    dlx__ops_view_copy(&cc.in[0], &c->in[k]);
     dlx_status st = run_call(&cc);
     free_temps(&cc);
     DLX_FORWARD(st);
-    view_copy(&c->in[k], &tmp);
+    dlx__ops_view_copy(&c->in[k], &tmp);
   }
 
   if (dlx__ops_reference_mode()) {
@@ -335,11 +333,11 @@ static dlx_status run_call(opcall *c) {
     dlx_view tmp;
     DLX_FORWARD(temp_like(c, &c->in[k], true, &tmp));
     DLX_FORWARD(c->be->unpack(&c->in[k], tmp.data));
-    view_copy(&c->in[k], &tmp);
+    dlx__ops_view_copy(&c->in[k], &tmp);
   }
   if (!is_packed(&c->out)) return plan_and_execute(c);
   dlx_view packed_out;
-  view_copy(&packed_out, &c->out);
+  dlx__ops_view_copy(&packed_out, &c->out);
   DLX_FORWARD(temp_like(c, &packed_out, true, &c->out));
   DLX_FORWARD(plan_and_execute(c));
   return c->be->pack(&packed_out, c->out.data);
@@ -364,12 +362,12 @@ static dlx_status dtype_mismatch(const opcall *c, int i, int j) {
 
 /* Copy the caller's views in, checking each. */
 static dlx_status load_operands(opcall *c, const dlx_view *out, const dlx_view *a, const dlx_view *b) {
-  DLX_FORWARD(check_view(c->fn, c->names[0], out));
-  DLX_FORWARD(check_view(c->fn, c->names[1], a));
-  if (c->nin > 1) DLX_FORWARD(check_view(c->fn, c->names[2], b));
-  view_copy(&c->out, out);
-  view_copy(&c->in[0], a);
-  if (c->nin > 1) view_copy(&c->in[1], b);
+  DLX_FORWARD(dlx__ops_check_view(c->fn, c->names[0], out));
+  DLX_FORWARD(dlx__ops_check_view(c->fn, c->names[1], a));
+  if (c->nin > 1) DLX_FORWARD(dlx__ops_check_view(c->fn, c->names[2], b));
+  dlx__ops_view_copy(&c->out, out);
+  dlx__ops_view_copy(&c->in[0], a);
+  if (c->nin > 1) dlx__ops_view_copy(&c->in[1], b);
   return DLX_OK;
 }
 

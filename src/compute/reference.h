@@ -6,11 +6,18 @@
 #include <stdbool.h>
 
 #include "kernels/ew.h"
+#include "kernels/reduce.h"
 
 /* Run op element by element over the views (views[0] the output, then nin inputs, broadcast to it,
  * packed sub-byte operands read and written by bit position): a plain N-d index walk, no plan, no
  * backend, no threads. Host-accessible memory only; the caller checked everything. */
 void dlx__ref_run(const dlx__ew_op *op, const dlx_view *const *views);
+
+/* Run reduction op (planned, for its dtypes and counts) element by element from the views themselves (out,
+ * in and the reduced axes mask[in->ndim]): each output's elements gathered in the reduced row-major order
+ * and combined by kernels/reduce.h's tree written as its recursive definition (compute/reduce_reference.c),
+ * with no plan, no threads, no vectors. Host-accessible memory only. */
+void dlx__red_ref_run(const dlx__red_op *op, const dlx_view *out, const dlx_view *in, const bool *mask, int keepdims);
 
 /* Route every op of the calling thread through dlx__ref_run, so that tests can compare it with the
  * backends. Returns the previous setting. */

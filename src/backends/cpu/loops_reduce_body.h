@@ -1,0 +1,205 @@
+/* The CPU's vectorised reduction kernels: kernels/reduce.h's fixed tree for float sums and products,
+ * on one unit (a block's elements, contiguous) or on 16 units at once (units side by side in memory,
+ * each a strided run: a reduction over an outer axis, or the blocks of a transposed input), and integer
+ * sums and products (exact, so any order).
+ *
+ * Compiled once per instruction-set level (target.h; loops_reduce.c, loops_reduce_avx2.c,
+ * loops_reduce_avx512.c). The bits cannot differ between levels: a leaf is 16 elements (the tree's 16
+ * lanes) held in GCC/clang vectors of 32 bytes, which every level splits into its registers (SSE: 4 per
+ * 16 floats, AVX2: 2, AVX-512: 2 with 256-bit preference) with the same IEEE operation per lane, the tree
+ * above the leaves is the same scalar schedule everywhere, and target.h forbids contraction. Missing
+ * leaves and lanes are padded with the op's identity (-0.0 for sums, 1.0 for products), which
+ * kernels/reduce.h allows for sums and real products. */
+#include "backends/cpu/target.h"
+
+#include "backends/cpu/loops.h"
+#include "kernels/convert.h"
+#include "kernels/reduce.h"
+
+#if DLX_CPU_LEVEL == 0 || DLX_CPU_X86_LEVELS
+DLX_CPU_TARGET_BEGIN
+
+typedef float vf __attribute__((vector_size(32)));
+typedef double vd __attribute__((vector_size(32)));
+
+/* levels of a lane's tree in a block: 256 leaves */
+#define LEVELS (DLX__RED_LOG_BLOCK - 4 + 1)
+#define LANES DLX__RED_LANES
+
+#define OP_SUM(a, b) ((a) + (b))
+#define OP_PROD(a, b) ((a) * (b))
+
+/* One tree instance: NAME, part type P, its vector V, E parts per element, the op and its identity.
+ * A leaf is 16 elements of E parts: NV vectors. */
+#define DEF_TREE(NAME, P, V, E, OP, ID)                                                                 \
+  enum { NAME##_NV = (int)(LANES * (E) * sizeof(P) / sizeof(V)), NAME##_PER = (int)(sizeof(V) / sizeof(P)) }; \
+  typedef struct NAME##_leaf {                                                                        \
+    V v[NAME##_NV];                                                                                   \
+  } NAME##_leaf;                                                                                      \
+  static inline NAME##_leaf NAME##_op(NAME##_leaf a, const NAME##_leaf b) {                           \
+    for (int k = 0; k < NAME##_NV; ++k) a.v[k] = OP(a.v[k], b.v[k]);                                  \
+    return a;                                                                                         \
+  }                                                                                                   \
+  static inline NAME##_leaf NAME##_load(const P *x) {                                                 \
+    NAME##_leaf l;                                                                                    \
+    memcpy(l.v, x, sizeof l.v);                                                                       \
+    return l;                                                                                         \
+  }                                                                                                   \
+  /* the first n < 16 elements of x, the rest the identity */                                         \
+  static inline NAME##_leaf NAME##_load_part(const P *x, int64_t n) {                                 \
+    P tmp[LANES * (E)];                                                                               \
+    for (int k = 0; k < LANES * (E); ++k) tmp[k] = (P)(ID);                                           \
+    memcpy(tmp, x, (size_t)n * (E) * sizeof(P));                                                      \
+    return NAME##_load(tmp);                                                                          \
+  }                                                                                                   \
+  typedef struct NAME##_stack {                                                                       \
+    NAME##_leaf s[LEVELS];                                                                            \
+    unsigned occ;   /* bit k: s[k] holds a complete subtree of 2^k leaves */                          \
+    int64_t leaves; /* pushed so far */                                                               \
+  } NAME##_stack;                                                                                     \
+  /* x: a node of 2^level leaves at the next position (leaves a multiple of 2^level) */               \
+  static inline void NAME##_push(NAME##_stack *t, int level, NAME##_leaf x) {                         \
+    t->leaves += (int64_t)1 << level;                                                                 \
+    while (t->occ >> level & 1u) {                                                                    \
+      x = NAME##_op(t->s[level], x);                                                                  \
+      t->occ &= ~(1u << level);                                                                       \
+      ++level;                                                                                        \
+    }                                                                                                 \
+    t->s[level] = x;                                                                                  \
+    t->occ |= 1u << level;                                                                            \
+  }                                                                                                   \
+  /* n elements (a multiple of 16 unless it is the unit's last piece) */                              \
+  static void NAME##_feed(NAME##_stack *t, const P *x, int64_t n) {                                   \
+    const int64_t full = n / LANES;                                                                   \
+    int64_t i = 0;                                                                                    \
+    for (; i < full && (t->leaves & 7); ++i) NAME##_push(t, 0, NAME##_load(x + i * LANES * (E)));    \
+    for (; i + 8 <= full; i += 8) { /* a subtree of 8 leaves, in registers */                         \
+      const P *p = x + i * LANES * (E);                                                               \
+      const NAME##_leaf a = NAME##_op(NAME##_load(p), NAME##_load(p + 1 * LANES * (E)));             \
+      const NAME##_leaf b = NAME##_op(NAME##_load(p + 2 * LANES * (E)), NAME##_load(p + 3 * LANES * (E))); \
+      const NAME##_leaf c = NAME##_op(NAME##_load(p + 4 * LANES * (E)), NAME##_load(p + 5 * LANES * (E))); \
+      const NAME##_leaf d = NAME##_op(NAME##_load(p + 6 * LANES * (E)), NAME##_load(p + 7 * LANES * (E))); \
+      NAME##_push(t, 3, NAME##_op(NAME##_op(a, b), NAME##_op(c, d)));                                 \
+    }                                                                                                 \
+    for (; i < full; ++i) NAME##_push(t, 0, NAME##_load(x + i * LANES * (E)));                       \
+    if (n % LANES) NAME##_push(t, 0, NAME##_load_part(x + full * LANES * (E), n % LANES));           \
+  }                                                                                                   \
+  /* the stack's subtrees combined (earlier ones on the left), then the lanes folded in halves */    \
+  static void NAME##_finish(const NAME##_stack *t, P *out) {                                          \
+    int level = 0;                                                                                    \
+    while (!(t->occ >> level & 1u)) ++level;                                                          \
+    NAME##_leaf r = t->s[level];                                                                      \
+    for (++level; level < LEVELS; ++level)                                                            \
+      if (t->occ >> level & 1u) r = NAME##_op(t->s[level], r);                                        \
+    P l[LANES * (E)];                                                                                 \
+    memcpy(l, r.v, sizeof l);                                                                         \
+    for (int h = LANES / 2; h >= 1; h /= 2)                                                           \
+      for (int k = 0; k < h * (E); ++k) l[k] = OP(l[k], l[k + h * (E)]);                              \
+    memcpy(out, l, (E) * sizeof(P));                                                                  \
+  }                                                                                                   \
+  static void NAME##_tree(dlx__red_next_fn next, void *ctx, dlx__red_slot *out) {                     \
+    NAME##_stack t;                                                                                   \
+    t.occ = 0;                                                                                        \
+    t.leaves = 0;                                                                                     \
+    const void *x;                                                                                    \
+    for (int64_t n; (n = next(ctx, &x)) > 0;) NAME##_feed(&t, (const P *)x, n);                      \
+    NAME##_finish(&t, (P *)(void *)out->v.b);                                                         \
+  }
+
+DEF_TREE(sum_f32, float, vf, 1, OP_SUM, -0.0f)
+DEF_TREE(sum_f64, double, vd, 1, OP_SUM, -0.0)
+DEF_TREE(sum_c64, float, vf, 2, OP_SUM, -0.0f)
+DEF_TREE(sum_c128, double, vd, 2, OP_SUM, -0.0)
+DEF_TREE(prod_f32, float, vf, 1, OP_PROD, 1.0f)
+DEF_TREE(prod_f64, double, vd, 1, OP_PROD, 1.0)
+
+/* ---- 16 units at once ------------------------------------------------------------------------------ */
+
+/* NAME(x, len, stride, w, out): the partial results of w <= 16 units side by side from x (unit u at x + u
+ * elements of S), element k of each k * stride bytes further, k < len. Lane j of every unit's tree is
+ * held in 16 vectors across the units; CVT converts one element of S to P, absent units are the
+ * identity. */
+#define DEF_OUTER(NAME, TREE, P, S, CVT, ID)                                                            \
+  static inline TREE##_leaf NAME##_row(const char *x, int64_t w) {                                     \
+    P tmp[LANES];                                                                                     \
+    S src[LANES];                                                                                     \
+    memcpy(src, x, (size_t)w * sizeof(S));                                                            \
+    for (int u = 0; u < LANES; ++u) tmp[u] = u < w ? CVT(src[u]) : (P)(ID);                          \
+    return TREE##_load(tmp);                                                                          \
+  }                                                                                                   \
+  static void NAME(const char *x, int64_t len, int64_t stride, int64_t w, dlx__red_slot *out) {       \
+    TREE##_leaf s[LEVELS][LANES], g[LANES];                                                           \
+    unsigned occ = 0;                                                                                 \
+    TREE##_leaf id;                                                                                   \
+    {                                                                                                 \
+      P t[LANES];                                                                                     \
+      for (int u = 0; u < LANES; ++u) t[u] = (P)(ID);                                                 \
+      id = TREE##_load(t);                                                                            \
+    }                                                                                                 \
+    for (int64_t q = 0; q * LANES < len; ++q) {                                                       \
+      for (int j = 0; j < LANES; ++j) {                                                               \
+        const int64_t k = q * LANES + j;                                                              \
+        g[j] = k < len ? NAME##_row(x + k * stride, w) : id;                                          \
+      }                                                                                               \
+      int level = 0;                                                                                  \
+      for (; occ >> level & 1u; ++level) {                                                            \
+        for (int j = 0; j < LANES; ++j) g[j] = TREE##_op(s[level][j], g[j]);                          \
+        occ &= ~(1u << level);                                                                        \
+      }                                                                                               \
+      memcpy(s[level], g, sizeof g);                                                                  \
+      occ |= 1u << level;                                                                             \
+    }                                                                                                 \
+    int level = 0;                                                                                    \
+    while (!(occ >> level & 1u)) ++level;                                                             \
+    memcpy(g, s[level], sizeof g);                                                                    \
+    for (++level; level < LEVELS; ++level)                                                            \
+      if (occ >> level & 1u)                                                                          \
+        for (int j = 0; j < LANES; ++j) g[j] = TREE##_op(s[level][j], g[j]);                          \
+    for (int h = LANES / 2; h >= 1; h /= 2)                                                           \
+      for (int j = 0; j < h; ++j) g[j] = TREE##_op(g[j], g[j + h]);                                   \
+    P r[LANES];                                                                                       \
+    memcpy(r, g[0].v, sizeof r);                                                                      \
+    for (int64_t u = 0; u < w; ++u) memcpy(out[u].v.b, &r[u], sizeof(P));                             \
+  }
+
+#define SAME(x) (x)
+#define BF16(x) dlx__cvt_bf16_to_f32(x)
+#define F16(x) dlx__cvt_f16_to_f32(x)
+DEF_OUTER(outer_sum_f32, sum_f32, float, float, SAME, -0.0f)
+DEF_OUTER(outer_sum_bf16, sum_f32, float, uint16_t, BF16, -0.0f)
+DEF_OUTER(outer_sum_f16, sum_f32, float, uint16_t, F16, -0.0f)
+DEF_OUTER(outer_sum_f64, sum_f64, double, double, SAME, -0.0)
+DEF_OUTER(outer_prod_f32, prod_f32, float, float, SAME, 1.0f)
+DEF_OUTER(outer_prod_bf16, prod_f32, float, uint16_t, BF16, 1.0f)
+DEF_OUTER(outer_prod_f16, prod_f32, float, uint16_t, F16, 1.0f)
+DEF_OUTER(outer_prod_f64, prod_f64, double, double, SAME, 1.0)
+
+/* ---- integers: 64-bit sums and products wrap, exact in any order ------------------------------------ */
+
+static uint64_t int_sum(const uint64_t *x, int64_t n, bool product) {
+  uint64_t acc[8];
+  for (int k = 0; k < 8; ++k) acc[k] = product ? 1u : 0u;
+  int64_t i = 0;
+  if (product) {
+    for (; i + 8 <= n; i += 8)
+      for (int k = 0; k < 8; ++k) acc[k] *= x[i + k];
+  } else {
+    for (; i + 8 <= n; i += 8)
+      for (int k = 0; k < 8; ++k) acc[k] += x[i + k];
+  }
+  for (int k = 1; k < 8; ++k) acc[0] = product ? acc[0] * acc[k] : acc[0] + acc[k];
+  for (; i < n; ++i) acc[0] = product ? acc[0] * x[i] : acc[0] + x[i];
+  return acc[0];
+}
+
+DLX_CPU_TARGET_END
+
+/* ---- this level's table ------------------------------------------------------------------------- */
+
+const dlx__cpu_reduce_loops DLX_CPU_SUFFIX(dlx__cpu_reduce) = {
+    .tree = {{sum_f32_tree, sum_f64_tree, sum_c64_tree, sum_c128_tree}, {prod_f32_tree, prod_f64_tree, NULL, NULL}},
+    .outer = {{outer_sum_f32, outer_sum_bf16, outer_sum_f16, outer_sum_f64},
+              {outer_prod_f32, outer_prod_bf16, outer_prod_f16, outer_prod_f64}},
+    .int_sum = int_sum,
+};
+#endif
