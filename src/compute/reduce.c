@@ -240,13 +240,6 @@ static dlx_status empty_fill(const redcall *c, const dlx_view *out) {
  * The plan.
  * ==================================================================================================== */
 
-/* bytes = elements * itemsize, refusing what does not fit. */
-static dlx_status byte_stride(int64_t elems, int64_t item, int64_t *bytes) {
-  DLX_FAIL_IF(__builtin_mul_overflow(elems, item, bytes), DLX_ERR_OVERFLOW,
-              "dlx_reduce: stride %lld elements of %lld bytes overflows int64", (long long)elems, (long long)item);
-  return DLX_OK;
-}
-
 /* Append dimension (ext, in_st, out_st) to a list, merged into the previous one when that one steps
  * exactly over it (the row-major order of the elements is unchanged by the merge). */
 static void push_dim(int32_t *n, int64_t *shape, int64_t *in_st, int64_t *out_st, int64_t ext, int64_t ist,
@@ -272,12 +265,11 @@ static dlx_status plan(const redcall *c, dlx__red_op *p) {
   p->nout = p->nred = 1;
   for (int32_t d = 0, od = 0; d < c->in.ndim; ++d) {
     const int64_t ext = c->in.shape[d];
-    int64_t ist, ost = 0;
-    DLX_FORWARD(byte_stride(c->in.strides[d], isz, &ist));
-    if (!c->mask[d] || c->keepdims) {
-      if (!c->mask[d]) DLX_FORWARD(byte_stride(c->out.strides[od], osz, &ost));
-      ++od;
-    }
+    /* the strides of extent-1 dimensions are anything (DLPack); the others fit in bytes: check_overlap
+     * computed both views' byte spans */
+    const int64_t ist = ext == 1 ? 0 : c->in.strides[d] * isz;
+    const int64_t ost = ext == 1 || c->mask[d] ? 0 : c->out.strides[od] * osz;
+    if (!c->mask[d] || c->keepdims) ++od;
     if (ext == 1) continue;
     int64_t *count = c->mask[d] ? &p->nred : &p->nout;
     DLX_FAIL_IF(__builtin_mul_overflow(*count, ext, count), DLX_ERR_OVERFLOW,
