@@ -1,5 +1,6 @@
 /* The dlx._dlx extension module: from_dlpack, empty / zeros, the C API capsule. */
 #include "internal.h" /* Python.h first, as CPython requires */
+#include "reduce.h"
 
 #include <string.h>
 
@@ -214,6 +215,7 @@ PyMODINIT_FUNC PyInit__dlx(void) {
   Py_INCREF(dlx_version_tuple);
   if (PyModule_AddObject(m, "DLPACK_VERSION", dlx_version_tuple) < 0) goto fail;
   if (PyModule_AddFunctions(m, dlx_ops_module_methods) < 0) goto fail;
+  if (PyModule_AddFunctions(m, dlx_reduce_module_methods) < 0) goto fail; /* dlx.sum & co (reduce.c) */
   if (dlx_py_cuda_init(m) < 0) goto fail; /* dlx._dlx._cuda, what dlx.cuda wraps */
 #ifdef DLX_PY_TESTING
   /* test builds only (setup.py: DLX_PY_TESTING=1) */

@@ -1,5 +1,6 @@
 /* dlx.Tensor: attributes, CuTe layouts, and the producer side of the DLPack protocol. */
 #include "internal.h" /* Python.h first, as CPython requires */
+#include "reduce.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -575,6 +576,7 @@ static PyMethodDef tensor_methods[] = {
     {"tolist", (PyCFunction)dlx_py_tensor_tolist, METH_NOARGS, dlx_doc_tolist},
     {"item", (PyCFunction)dlx_py_tensor_item, METH_NOARGS, dlx_doc_item},
     {"__complex__", (PyCFunction)dlx_py_tensor_complex, METH_NOARGS, "complex(t) of a one-element tensor"},
+    DLX_PY_REDUCE_METHODS /* sum, prod, min, max, mean, argmin, argmax, any, all (reduce.c) */
     {NULL, NULL, 0, NULL},
 };
 
