@@ -172,8 +172,8 @@ def expected_arith(x, axis, op, dtype):
         warnings.simplefilter("ignore")
         y = y.astype(acc)
         n = y.shape[-1]
-        if n == 0:
-            r = np.full(kshape, {"sum": 0, "prod": 1, "mean": np.nan}[op], dtype=acc)
+        if n == 0:  # NumPy's: 0, 1, and nan (nan + nan j for complex)
+            r = np.full(kshape, {"sum": 0, "prod": 1, "mean": complex(np.nan, np.nan)}[op], dtype=acc)
         else:
             if op == "prod":
                 f = cmul if np.dtype(acc).kind == "c" else (lambda a, b: (a * b).astype(acc))

@@ -199,14 +199,19 @@ static dlx_status check_devices(redcall *c) {
   return DLX_OK;
 }
 
-/* out is written while the input is still being read: no byte in common. */
+/* out is written while the input is still being read: the byte ranges their elements span must be
+ * disjoint (an out in a gap of a strided input counts as overlapping: spans are what can be checked). */
 static dlx_status check_overlap(const redcall *c) {
   dlx_overlap ov;
   DLX_FORWARD(dlx_view_overlap(&c->out, &c->in, &ov));
-  DLX_FAIL_IF(ov != DLX_OVERLAP_NONE, DLX_ERR_INVALID_ARGUMENT,
-              "dlx_reduce: out overlaps the input a (out at %p, a at %p): a reduction reads its input after out is "
-              "first written; use another out", c->out.data, c->in.data);
-  return DLX_OK;
+  if (ov == DLX_OVERLAP_NONE) return DLX_OK;
+  uintptr_t olo, ohi, ilo, ihi;
+  DLX_FORWARD(dlx_view_byte_span(&c->out, &olo, &ohi));
+  DLX_FORWARD(dlx_view_byte_span(&c->in, &ilo, &ihi));
+  return dlx_set_error(DLX_ERR_INVALID_ARGUMENT,
+                       "dlx_reduce: out overlaps the input a: out's elements span bytes [%lld, %lld) of a's span "
+                       "[0, %llu); a reduction reads its input after out is first written, so out must lie outside it",
+                       (long long)(olo - ilo), (long long)(ohi - ilo), (unsigned long long)(ihi - ilo));
 }
 
 /* ======================================================================================================

@@ -30,59 +30,76 @@ typedef double vd __attribute__((vector_size(32)));
 #define OP_PROD(a, b) ((a) * (b))
 
 /* One tree instance: NAME, part type P, its vector V, E parts per element, the op and its identity.
- * A leaf is 16 elements of E parts: NV vectors. */
+ * A leaf is 16 elements of E parts: NV vectors. Leaves go by pointer (a 32-byte vector by value is an
+ * ABI GCC notes at the baseline level). */
 #define DEF_TREE(NAME, P, V, E, OP, ID)                                                                 \
-  enum { NAME##_NV = (int)(LANES * (E) * sizeof(P) / sizeof(V)), NAME##_PER = (int)(sizeof(V) / sizeof(P)) }; \
+  enum { NAME##_NV = (int)(LANES * (E) * sizeof(P) / sizeof(V)) };                                    \
   typedef struct NAME##_leaf {                                                                        \
     V v[NAME##_NV];                                                                                   \
   } NAME##_leaf;                                                                                      \
-  static inline NAME##_leaf NAME##_op(NAME##_leaf a, const NAME##_leaf b) {                           \
-    for (int k = 0; k < NAME##_NV; ++k) a.v[k] = OP(a.v[k], b.v[k]);                                  \
-    return a;                                                                                         \
+  /* *a = *a op *b (a on the left: the earlier elements) */                                           \
+  static inline void NAME##_op(NAME##_leaf *a, const NAME##_leaf *b) {                                \
+    for (int k = 0; k < NAME##_NV; ++k) a->v[k] = OP(a->v[k], b->v[k]);                              \
   }                                                                                                   \
-  static inline NAME##_leaf NAME##_load(const P *x) {                                                 \
-    NAME##_leaf l;                                                                                    \
-    memcpy(l.v, x, sizeof l.v);                                                                       \
-    return l;                                                                                         \
+  /* *b = *a op *b */                                                                                 \
+  static inline void NAME##_op_r(const NAME##_leaf *a, NAME##_leaf *b) {                              \
+    for (int k = 0; k < NAME##_NV; ++k) b->v[k] = OP(a->v[k], b->v[k]);                              \
   }                                                                                                   \
+  static inline void NAME##_load(NAME##_leaf *l, const P *x) { memcpy(l->v, x, sizeof l->v); }        \
   /* the first n < 16 elements of x, the rest the identity */                                         \
-  static inline NAME##_leaf NAME##_load_part(const P *x, int64_t n) {                                 \
+  static inline void NAME##_load_part(NAME##_leaf *l, const P *x, int64_t n) {                        \
     P tmp[LANES * (E)];                                                                               \
     for (int k = 0; k < LANES * (E); ++k) tmp[k] = (P)(ID);                                           \
     memcpy(tmp, x, (size_t)n * (E) * sizeof(P));                                                      \
-    return NAME##_load(tmp);                                                                          \
+    NAME##_load(l, tmp);                                                                              \
   }                                                                                                   \
   typedef struct NAME##_stack {                                                                       \
     NAME##_leaf s[LEVELS];                                                                            \
     unsigned occ;   /* bit k: s[k] holds a complete subtree of 2^k leaves */                          \
     int64_t leaves; /* pushed so far */                                                               \
   } NAME##_stack;                                                                                     \
-  /* x: a node of 2^level leaves at the next position (leaves a multiple of 2^level) */               \
-  static inline void NAME##_push(NAME##_stack *t, int level, NAME##_leaf x) {                         \
+  /* *x: a node of 2^level leaves at the next position (leaves a multiple of 2^level) */              \
+  static inline void NAME##_push(NAME##_stack *t, int level, NAME##_leaf *x) {                        \
     t->leaves += (int64_t)1 << level;                                                                 \
     while (t->occ >> level & 1u) {                                                                    \
-      x = NAME##_op(t->s[level], x);                                                                  \
+      NAME##_op_r(&t->s[level], x);                                                                   \
       t->occ &= ~(1u << level);                                                                       \
       ++level;                                                                                        \
     }                                                                                                 \
-    t->s[level] = x;                                                                                  \
+    t->s[level] = *x;                                                                                 \
     t->occ |= 1u << level;                                                                            \
+  }                                                                                                   \
+  static inline void NAME##_push_at(NAME##_stack *t, const P *x) {                                    \
+    NAME##_leaf l;                                                                                    \
+    NAME##_load(&l, x);                                                                               \
+    NAME##_push(t, 0, &l);                                                                            \
+  }                                                                                                   \
+  /* a subtree of 8 leaves from x, in registers */                                                    \
+  static inline void NAME##_eight(NAME##_leaf *r, const P *x) {                                       \
+    NAME##_leaf l[8];                                                                                 \
+    for (int i = 0; i < 8; ++i) NAME##_load(&l[i], x + i * LANES * (E));                             \
+    for (int i = 0; i < 8; i += 2) NAME##_op(&l[i], &l[i + 1]);                                       \
+    NAME##_op(&l[0], &l[2]);                                                                          \
+    NAME##_op(&l[4], &l[6]);                                                                          \
+    NAME##_op(&l[0], &l[4]);                                                                          \
+    *r = l[0];                                                                                        \
   }                                                                                                   \
   /* n elements (a multiple of 16 unless it is the unit's last piece) */                              \
   static void NAME##_feed(NAME##_stack *t, const P *x, int64_t n) {                                   \
     const int64_t full = n / LANES;                                                                   \
     int64_t i = 0;                                                                                    \
-    for (; i < full && (t->leaves & 7); ++i) NAME##_push(t, 0, NAME##_load(x + i * LANES * (E)));    \
-    for (; i + 8 <= full; i += 8) { /* a subtree of 8 leaves, in registers */                         \
-      const P *p = x + i * LANES * (E);                                                               \
-      const NAME##_leaf a = NAME##_op(NAME##_load(p), NAME##_load(p + 1 * LANES * (E)));             \
-      const NAME##_leaf b = NAME##_op(NAME##_load(p + 2 * LANES * (E)), NAME##_load(p + 3 * LANES * (E))); \
-      const NAME##_leaf c = NAME##_op(NAME##_load(p + 4 * LANES * (E)), NAME##_load(p + 5 * LANES * (E))); \
-      const NAME##_leaf d = NAME##_op(NAME##_load(p + 6 * LANES * (E)), NAME##_load(p + 7 * LANES * (E))); \
-      NAME##_push(t, 3, NAME##_op(NAME##_op(a, b), NAME##_op(c, d)));                                 \
+    for (; i < full && (t->leaves & 7); ++i) NAME##_push_at(t, x + i * LANES * (E));                 \
+    for (; i + 8 <= full; i += 8) {                                                                   \
+      NAME##_leaf node;                                                                               \
+      NAME##_eight(&node, x + i * LANES * (E));                                                       \
+      NAME##_push(t, 3, &node);                                                                       \
     }                                                                                                 \
-    for (; i < full; ++i) NAME##_push(t, 0, NAME##_load(x + i * LANES * (E)));                       \
-    if (n % LANES) NAME##_push(t, 0, NAME##_load_part(x + full * LANES * (E), n % LANES));           \
+    for (; i < full; ++i) NAME##_push_at(t, x + i * LANES * (E));                                    \
+    if (n % LANES) {                                                                                  \
+      NAME##_leaf l;                                                                                  \
+      NAME##_load_part(&l, x + full * LANES * (E), n % LANES);                                        \
+      NAME##_push(t, 0, &l);                                                                          \
+    }                                                                                                 \
   }                                                                                                   \
   /* the stack's subtrees combined (earlier ones on the left), then the lanes folded in halves */    \
   static void NAME##_finish(const NAME##_stack *t, P *out) {                                          \
@@ -90,7 +107,7 @@ typedef double vd __attribute__((vector_size(32)));
     while (!(t->occ >> level & 1u)) ++level;                                                          \
     NAME##_leaf r = t->s[level];                                                                      \
     for (++level; level < LEVELS; ++level)                                                            \
-      if (t->occ >> level & 1u) r = NAME##_op(t->s[level], r);                                        \
+      if (t->occ >> level & 1u) NAME##_op_r(&t->s[level], &r);                                        \
     P l[LANES * (E)];                                                                                 \
     memcpy(l, r.v, sizeof l);                                                                         \
     for (int h = LANES / 2; h >= 1; h /= 2)                                                           \
@@ -120,30 +137,30 @@ DEF_TREE(prod_f64, double, vd, 1, OP_PROD, 1.0)
  * held in 16 vectors across the units; CVT converts one element of S to P, absent units are the
  * identity. */
 #define DEF_OUTER(NAME, TREE, P, S, CVT, ID)                                                            \
-  static inline TREE##_leaf NAME##_row(const char *x, int64_t w) {                                     \
+  static inline void NAME##_row(TREE##_leaf *l, const char *x, int64_t w) {                            \
     P tmp[LANES];                                                                                     \
     S src[LANES];                                                                                     \
     memcpy(src, x, (size_t)w * sizeof(S));                                                            \
     for (int u = 0; u < LANES; ++u) tmp[u] = u < w ? CVT(src[u]) : (P)(ID);                          \
-    return TREE##_load(tmp);                                                                          \
+    TREE##_load(l, tmp);                                                                              \
   }                                                                                                   \
   static void NAME(const char *x, int64_t len, int64_t stride, int64_t w, dlx__red_slot *out) {       \
-    TREE##_leaf s[LEVELS][LANES], g[LANES];                                                           \
+    TREE##_leaf s[LEVELS][LANES], g[LANES], id;                                                       \
     unsigned occ = 0;                                                                                 \
-    TREE##_leaf id;                                                                                   \
     {                                                                                                 \
       P t[LANES];                                                                                     \
       for (int u = 0; u < LANES; ++u) t[u] = (P)(ID);                                                 \
-      id = TREE##_load(t);                                                                            \
+      TREE##_load(&id, t);                                                                            \
     }                                                                                                 \
     for (int64_t q = 0; q * LANES < len; ++q) {                                                       \
       for (int j = 0; j < LANES; ++j) {                                                               \
         const int64_t k = q * LANES + j;                                                              \
-        g[j] = k < len ? NAME##_row(x + k * stride, w) : id;                                          \
+        if (k < len) NAME##_row(&g[j], x + k * stride, w);                                            \
+        else g[j] = id;                                                                               \
       }                                                                                               \
       int level = 0;                                                                                  \
       for (; occ >> level & 1u; ++level) {                                                            \
-        for (int j = 0; j < LANES; ++j) g[j] = TREE##_op(s[level][j], g[j]);                          \
+        for (int j = 0; j < LANES; ++j) TREE##_op_r(&s[level][j], &g[j]);                             \
         occ &= ~(1u << level);                                                                        \
       }                                                                                               \
       memcpy(s[level], g, sizeof g);                                                                  \
@@ -154,9 +171,9 @@ DEF_TREE(prod_f64, double, vd, 1, OP_PROD, 1.0)
     memcpy(g, s[level], sizeof g);                                                                    \
     for (++level; level < LEVELS; ++level)                                                            \
       if (occ >> level & 1u)                                                                          \
-        for (int j = 0; j < LANES; ++j) g[j] = TREE##_op(s[level][j], g[j]);                          \
+        for (int j = 0; j < LANES; ++j) TREE##_op_r(&s[level][j], &g[j]);                             \
     for (int h = LANES / 2; h >= 1; h /= 2)                                                           \
-      for (int j = 0; j < h; ++j) g[j] = TREE##_op(g[j], g[j + h]);                                   \
+      for (int j = 0; j < h; ++j) TREE##_op(&g[j], &g[j + h]);                                        \
     P r[LANES];                                                                                       \
     memcpy(r, g[0].v, sizeof r);                                                                      \
     for (int64_t u = 0; u < w; ++u) memcpy(out[u].v.b, &r[u], sizeof(P));                             \
