@@ -215,7 +215,7 @@ typedef struct scase {
 /* Place the views' memory in a fresh arena (operand regions 64-byte aligned plus `mis` bytes) and fill
  * it: random stale bytes, input values over each input's whole span. */
 static void place(scase *c, const int *mis) {
-  int64_t lo[3], hi[3], base[3];
+  int64_t lo[3], hi[3], base[3] = {0, 0, 0};
   size_t total = GUARD;
   if (c->alias) { /* input 0 is the output's elements, viewed with its own dtype */
     c->v[1].ndim = c->v[0].ndim;
@@ -698,7 +698,9 @@ static void test_reductions(void) {
     static const char styles[] = {'c', 't', 'p', 'n', 'r', 'r'};
     const int nd = (int)rrange(0, 3);
     int64_t shape[4];
-    for (int d = 0; d < nd; ++d) shape[d] = chance(10) ? 1 : rrange(2, chance(15) ? 5000 : 40);
+    /* small, and now and then one long dimension (several blocks) beside short ones */
+    const int long_dim = nd > 0 && chance(15) ? (int)(rnd() % (uint64_t)nd) : -1;
+    for (int d = 0; d < nd; ++d) shape[d] = d == long_dim ? rrange(4097, 9000) : chance(10) ? 1 : rrange(2, 12);
     scase c;
     memset(&c, 0, sizeof c);
     c.nop = 1;
@@ -732,9 +734,8 @@ static void test_reduction_levels(void) {
   const int64_t n = INT64_C(1) << 25;
   dlx_view v;
   CHECK_OK(dlx_view_init(&v, &one, DLX_DTYPE_FLOAT32, CPU, 1, &n, (const int64_t[]){0}));
-  CHECK(reduce_both(DLX_REDUCE_SUM, &v, DLX_REDUCE_ALL_AXES, NULL, 0, 1, 65536));
-  CHECK(reduce_both(DLX_REDUCE_MEAN, &v, DLX_REDUCE_ALL_AXES, NULL, 0, 2, 7));
-  CHECK(reduce_both(DLX_REDUCE_ARGMAX, &v, DLX_REDUCE_ALL_AXES, NULL, 0, 1, 65536));
+  /* (one op: the levels run the slots' generic rules whatever the op; 2^25 emulated loads take a while) */
+  CHECK(reduce_both(DLX_REDUCE_MEAN, &v, DLX_REDUCE_ALL_AXES, NULL, 0, 1, 65536));
   printf("reduction levels: 2^25 elements through two levels of the tree over blocks\n");
 }
 
