@@ -997,6 +997,7 @@ static void test_reductions_every_backend(void) {
   for (int i = 0; i < dlx__backend_count() && nrun < 7; ++i) {
     const dlx__backend *be = dlx__backend_at(i);
     if (be->memory->device_count() > 0) run[nrun++] = be;
+    else printf("reductions: skip backend %s: no device\n", be->name);
   }
 #ifdef DLX_WITH_CUDA
   static const dlx__backend emulated = {"cuda-kernels-emulated", &dlx__cpu_memory, &emulated_compute};

@@ -1,5 +1,5 @@
 /* The CPU's vectorised reduction kernels: kernels/reduce.h's fixed tree for float sums and products,
- * on one unit (a block's elements, contiguous) or on 16 units at once (units side by side in memory,
+ * on one unit (a block's elements, contiguous) or on 64 units at once (units side by side in memory,
  * each a strided run: a reduction over an outer axis, or the blocks of a transposed input), and integer
  * sums and products (exact, so any order).
  *
@@ -130,66 +130,112 @@ DEF_TREE(sum_c128, double, vd, 2, OP_SUM, -0.0)
 DEF_TREE(prod_f32, float, vf, 1, OP_PROD, 1.0f)
 DEF_TREE(prod_f64, double, vd, 1, OP_PROD, 1.0)
 
-/* ---- 16 units at once ------------------------------------------------------------------------------ */
+/* ---- 64 units at once ------------------------------------------------------------------------------ */
 
-/* NAME(x, len, stride, w, out): the partial results of w <= 16 units side by side from x (unit u at x + u
- * elements of S), element k of each k * stride bytes further, k < len. Lane j of every unit's tree is
- * held in 16 vectors across the units; CVT converts one element of S to P, absent units are the
+/* NAME(x, len, stride, w, out): the partial results of w <= 16 * G units side by side from x (unit u at x +
+ * u elements of S), element k of each k * stride bytes further, k < len. Lane j of the units' trees is held
+ * in G leaves of 16 units each; rows are read 256 bytes of the accumulation type at a time (G = 4 for
+ * float32, 2 for float64), so that a reduction over an outer axis streams through whole cache lines, with
+ * the stacks (about 36 KiB) still on the stack. CVT converts one element of S to P; absent units are the
  * identity. */
-#define DEF_OUTER(NAME, TREE, P, S, CVT, ID)                                                            \
-  static inline void NAME##_row(TREE##_leaf *l, const char *x, int64_t w) {                            \
+#define PREFETCH_ROWS 64
+#define DEF_OUTER(NAME, TREE, P, S, CVT, ID, G, DIRECT)                                                 \
+  /* row's units [16 gi, 16 gi + 16) of w, converted; absent ones the identity */                     \
+  static inline void NAME##_group(TREE##_leaf *l, const char *row, int64_t w, int gi) {                \
     P tmp[LANES];                                                                                     \
     S src[LANES];                                                                                     \
-    memcpy(src, x, (size_t)w * sizeof(S));                                                            \
-    for (int u = 0; u < LANES; ++u) tmp[u] = u < w ? CVT(src[u]) : (P)(ID);                          \
+    const int64_t have = w - gi * LANES;                                                              \
+    if (have >= LANES && DIRECT) { /* the accumulation type itself: one load */                        \
+      TREE##_load(l, (const P *)(const void *)(row + gi * LANES * (int64_t)sizeof(S)));               \
+      return;                                                                                         \
+    }                                                                                                 \
+    if (have >= LANES) {                                                                              \
+      memcpy(src, row + gi * LANES * (int64_t)sizeof(S), sizeof src);                                 \
+      for (int u = 0; u < LANES; ++u) tmp[u] = CVT(src[u]);                                           \
+    } else {                                                                                          \
+      for (int u = 0; u < LANES; ++u) tmp[u] = (P)(ID);                                               \
+      for (int64_t u = 0; u < have; ++u) {                                                            \
+        S v;                                                                                          \
+        memcpy(&v, row + (gi * LANES + u) * (int64_t)sizeof(S), sizeof v);                            \
+        tmp[u] = CVT(v);                                                                              \
+      }                                                                                               \
+    }                                                                                                 \
     TREE##_load(l, tmp);                                                                              \
   }                                                                                                   \
-  static void NAME(const char *x, int64_t len, int64_t stride, int64_t w, dlx__red_slot *out) {       \
-    TREE##_leaf s[LEVELS][LANES], g[LANES], id;                                                       \
-    unsigned occ = 0;                                                                                 \
-    {                                                                                                 \
-      P t[LANES];                                                                                     \
-      for (int u = 0; u < LANES; ++u) t[u] = (P)(ID);                                                 \
-      TREE##_load(&id, t);                                                                            \
+  static inline void NAME##_row(TREE##_leaf *l, const char *x, int64_t stride, int64_t k, int64_t len, \
+                                int64_t w) {                                                          \
+    if (k + PREFETCH_ROWS < len) /* far-apart rows: new pages and DRAM rows, asked for early */        \
+      for (int64_t b = 0; b < w * (int64_t)sizeof(S); b += 64) __builtin_prefetch(x + (k + PREFETCH_ROWS) * stride + b, 0, 0); \
+    for (int gi = 0; gi < (G); ++gi) NAME##_group(&l[gi], x + k * stride, w, gi);                     \
+  }                                                                                                   \
+  typedef struct NAME##_state {                                                                       \
+    TREE##_leaf s[LEVELS][LANES][G], g[LANES][G];                                                     \
+    unsigned occ;                                                                                     \
+  } NAME##_state;                                                                                     \
+  /* g: every lane's node of 2^level leaves at the next position */                                   \
+  static inline void NAME##_push(NAME##_state *t, int level) {                                        \
+    for (; t->occ >> level & 1u; ++level) {                                                           \
+      for (int j = 0; j < LANES; ++j)                                                                 \
+        for (int gi = 0; gi < (G); ++gi) TREE##_op_r(&t->s[level][j][gi], &t->g[j][gi]);              \
+      t->occ &= ~(1u << level);                                                                       \
     }                                                                                                 \
-    for (int64_t q = 0; q * LANES < len; ++q) {                                                       \
+    memcpy(t->s[level], t->g, sizeof t->g);                                                           \
+    t->occ |= 1u << level;                                                                            \
+  }                                                                                                   \
+  static void NAME(const char *x, int64_t len, int64_t stride, int64_t w, dlx__red_slot *out) {       \
+    NAME##_state t;                                                                                   \
+    t.occ = 0;                                                                                        \
+    int64_t q = 0;                                                                                    \
+    for (; (q + 4) * LANES <= len; q += 4) { /* four leaves per lane in registers: a level-2 node */  \
       for (int j = 0; j < LANES; ++j) {                                                               \
-        const int64_t k = q * LANES + j;                                                              \
-        if (k < len) NAME##_row(&g[j], x + k * stride, w);                                            \
-        else g[j] = id;                                                                               \
+        TREE##_leaf a[G], b[G];                                                                       \
+        NAME##_row(a, x, stride, q * LANES + j, len, w);                                              \
+        NAME##_row(b, x, stride, (q + 1) * LANES + j, len, w);                                        \
+        for (int gi = 0; gi < (G); ++gi) TREE##_op(&a[gi], &b[gi]);                                    \
+        NAME##_row(t.g[j], x, stride, (q + 2) * LANES + j, len, w);                                   \
+        NAME##_row(b, x, stride, (q + 3) * LANES + j, len, w);                                        \
+        for (int gi = 0; gi < (G); ++gi) TREE##_op(&t.g[j][gi], &b[gi]);                               \
+        for (int gi = 0; gi < (G); ++gi) TREE##_op_r(&a[gi], &t.g[j][gi]);                             \
       }                                                                                               \
-      int level = 0;                                                                                  \
-      for (; occ >> level & 1u; ++level) {                                                            \
-        for (int j = 0; j < LANES; ++j) TREE##_op_r(&s[level][j], &g[j]);                             \
-        occ &= ~(1u << level);                                                                        \
+      NAME##_push(&t, 2);                                                                             \
+    }                                                                                                 \
+    for (; q * LANES < len; ++q) { /* the last leaves one by one, missing rows the identity */        \
+      for (int j = 0; j < LANES; ++j) {                                                               \
+        if (q * LANES + j < len) NAME##_row(t.g[j], x, stride, q * LANES + j, len, w);                \
+        else                                                                                          \
+          for (int gi = 0; gi < (G); ++gi) NAME##_group(&t.g[j][gi], x, 0, gi);                      \
       }                                                                                               \
-      memcpy(s[level], g, sizeof g);                                                                  \
-      occ |= 1u << level;                                                                             \
+      NAME##_push(&t, 0);                                                                             \
     }                                                                                                 \
     int level = 0;                                                                                    \
-    while (!(occ >> level & 1u)) ++level;                                                             \
-    memcpy(g, s[level], sizeof g);                                                                    \
+    while (!(t.occ >> level & 1u)) ++level;                                                           \
+    memcpy(t.g, t.s[level], sizeof t.g);                                                              \
     for (++level; level < LEVELS; ++level)                                                            \
-      if (occ >> level & 1u)                                                                          \
-        for (int j = 0; j < LANES; ++j) TREE##_op_r(&s[level][j], &g[j]);                             \
+      if (t.occ >> level & 1u)                                                                        \
+        for (int j = 0; j < LANES; ++j)                                                               \
+          for (int gi = 0; gi < (G); ++gi) TREE##_op_r(&t.s[level][j][gi], &t.g[j][gi]);              \
     for (int h = LANES / 2; h >= 1; h /= 2)                                                           \
-      for (int j = 0; j < h; ++j) TREE##_op(&g[j], &g[j + h]);                                        \
-    P r[LANES];                                                                                       \
-    memcpy(r, g[0].v, sizeof r);                                                                      \
-    for (int64_t u = 0; u < w; ++u) memcpy(out[u].v.b, &r[u], sizeof(P));                             \
+      for (int j = 0; j < h; ++j)                                                                     \
+        for (int gi = 0; gi < (G); ++gi) TREE##_op(&t.g[j][gi], &t.g[j + h][gi]);                      \
+    for (int gi = 0; gi < (G); ++gi) {                                                                \
+      P r[LANES];                                                                                     \
+      memcpy(r, t.g[0][gi].v, sizeof r);                                                              \
+      for (int64_t u = gi * LANES; u < w && u < (gi + 1) * LANES; ++u)                                \
+        memcpy(out[u].v.b, &r[u - gi * LANES], sizeof(P));                                            \
+    }                                                                                                 \
   }
 
 #define SAME(x) (x)
 #define BF16(x) dlx__cvt_bf16_to_f32(x)
 #define F16(x) dlx__cvt_f16_to_f32(x)
-DEF_OUTER(outer_sum_f32, sum_f32, float, float, SAME, -0.0f)
-DEF_OUTER(outer_sum_bf16, sum_f32, float, uint16_t, BF16, -0.0f)
-DEF_OUTER(outer_sum_f16, sum_f32, float, uint16_t, F16, -0.0f)
-DEF_OUTER(outer_sum_f64, sum_f64, double, double, SAME, -0.0)
-DEF_OUTER(outer_prod_f32, prod_f32, float, float, SAME, 1.0f)
-DEF_OUTER(outer_prod_bf16, prod_f32, float, uint16_t, BF16, 1.0f)
-DEF_OUTER(outer_prod_f16, prod_f32, float, uint16_t, F16, 1.0f)
-DEF_OUTER(outer_prod_f64, prod_f64, double, double, SAME, 1.0)
+DEF_OUTER(outer_sum_f32, sum_f32, float, float, SAME, -0.0f, 4, 1)
+DEF_OUTER(outer_sum_bf16, sum_f32, float, uint16_t, BF16, -0.0f, 4, 0)
+DEF_OUTER(outer_sum_f16, sum_f32, float, uint16_t, F16, -0.0f, 4, 0)
+DEF_OUTER(outer_sum_f64, sum_f64, double, double, SAME, -0.0, 2, 1)
+DEF_OUTER(outer_prod_f32, prod_f32, float, float, SAME, 1.0f, 4, 1)
+DEF_OUTER(outer_prod_bf16, prod_f32, float, uint16_t, BF16, 1.0f, 4, 0)
+DEF_OUTER(outer_prod_f16, prod_f32, float, uint16_t, F16, 1.0f, 4, 0)
+DEF_OUTER(outer_prod_f64, prod_f64, double, double, SAME, 1.0, 2, 1)
 
 /* ---- integers: 64-bit sums and products wrap, exact in any order ------------------------------------ */
 
@@ -217,6 +263,7 @@ const dlx__cpu_reduce_loops DLX_CPU_SUFFIX(dlx__cpu_reduce) = {
     .tree = {{sum_f32_tree, sum_f64_tree, sum_c64_tree, sum_c128_tree}, {prod_f32_tree, prod_f64_tree, NULL, NULL}},
     .outer = {{outer_sum_f32, outer_sum_bf16, outer_sum_f16, outer_sum_f64},
               {outer_prod_f32, outer_prod_bf16, outer_prod_f16, outer_prod_f64}},
+    .outer_w = {4 * LANES, 4 * LANES, 4 * LANES, 2 * LANES},
     .int_sum = int_sum,
 };
 #endif

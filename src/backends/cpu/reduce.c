@@ -10,7 +10,7 @@
  *  - the level's vectorised tree (loops_reduce_body.h) for float sums and real products, reading a
  *    contiguous run of the accumulation type directly, anything else through pieces of 256 elements
  *    gathered and converted (by the elementwise cast loops) in L1 buffers;
- *  - the level's 16-units-at-once tree, when units lie side by side in memory (a reduction over an outer
+ *  - the level's 64-units-at-once tree, when units lie side by side in memory (a reduction over an outer
  *    axis, the blocks of a transposed input): float32 (from float32, bfloat16, float16) and float64;
  *  - the rules of kernels/reduce_rules.h element by element otherwise: integer sums (wrapping, any
  *    order), selections (min, max, argmin, argmax: total orders), any / all, and the complex product's
@@ -24,7 +24,7 @@
 
 #define PIECE 256
 #define MAX_GRID (DLX_MAX_NDIM + 2)
-#define OUTER_W 16
+#define OUTER_MAX 64 /* the most units a many-unit kernel takes (loops.h) */
 
 /* One grid dimension: extent, input byte stride, output byte stride (kept dimensions), and its weight in
  * the flat output index and in the flat block index. */
@@ -41,10 +41,11 @@ typedef struct red {
   int64_t run_st;   /* otherwise element k of a unit at its base + k * run_st */
   int ng;
   gdim g[MAX_GRID];
-  int vdim;         /* the grid dimension the 16-unit kernel runs along, -1 for none */
+  int vdim;         /* the grid dimension the many-unit kernel runs along, -1 for none */
   int64_t items, per_chunk;
   dlx__red_tree_fn tree;   /* the vectorised tree, or NULL */
-  dlx__red_outer_fn outer; /* the 16-unit tree, or NULL */
+  dlx__red_outer_fn outer; /* the many-unit tree, or NULL */
+  int64_t outer_w;         /* the units it takes at once */
   bool direct;             /* the tree reads contiguous input runs as they are */
   bool convert;            /* pieces go through conv (S -> A) */
   dlx__cpu_loop conv;
@@ -234,17 +235,17 @@ static void unit_done(const red *r, int64_t oflat, int64_t bflat, int64_t ooff, 
   else op->scratch[oflat * op->nblocks + bflat] = *s;
 }
 
-/* Item t: one unit, or a tile of up to 16 units along vdim. */
+/* Item t: one unit, or a tile of up to outer_w units along vdim. */
 static void run_item(const red *r, int64_t t, unit *u) {
   int64_t ioff = 0, ooff = 0, oflat = 0, bflat = 0, w = 1;
   for (int k = r->ng - 1; k >= 0; --k) {
     const gdim *g = &r->g[k];
-    const int64_t ext = k == r->vdim ? (g->ext + OUTER_W - 1) / OUTER_W : g->ext;
+    const int64_t ext = k == r->vdim ? (g->ext + r->outer_w - 1) / r->outer_w : g->ext;
     int64_t i = t % ext;
     t /= ext;
     if (k == r->vdim) {
-      w = g->ext - i * OUTER_W < OUTER_W ? g->ext - i * OUTER_W : OUTER_W;
-      i *= OUTER_W;
+      w = g->ext - i * r->outer_w < r->outer_w ? g->ext - i * r->outer_w : r->outer_w;
+      i *= r->outer_w;
     }
     ioff += i * g->in_st;
     ooff += i * g->out_st;
@@ -259,7 +260,7 @@ static void run_item(const red *r, int64_t t, unit *u) {
     unit_done(r, oflat, bflat, ooff, &s);
     return;
   }
-  dlx__red_slot s[OUTER_W];
+  dlx__red_slot s[OUTER_MAX];
   const gdim *v = &r->g[r->vdim];
   const int64_t len = r->op->nred - bflat * DLX__RED_BLOCK;
   memset(s, 0, sizeof s);
@@ -337,7 +338,7 @@ static DLDataType acc_dtype(dlx__kd acc) {
   return of[acc];
 }
 
-/* The 16-unit kernel and its grid dimension: float sums and products of a run whose units lie side by side. */
+/* The many-unit kernel and its grid dimension: float sums and products of a run whose units lie side by side. */
 static void choose_outer(red *r) {
   const dlx__red_op *op = r->op;
   r->vdim = -1;
@@ -350,6 +351,7 @@ static void choose_outer(red *r) {
   for (int k = r->ng - 1; k >= 0 && r->vdim < 0; --k)
     if (r->g[k].in_st == r->isz) r->vdim = k;
   r->outer = r->kern->reduce->outer[product][which];
+  r->outer_w = r->kern->reduce->outer_w[which];
 }
 
 static void choose_kernels(red *r) {
@@ -385,7 +387,7 @@ dlx_status dlx__cpu_reduce(const dlx__red_op *op) {
   make_grid(&r);
   choose_kernels(&r);
   r.items = 1;
-  for (int k = 0; k < r.ng; ++k) r.items *= k == r.vdim ? (r.g[k].ext + OUTER_W - 1) / OUTER_W : r.g[k].ext;
+  for (int k = 0; k < r.ng; ++k) r.items *= k == r.vdim ? (r.g[k].ext + r.outer_w - 1) / r.outer_w : r.g[k].ext;
   int64_t chunks = dlx__cpu_chunks(op->nout * op->nred, r.items);
   r.per_chunk = (r.items + chunks - 1) / chunks;
   chunks = (r.items + r.per_chunk - 1) / r.per_chunk;
