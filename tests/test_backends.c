@@ -676,7 +676,6 @@ static bool compare(int ci, const tcase *c, const inst *in, const unsigned char 
   return true;
 }
 
-/* Run case c on backend be over a copy of in's arena; the arena after the op in result. */
 #ifdef DLX_WITH_CUDA
 /* The CUDA kernels' per-thread bodies on the host (kernels.h) as a compute half, with the CPU's gemm. */
 static const dlx__compute_ops emulated_compute = {
@@ -689,6 +688,39 @@ static const dlx__compute_ops emulated_compute = {
 };
 #endif
 
+/* A device backend's memory holding a copy of arena (its scratch: oneAPI's default allocations are device
+ * USM, which only copies reach), moved by its copy entry (memcpy for host-accessible memory of a backend
+ * with none); NULL on failure. */
+static void *arena_to_device(const dlx__backend *be, const unsigned char *arena, size_t bytes) {
+  const dlx__memory_ops *m = be->memory;
+  const DLDevice dev = {(DLDeviceType)m->device_type, 0};
+  void *mem = NULL;
+  const dlx_status st = dlx__scratch_alloc(be->compute, dev, bytes, &mem, "test_backends");
+  CHECK_OK(st);
+  if (st != DLX_OK) return NULL;
+  const int64_t n = (int64_t)bytes;
+  dlx_view host, dv;
+  CHECK_OK(dlx_view_init(&host, (void *)(uintptr_t)arena, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
+  CHECK_OK(dlx_view_init(&dv, mem, DLX_DTYPE_UINT8, dev, 1, &n, NULL));
+  if (m->copy != NULL) CHECK_OK(m->copy(&dv, &host));
+  else memcpy(mem, arena, bytes);
+  return mem;
+}
+
+/* The device copy back into result, and freed. */
+static void arena_from_device(const dlx__backend *be, void *mem, unsigned char *result, size_t bytes) {
+  const dlx__memory_ops *m = be->memory;
+  const DLDevice dev = {(DLDeviceType)m->device_type, 0};
+  const int64_t n = (int64_t)bytes;
+  dlx_view host, dv;
+  CHECK_OK(dlx_view_init(&host, result, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
+  CHECK_OK(dlx_view_init(&dv, mem, DLX_DTYPE_UINT8, dev, 1, &n, NULL));
+  if (m->copy != NULL) CHECK_OK(m->copy(&host, &dv));
+  else memcpy(result, mem, bytes);
+  dlx__scratch_free(be->compute, dev, mem);
+}
+
+/* Run case c on backend be over a copy of in's arena; the arena after the op in result. */
 static dlx_status run_backend(const dlx__backend *be, const tcase *c, const inst *in, unsigned char *result) {
   const int nop = 1 + nin_of(c);
   const dlx__memory_ops *m = be->memory;
@@ -701,26 +733,12 @@ static dlx_status run_backend(const dlx__backend *be, const tcase *c, const inst
     dlx__backend_override_host(was);
     return st;
   }
-  /* a device backend: memory it computes on (its scratch: oneAPI's default allocations are device USM,
-   * which only copies reach), the arena moved there and back (memcpy for host-accessible memory of a
-   * backend with no copy) */
   const DLDevice dev = {(DLDeviceType)m->device_type, 0};
-  void *mem = NULL;
-  dlx_status st = dlx__scratch_alloc(be->compute, dev, in->bytes, &mem, "test_backends");
-  CHECK_OK(st);
-  if (st != DLX_OK) return DLX_ERR_BACKEND;
-  const int64_t n = (int64_t)in->bytes;
-  dlx_view host_in, host_out, dv;
-  CHECK_OK(dlx_view_init(&host_in, in->init, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
-  CHECK_OK(dlx_view_init(&host_out, result, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
-  CHECK_OK(dlx_view_init(&dv, mem, DLX_DTYPE_UINT8, dev, 1, &n, NULL));
-  if (m->copy != NULL) CHECK_OK(m->copy(&dv, &host_in));
-  else memcpy(mem, in->init, in->bytes);
+  void *mem = arena_to_device(be, in->init, in->bytes);
+  if (mem == NULL) return DLX_ERR_BACKEND;
   rebase(in, nop, mem, dev, v);
-  st = call_op(c, v);
-  if (m->copy != NULL) CHECK_OK(m->copy(&host_out, &dv));
-  else memcpy(result, mem, in->bytes);
-  dlx__scratch_free(be->compute, dev, mem);
+  const dlx_status st = call_op(c, v);
+  arena_from_device(be, mem, result, in->bytes);
   return st;
 }
 
@@ -969,24 +987,13 @@ static dlx_status run_reduction(const dlx__backend *be, int cf, const rcase *c, 
   }
   /* a device backend: the arena moved to its memory and back, as test_every_backend does */
   const DLDevice dev = {(DLDeviceType)m->device_type, 0};
-  void *mem = NULL;
-  dlx_status st = dlx__scratch_alloc(be->compute, dev, r->bytes, &mem, "test_backends");
-  CHECK_OK(st);
-  if (st != DLX_OK) return DLX_ERR_BACKEND;
-  const int64_t n = (int64_t)r->bytes;
-  dlx_view host_in, host_out, dv;
-  CHECK_OK(dlx_view_init(&host_in, r->arena, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
-  CHECK_OK(dlx_view_init(&host_out, result, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
-  CHECK_OK(dlx_view_init(&dv, mem, DLX_DTYPE_UINT8, dev, 1, &n, NULL));
-  if (m->copy != NULL) CHECK_OK(m->copy(&dv, &host_in));
-  else memcpy(mem, r->arena, r->bytes);
+  void *mem = arena_to_device(be, r->arena, r->bytes);
+  if (mem == NULL) return DLX_ERR_BACKEND;
   in.data = (unsigned char *)mem + ((unsigned char *)r->in.data - r->arena);
   out.data = (unsigned char *)mem + ((unsigned char *)r->out.data - r->arena);
   in.device = out.device = dev;
-  st = call_reduction(c, &out, &in);
-  if (m->copy != NULL) CHECK_OK(m->copy(&host_out, &dv));
-  else memcpy(result, mem, r->bytes);
-  dlx__scratch_free(be->compute, dev, mem);
+  const dlx_status st = call_reduction(c, &out, &in);
+  arena_from_device(be, mem, result, r->bytes);
   return st;
 }
 
