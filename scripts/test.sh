@@ -9,7 +9,8 @@
 #   4. scripts/fuzz.sh: each libFuzzer harness for DLX_FUZZ_SECONDS (default 20) seconds
 #   5. scripts/test_python.sh, when pyproject.toml and that script exist (the ownership stress test in
 #      its short mode included)
-#   6. scripts/check_no_abort.sh: no abort/exit/assert on a library code path, in source or binary
+#   6. scripts/check_no_abort.sh: no abort/exit/assert on a library code path, in source or binary;
+#      scripts/check_function_length.sh: no function over 80 lines, no file over 800, in src/pyext
 #   7. scripts/gen_errors.sh --check: docs/errors.md matches what the code does now
 #   8. scripts/test_python_asan.sh: the Python suite against an ASan + UBSan extension, then a
 #      leak-checked workload
@@ -153,6 +154,8 @@ if [ -f pyproject.toml ]; then
   if [ -f scripts/test_python.sh ]; then
     step "python (scripts/test_python.sh)" bash scripts/test_python.sh
     step "no abort/exit/assert on library paths (scripts/check_no_abort.sh)" bash scripts/check_no_abort.sh
+    step "src/pyext: functions <= 80 lines, files <= 800 (scripts/check_function_length.sh)" \
+      bash scripts/check_function_length.sh
     step "docs/errors.md current (scripts/gen_errors.sh --check)" bash scripts/gen_errors.sh --check build-test
     step "python under ASan + UBSan, leak workload (scripts/test_python_asan.sh)" bash scripts/test_python_asan.sh
   else

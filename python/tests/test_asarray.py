@@ -1,4 +1,4 @@
-"""dlx.asarray (src/pyext/numpy.c), the Array API's asarray, checked against np.asarray: DLPack objects and
+"""dlx.asarray (src/pyext/create.c, buffer.c, fromlist.c), the Array API's asarray, checked against np.asarray: DLPack objects and
 buffers without a copy, Python scalars and nested sequences with NumPy 2's dtype inference (hypothesis),
 NumPy's conversions when a dtype is given, and copy / device as the standard defines them."""
 

@@ -135,7 +135,7 @@ def driver(tmp_path_factory):
     src.write_text(DRIVER)
     exe = d / "driver"
     cmd = cc + ["-std=c11", "-O2", "-I", str(ROOT / "include"), "-I", str(ROOT / "src"), str(src),
-                str(ROOT / "src" / "compute" / "convert.c"), "-o", str(exe)]
+                str(ROOT / "src" / "kernels" / "convert.c"), "-o", str(exe)]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         pytest.fail(f"building the driver failed: {' '.join(cmd)}\n{p.stderr}")

@@ -1,5 +1,5 @@
-"""dlx.Tensor for NumPy and the other readers of Python memory (src/pyext/numpy.c): the buffer protocol
-(PEP 3118), __array__, numpy() and tolist().
+"""dlx.Tensor for NumPy and the other readers of Python memory (src/pyext/numpy.c, buffer.c, tolist.c): the
+buffer protocol (PEP 3118), __array__, numpy() and tolist().
 
 The reference is NumPy itself: the same memory seen as a NumPy array and as a dlx tensor must give the
 same np.asarray (by address), the same memoryview, the same answer to every buffer request (made with

@@ -225,6 +225,13 @@ dlx_status dlx__device_queue(DLDevice memory, const char *fn, dlx__queue *q) {
   return DLX_OK;
 }
 
+bool dlx__any_queue_present(void) {
+  if (DLX_UNLIKELY(device_override.be != NULL)) return true;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+    if (rows[i].queue_mem != NULL && rows[i].queue_mem->device_count() > 0) return true;
+  return false;
+}
+
 dlx_status dlx__queue_current_stream(const dlx__queue *q, void **stream) {
   if (q->mem->stream_get == NULL) return no_entry(q->mem, q->device, "streams", "dlx_stream");
   return q->mem->stream_get(q->device, stream);

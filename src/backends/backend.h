@@ -205,6 +205,9 @@ typedef struct dlx__queue {
   int32_t device;
 } dlx__queue;
 dlx_status dlx__device_queue(DLDevice memory, const char *fn, dlx__queue *q);
+/* Whether any memory's queue has a device present in this process (a CUDA GPU): where none has, dlx
+ * has queued no device work at all, and callers skip asking. */
+bool dlx__any_queue_present(void);
 
 /* The queue's entries with their defaults (DLX_ERR_UNSUPPORTED naming the memory where an entry is
  * missing). stream: NULL is a valid stream; dlx__queue_current_stream gives the calling thread's. */

@@ -1,16 +1,20 @@
-/* The consumer side: dlx.from_dlpack over the C exchange API, __dlpack__, or a raw capsule. */
+/* The consumer side: dlx.from_dlpack over the C exchange API, __dlpack__, or a raw capsule; an exact
+ * numpy.ndarray read through its fields; and the non-owning view of dlx_py_view (dlx/python.h).
+ *
+ * CUDA's ordering rules are in two places here: consumer_stream and order_after_producer (both order
+ * managed memory by device 0's streams). */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <stdio.h>
 #include <string.h>
 
-#include "dlx/cuda.h"
+#include "backends/backend.h"
 #include "dlx/dtype.h"
 
 /* The import every consumer path ends in: validate, then hand ownership to a new Tensor. */
 static PyObject *import_checked(const dlx_view *v, dlx__storage *s, uint32_t alignment) {
   if (s == NULL) return NULL;
-  return dlx_py_tensor_wrap(s, v, alignment);
+  return dlx__py_tensor_wrap(s, v, alignment);
 }
 
 static dlx_import_spec any_spec(uint32_t version, uint32_t alignment) {
@@ -18,7 +22,7 @@ static dlx_import_spec any_spec(uint32_t version, uint32_t alignment) {
   return spec;
 }
 
-PyObject *dlx_py_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t alignment) {
+PyObject *dlx__py_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t alignment) {
   dlx_view v;
   dlx_import_spec spec = any_spec(0, alignment);
   dlx_status st = dlx_view_from_managed_versioned(&v, m, &spec);
@@ -30,7 +34,7 @@ PyObject *dlx_py_import_versioned_owned(DLManagedTensorVersioned *m, uint32_t al
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, msg);
     return NULL;
   }
-  return import_checked(&v, dlx_py_storage_of_versioned(m), alignment);
+  return import_checked(&v, dlx__py_storage_of_versioned(m), alignment);
 }
 
 /* Consume a capsule. Until it is renamed the capsule still owns the tensor, so every failure before
@@ -44,9 +48,9 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment) {
     dlx_view v;
     dlx_import_spec spec = any_spec(0, alignment);
     dlx_status st = dlx_view_from_managed_versioned(&v, m, &spec);
-    if (st != DLX_OK) return dlx_py_raise(st, PyExc_BufferError);
+    if (st != DLX_OK) return dlx__py_raise(st, PyExc_BufferError);
     if (PyCapsule_SetName(cap, "used_dltensor_versioned") != 0) return NULL;
-    return import_checked(&v, dlx_py_storage_of_versioned(m), alignment);
+    return import_checked(&v, dlx__py_storage_of_versioned(m), alignment);
   }
   if (name != NULL && strcmp(name, "dltensor") == 0) {
     DLManagedTensor *m = PyCapsule_GetPointer(cap, name);
@@ -54,209 +58,14 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment) {
     dlx_view v;
     dlx_import_spec spec = any_spec(DLX_DLPACK_VERSION_LEGACY, alignment);
     dlx_status st = dlx_view_from_managed(&v, m, &spec);
-    if (st != DLX_OK) return dlx_py_raise(st, PyExc_BufferError);
+    if (st != DLX_OK) return dlx__py_raise(st, PyExc_BufferError);
     if (PyCapsule_SetName(cap, "used_dltensor") != 0) return NULL;
-    return import_checked(&v, dlx_py_storage_of_legacy(m), alignment);
+    return import_checked(&v, dlx__py_storage_of_legacy(m), alignment);
   }
   if (name != NULL && strncmp(name, "used_", 5) == 0)
     return PyErr_Format(PyExc_BufferError, "DLPack capsule '%s' was already consumed", name);
   return PyErr_Format(PyExc_BufferError, "a PyCapsule named '%s' is not a DLPack tensor (expected 'dltensor' or "
                       "'dltensor_versioned')", name ? name : "(null)");
-}
-
-/* ---- producer quirks ------------------------------------------------------------------------------
- *
- * A producer's C exchange API exports whatever memory a tensor has, while its __dlpack__ may first
- * refuse tensors whose memory does not hold their values. Taking the table instead of __dlpack__ must
- * not skip those refusals, so the rules of each such producer live here, found once per type.
- *
- * PyTorch (as of torch 2.15) needs them. Its managed_tensor_from_py_object_no_sync
- *  - exports a tensor with the conjugate bit (torch.conj of a complex tensor) or the negative bit
- *    (torch._neg_view, .imag of a conj tensor) as its memory, un-conjugated / un-negated: wrong values.
- *    torch.Tensor.__dlpack__ refuses the conjugate bit but exports the negative bit unresolved, a
- *    torch bug that dlx does not copy;
- *  - exports a tensor that requires grad, which __dlpack__ refuses (writes would bypass autograd);
- *  - fails on sparse / mkldnn / jagged layouts, quantized dtypes and the meta device with a
- *    RuntimeError carrying a C++ backtrace, where __dlpack__ raises a one-line BufferError.
- * Zero-size, non-contiguous and 0-d tensors it exports as __dlpack__ does. A torch without the table
- * (before 2.10), or a subclass that hides it, goes through __dlpack__: the same checks run first there,
- * for the negative bit's sake. */
-
-typedef struct producer_quirks {
-  /* after x exported a tensor of dtype (from a table of another major when other_major): 0 to import
-   * it, -1 with an exception set to refuse (the caller deletes what was exported) */
-  int (*refuse)(PyObject *x, DLDataType dtype, int other_major);
-  /* after the export of x failed: turn the pending exception into the one __dlpack__ raises */
-  void (*export_failed)(PyObject *x);
-  /* before x.__dlpack__() (a type without a table): 0 to call it, -1 with an exception set to refuse */
-  int (*before_dlpack)(PyObject *x);
-  /* 1 when the table's non-owning dltensor_from_py_object_no_sync says all its managed export would:
-   * a DLTensor carries no flags, so a producer that may flag READ_ONLY or IS_SUBBYTE_TYPE_PADDED must
-   * not be borrowed from (dlx_py_view then takes the managed export) */
-  int borrow_ok;
-} producer_quirks;
-
-/* The descriptors of torch._C.TensorBase, the C type holding a tensor's flags. Taken from that type
- * rather than from x's: they read the C++ tensor that the table exports, whatever a subclass defines
- * (a subclass's __torch_function__ still runs: torch's getters call it). Looked up once, kept forever. */
-static struct {
-  int state;                           /* 0 not yet looked up, 1 usable, -1 unusable */
-  PyGetSetDef *requires_grad, *layout; /* called directly: no attribute lookup, no bound object */
-  PyObject *is_conj, *is_neg;          /* method descriptors (strong references) */
-  PyCFunction conj_fn, neg_fn;         /* their C functions when they take no arguments, else NULL */
-} torch_d;
-
-static PyTypeObject *torch_tensor_base(PyTypeObject *type) {
-  PyObject *mro = type->tp_mro;
-  if (mro == NULL || !PyTuple_Check(mro)) return NULL;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); ++i) {
-    PyTypeObject *b = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-    /* torch >= 2.2 spells it TensorBase; _TensorBase before */
-    if (strcmp(b->tp_name, "torch._C.TensorBase") == 0 || strcmp(b->tp_name, "torch._C._TensorBase") == 0) return b;
-  }
-  return NULL;
-}
-
-static PyGetSetDef *getset_of(PyObject *dict, const char *name) {
-  PyObject *d = PyDict_GetItemString(dict, name); /* borrowed: the PyGetSetDef is static data of torch */
-  return d != NULL && Py_IS_TYPE(d, &PyGetSetDescr_Type) ? ((PyGetSetDescrObject *)d)->d_getset : NULL;
-}
-
-/* A METH_NOARGS method's C function, called without the descriptor's argument and type checks: the
- * callers pass instances of the type that defines it (x's type derives from TensorBase). */
-static PyCFunction noargs_fn(PyObject *descr) {
-  if (!Py_IS_TYPE(descr, &PyMethodDescr_Type)) return NULL;
-  PyMethodDef *def = ((PyMethodDescrObject *)descr)->d_method;
-  return def->ml_flags == METH_NOARGS ? def->ml_meth : NULL;
-}
-
-static int torch_descriptors(PyTypeObject *base) {
-  if (torch_d.state != 0) return torch_d.state;
-  torch_d.state = -1;
-  PyObject *dict = base->tp_dict, *c, *n;
-  if (dict == NULL) return -1;
-  torch_d.requires_grad = getset_of(dict, "requires_grad");
-  torch_d.layout = getset_of(dict, "layout");
-  c = PyDict_GetItemString(dict, "is_conj");
-  n = PyDict_GetItemString(dict, "is_neg");
-  if (torch_d.requires_grad == NULL || torch_d.requires_grad->get == NULL || torch_d.layout == NULL ||
-      torch_d.layout->get == NULL || c == NULL || !PyCallable_Check(c) || n == NULL || !PyCallable_Check(n))
-    return -1;
-  Py_INCREF(c);
-  Py_INCREF(n);
-  torch_d.is_conj = c;
-  torch_d.is_neg = n;
-  torch_d.conj_fn = noargs_fn(c);
-  torch_d.neg_fn = noargs_fn(n);
-  return torch_d.state = 1;
-}
-
-/* A flag from torch: 1, 0, or -1 with an exception set. r is a new reference (or NULL). */
-static int torch_truth(PyObject *r) {
-  if (r == NULL) return -1;
-  int b = r == Py_True ? 1 : r == Py_False ? 0 : PyObject_IsTrue(r);
-  Py_DECREF(r);
-  return b;
-}
-
-static int torch_getset_flag(PyObject *x, PyGetSetDef *g) { return torch_truth(g->get(x, g->closure)); }
-
-static int torch_method_flag(PyObject *x, PyObject *descr, PyCFunction fn) {
-  if (fn != NULL) return torch_truth(fn(x, NULL));
-  PyObject *args[1] = {x};
-  return torch_truth(PyObject_Vectorcall(descr, args, 1, NULL));
-}
-
-/* 1 with BufferError set when x must not be exported, 0 when it may, -1 when asking torch failed.
- * __dlpack__'s checks in its order (requires_grad, conj, layout) plus the negative bit. The conjugate
- * bit only where maybe_conj: torch sets it on complex dtypes only (it asserts so), so the fast path
- * asks for it only after a complex export. The layout only where check_layout: a strided tensor is
- * all the table exports, so only a failed export asks. */
-static int torch_refusal(PyObject *x, int maybe_conj, int check_layout) {
-  int b = torch_getset_flag(x, torch_d.requires_grad);
-  if (b != 0) {
-    if (b > 0) PyErr_SetString(PyExc_BufferError, "Can't export tensors that require gradient, use tensor.detach()");
-    return b;
-  }
-  if (maybe_conj && (b = torch_method_flag(x, torch_d.is_conj, torch_d.conj_fn)) != 0) {
-    if (b > 0)
-      PyErr_SetString(PyExc_BufferError,
-                      "Can't export tensors with the conjugate bit set, use tensor.resolve_conj() (a copy)");
-    return b;
-  }
-  if ((b = torch_method_flag(x, torch_d.is_neg, torch_d.neg_fn)) != 0) {
-    if (b > 0)
-      PyErr_SetString(PyExc_BufferError,
-                      "Can't export tensors with the negative bit set, use tensor.resolve_neg() (a copy)");
-    return b;
-  }
-  if (check_layout) {
-    PyObject *layout = torch_d.layout->get(x, torch_d.layout->closure);
-    PyObject *s = layout ? PyObject_Str(layout) : NULL;
-    Py_XDECREF(layout);
-    if (s == NULL) return -1;
-    b = PyUnicode_CompareWithASCIIString(s, "torch.strided") != 0;
-    if (b)
-      PyErr_Format(PyExc_BufferError, "Can't export tensors with layout other than torch.strided (this one is %U)", s);
-    Py_DECREF(s);
-    return b;
-  }
-  return 0;
-}
-
-static int torch_refuse(PyObject *x, DLDataType dtype, int other_major) {
-  /* a tensor of another major may lay its fields out otherwise: then ask about conj too (the import
-   * refuses that major anyway) */
-  int maybe_conj = other_major || dtype.code == kDLComplex;
-  return torch_refusal(x, maybe_conj, 0) != 0 ? -1 : 0;
-}
-
-static void torch_export_failed(PyObject *x) {
-  /* torch's table turns every C++ exception into a RuntimeError; other kinds are left as they are */
-  if (!PyErr_ExceptionMatches(PyExc_RuntimeError)) return;
-  PyObject *et, *ev, *tb;
-  PyErr_Fetch(&et, &ev, &tb);
-  PyErr_NormalizeException(&et, &ev, &tb);
-  int r = torch_refusal(x, 1, 1);
-  if (r > 0) goto drop; /* __dlpack__'s own reason is set */
-  if (r < 0) PyErr_Clear(); /* a check that failed tells less than the export's own error */
-  PyObject *msg = ev ? PyObject_Str(ev) : NULL;
-  if (msg == NULL) {
-    PyErr_Clear();
-    PyErr_Restore(et, ev, tb);
-    return;
-  }
-  /* the first line is torch's message; the rest is "Exception raised from ..." and a C++ backtrace */
-  Py_ssize_t nl = PyUnicode_FindChar(msg, '\n', 0, PyUnicode_GET_LENGTH(msg), 1);
-  if (nl >= 0) {
-    PyObject *line = PyUnicode_Substring(msg, 0, nl);
-    Py_DECREF(msg);
-    if (line == NULL) goto drop; /* MemoryError set */
-    msg = line;
-  }
-  PyErr_SetObject(PyExc_BufferError, msg);
-  Py_DECREF(msg);
-drop:
-  Py_XDECREF(et);
-  Py_XDECREF(ev);
-  Py_XDECREF(tb);
-}
-
-static int torch_before_dlpack(PyObject *x) { return torch_refusal(x, 1, 0) != 0 ? -1 : 0; }
-
-/* torch has no read-only tensors and exports no padded sub-byte dtypes: its DLTensor export says all its
- * managed one does (the flags of both are compared in python/tests/test_exchange_api.py) */
-static const producer_quirks torch_quirks = {torch_refuse, torch_export_failed, torch_before_dlpack, 1};
-
-/* The quirks of the producer of type (NULL: none). -1 when it has quirks dlx cannot apply: then its
- * table is not used, and __dlpack__ makes its own checks. */
-static int quirks_of(PyTypeObject *type, const producer_quirks **q) {
-  *q = NULL;
-  PyTypeObject *base = torch_tensor_base(type);
-  if (base == NULL) return 0;
-  if (torch_descriptors(base) < 0) return -1;
-  *q = &torch_quirks;
-  return 0;
 }
 
 /* ---- exchange API lookup, cached per type -------------------------------------------------------- */
@@ -268,7 +77,7 @@ static int quirks_of(PyTypeObject *type, const producer_quirks **q) {
 static struct {
   PyTypeObject *type;
   const DLPackExchangeAPI *api;
-  const producer_quirks *quirks;
+  const dlx__py_quirks *quirks;
 } api_cache[API_CACHE_SIZE];
 static int api_cache_len;
 
@@ -289,7 +98,7 @@ static const DLPackExchangeAPI *api_from_attr(PyObject *attr) {
   return (const DLPackExchangeAPI *)h;
 }
 
-static const DLPackExchangeAPI *lookup_exchange(PyTypeObject *type, const producer_quirks **quirks) {
+static const DLPackExchangeAPI *lookup_exchange(PyTypeObject *type, const dlx__py_quirks **quirks) {
   for (int i = 0; i < api_cache_len; ++i)
     if (api_cache[i].type == type) {
       *quirks = api_cache[i].quirks;
@@ -306,7 +115,7 @@ static const DLPackExchangeAPI *lookup_exchange(PyTypeObject *type, const produc
     api = api_from_attr(attr);
     Py_DECREF(attr);
   }
-  if (quirks_of(type, quirks) < 0) api = NULL;
+  if (dlx__py_quirks_of(type, quirks) < 0) api = NULL;
   if (api_cache_len < API_CACHE_SIZE) {
     Py_INCREF(type);
     api_cache[api_cache_len].type = type;
@@ -317,8 +126,8 @@ static const DLPackExchangeAPI *lookup_exchange(PyTypeObject *type, const produc
   return api;
 }
 
-const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type) {
-  const producer_quirks *quirks;
+const DLPackExchangeAPI *dlx__py_lookup_exchange_api(PyTypeObject *type) {
+  const dlx__py_quirks *quirks;
   return lookup_exchange(type, &quirks);
 }
 
@@ -327,10 +136,10 @@ const DLPackExchangeAPI *dlx_lookup_exchange_api(PyTypeObject *type) {
 /* 1 when x has a __dlpack__ (on its type, or else on x itself: a proxy's __getattr__ may forward it),
  * 0 when it has none, -1 with an exception set when looking raised something else. */
 static int has_dlpack(PyObject *x) {
-  PyObject *a = PyObject_GetAttr((PyObject *)Py_TYPE(x), dlx_str_dlpack);
+  PyObject *a = PyObject_GetAttr((PyObject *)Py_TYPE(x), dlx__py_str_dlpack);
   if (a == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
     PyErr_Clear();
-    a = PyObject_GetAttr(x, dlx_str_dlpack);
+    a = PyObject_GetAttr(x, dlx__py_str_dlpack);
     if (a == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
       PyErr_Clear();
       return 0;
@@ -341,12 +150,13 @@ static int has_dlpack(PyObject *x) {
   return 1;
 }
 
-/* The stream= dlx passes to x.__dlpack__ (a new reference), or NULL for none: for CUDA memory, dlx's
- * current stream of its device as the standard's int (1 for the legacy default stream), so that the
- * producer orders its work before dlx's. Asked only where a CUDA device exists (no CUDA tensor can be
- * used without one), so host imports pay nothing; anything unexpected means no stream argument. */
+/* The stream= dlx passes to x.__dlpack__ (a new reference), or NULL for none: for memory a queue of dlx
+ * orders (CUDA device and managed memory), dlx's current stream of that queue as the standard's int (1 for
+ * CUDA's legacy default stream), so that the producer orders its work before dlx's. Asked only where a
+ * device with streams is present (no such tensor can be used without one), so host imports pay nothing;
+ * anything unexpected means no stream argument. */
 static PyObject *consumer_stream(PyObject *x) {
-  if (dlx_cuda_device_count() == 0) return NULL;
+  if (!dlx__any_queue_present()) return NULL;
   PyObject *dev = PyObject_CallMethod(x, "__dlpack_device__", NULL);
   long type = -1, id = -1;
   if (dev != NULL && PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2) {
@@ -355,29 +165,35 @@ static PyObject *consumer_stream(PyObject *x) {
   }
   Py_XDECREF(dev);
   PyErr_Clear();
+  if (type < 0 || type > INT32_MAX || id < 0 || id > INT32_MAX) return NULL;
+  const DLDevice d = {(DLDeviceType)type, (int32_t)id};
+  dlx__queue q;
   void *stream = NULL;
-  if ((type != kDLCUDA && type != kDLCUDAManaged) || id < 0 || id > INT32_MAX ||
-      dlx_cuda_get_stream(type == kDLCUDAManaged ? 0 : (int32_t)id, &stream) != DLX_OK)
+  if (dlx__device_queue(d, "from_dlpack", &q) != DLX_OK || q.mem == NULL ||
+      dlx__queue_current_stream(&q, &stream) != DLX_OK) {
+    dlx_clear_error();
     return NULL;
-  return PyLong_FromUnsignedLongLong(stream == NULL ? 1 : (unsigned long long)(uintptr_t)stream);
+  }
+  return PyLong_FromLongLong(dlx__dlpack_stream_value(d, stream));
 }
 
 static PyObject *call_dlpack(PyObject *x) {
   /* x.__dlpack__(max_version=(1, 3)[, stream=s]). copy is never passed on: dlx makes any copy itself, once. */
   PyObject *stream = consumer_stream(x);
-  PyObject *args[3] = {x, dlx_version_tuple, stream}, *kw = NULL, *cap;
-  if (stream != NULL && (kw = PyTuple_Pack(2, dlx_str_max_version, dlx_str_stream)) == NULL) {
+  PyObject *args[3] = {x, dlx__py_version_tuple, stream}, *kw = NULL, *cap;
+  if (stream != NULL && (kw = PyTuple_Pack(2, dlx__py_str_max_version, dlx__py_str_stream)) == NULL) {
     Py_DECREF(stream);
     return NULL;
   }
-  cap = PyObject_VectorcallMethod(dlx_str_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw ? kw : dlx_kw_max_version);
+  cap = PyObject_VectorcallMethod(dlx__py_str_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                   kw ? kw : dlx__py_kw_max_version);
   if (cap == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
     /* an old producer that knows no max_version: it gives a legacy capsule (stream= is older) */
     PyErr_Clear();
     PyObject *a[2] = {x, stream};
-    PyObject *kw1 = stream ? PyTuple_Pack(1, dlx_str_stream) : NULL;
+    PyObject *kw1 = stream ? PyTuple_Pack(1, dlx__py_str_stream) : NULL;
     if (stream == NULL || kw1 != NULL)
-      cap = PyObject_VectorcallMethod(dlx_str_dlpack, a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw1);
+      cap = PyObject_VectorcallMethod(dlx__py_str_dlpack, a, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw1);
     Py_XDECREF(kw1);
   }
   Py_XDECREF(kw);
@@ -404,27 +220,28 @@ static PyObject *call_dlpack(PyObject *x) {
 }
 
 static PyObject *copy_tensor(PyObject *src_obj) {
-  TensorObject *src = (TensorObject *)src_obj;
+  dlx__py_tensor *src = (dlx__py_tensor *)src_obj;
   dlx__storage *s;
   dlx_view v;
-  if (dlx_py_copy_compact(&src->view, &s, &v) != 0) return NULL;
-  return dlx_py_tensor_wrap(s, &v, src->alignment);
+  if (dlx__py_copy_compact(&src->view, &s, &v) != 0) return NULL;
+  return dlx__py_tensor_wrap(s, &v, src->alignment);
 }
 
-/* The exchange API's export does not synchronise (..._no_sync): for CUDA memory the consumer orders its
- * own stream after the producer's current one. dlx's current stream of the device waits for the
- * producer's (an event, never a host wait). 0, or -1 with BufferError. */
+/* The exchange API's export does not synchronise (..._no_sync): for memory a queue of dlx orders (CUDA
+ * device and managed memory) the consumer orders its own stream after the producer's current one. dlx's
+ * current stream of the queue waits for the producer's (an event, never a host wait). 0, or -1 with
+ * BufferError. */
 static int order_after_producer(const DLPackExchangeAPI *api, DLDevice d) {
-  if ((d.device_type != kDLCUDA && d.device_type != kDLCUDAManaged) || dlx_cuda_device_count() == 0 ||
-      api->current_work_stream == NULL)
-    return 0;
-  const int32_t id = d.device_type == kDLCUDAManaged ? 0 : d.device_id;
+  if (api->current_work_stream == NULL) return 0;
+  dlx__queue q;
+  const int r = dlx__py_queue(d, "from_dlpack", &q);
+  if (r <= 0) return r;
   void *producer = NULL, *mine = NULL;
   if (api->current_work_stream(d.device_type, d.device_id, &producer) != 0) return -1;
-  dlx_status st = dlx_cuda_get_stream(id, &mine);
-  if (st == DLX_OK) st = dlx_cuda_stream_wait(id, mine, producer);
+  dlx_status st = dlx__queue_current_stream(&q, &mine);
+  if (st == DLX_OK) st = dlx__queue_stream_wait(&q, mine, producer);
   if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_BufferError);
+    dlx__py_raise(st, PyExc_BufferError);
     return -1;
   }
   return 0;
@@ -448,8 +265,8 @@ static int order_after_producer(const DLPackExchangeAPI *api, DLDevice d) {
  * a failed import. (A PEP 3118 buffer path was tried first: NumPy builds a buffer's description on each
  * request, which cost as much as the rest of the import, and makes up strides for extents of 1.) */
 
-int dlx_py_ndarray_path = DLX_NDARRAY_AUTO;
-long dlx_py_ndarray_path_hits;
+int dlx__py_ndarray_path = DLX__PY_NDARRAY_AUTO;
+long dlx__py_ndarray_path_hits;
 
 /* NumPy's array and dtype objects as far as dlx reads them: the leading fields of NumPy 2.x's layout (2.0
  * kept type_num where 1.x had it, for that reason) */
@@ -587,32 +404,31 @@ static PyObject *import_ndarray_fields(PyObject *x, uint32_t alignment) {
   if (ndarray_view(&v, a->data, a->nd, a->dimensions, a->strides, itemsize, dt, !(a->flags & NP_ARRAY_WRITEABLE),
                    alignment, dims) != 0)
     return NULL;
-  dlx__storage *s = dlx_py_storage_of_object(x, v.data, v.device); /* NumPy's capsule holds x too */
+  dlx__storage *s = dlx__py_storage_of_object(x, v.data, v.device); /* NumPy's capsule holds x too */
   if (s == NULL) return NULL;
-  ++dlx_py_ndarray_path_hits;
-  return dlx_py_tensor_wrap(s, &v, alignment);
+  ++dlx__py_ndarray_path_hits;
+  return dlx__py_tensor_wrap(s, &v, alignment);
 }
 
-PyObject *dlx_from_dlpack_impl(PyObject *x, uint32_t alignment, int copy) {
-  return dlx_from_dlpack_impl_ex(x, alignment, copy, 1);
-}
-
-PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok) {
+/* dlx__py_from_dlpack; ndarray_ok 0 keeps an exact numpy.ndarray off the fields path (from_dlpack's device=
+ * names a device other than the cpu). */
+static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok) {
   PyObject *t = NULL;
-  if (Py_IS_TYPE(x, &dlx_TensorType)) {
-    TensorObject *src = (TensorObject *)x;
+  if (Py_IS_TYPE(x, &dlx__py_tensor_type)) {
+    dlx__py_tensor *src = (dlx__py_tensor *)x;
     if (copy == 1) return copy_tensor(x);
     if (alignment && ((uintptr_t)src->view.data % alignment) != 0)
       return PyErr_Format(PyExc_BufferError, "data 0x%llx is not aligned to assumed_align=%u bytes",
                           (unsigned long long)(uintptr_t)src->view.data, alignment);
-    return dlx_py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
+    return dlx__py_tensor_wrap(dlx__storage_retain(src->storage), &src->view, alignment ? alignment : src->alignment);
   }
   /* copy=True copies whatever the import is; the ndarray path only stands in for a zero-copy one */
-  if (ndarray_ok && copy != 1 && dlx_py_ndarray_path == DLX_NDARRAY_AUTO && is_exact_ndarray(x) && numpy_fields_ok) {
+  if (ndarray_ok && copy != 1 && dlx__py_ndarray_path == DLX__PY_NDARRAY_AUTO && is_exact_ndarray(x) &&
+      numpy_fields_ok) {
     t = import_ndarray_fields(x, alignment);
     if (t != NULL || PyErr_Occurred()) return t;
   }
-  const producer_quirks *quirks;
+  const dlx__py_quirks *quirks;
   const DLPackExchangeAPI *api = lookup_exchange(Py_TYPE(x), &quirks);
   if (api != NULL) {
     DLManagedTensorVersioned *m = NULL;
@@ -629,7 +445,7 @@ PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int
       PyErr_Restore(et, ev, tb);
       return NULL;
     }
-    t = dlx_py_import_versioned_owned(m, alignment);
+    t = dlx__py_import_versioned_owned(m, alignment);
   } else if (PyCapsule_CheckExact(x)) {
     t = import_capsule(x, alignment);
   } else {
@@ -657,17 +473,21 @@ PyObject *dlx_from_dlpack_impl_ex(PyObject *x, uint32_t alignment, int copy, int
   return t;
 }
 
+PyObject *dlx__py_from_dlpack(PyObject *x, uint32_t alignment, int copy) {
+  return from_dlpack_ex(x, alignment, copy, 1);
+}
+
 /* ---- dlx_py_view without a managed tensor ---------------------------------------------------------- */
 
-long dlx_py_borrowed_views;
+long dlx__py_borrowed_views;
 
 /* A C extension's view (dlx/python.h) lives no longer than its handle, so where the producer fills a
  * DLTensor that borrows from the object (PyTorch's dltensor_from_py_object_no_sync: no allocation, no
  * deleter), a reference to the object is all the handle needs. The producer's refusals apply as on the
  * managed path (issue 12: what torch's __dlpack__ refuses, dlx refuses), and CUDA memory is ordered
  * after the producer's stream the same way. */
-int dlx_py_view_borrowed(PyObject *obj, const dlx_import_spec *spec, dlx_view *view) {
-  const producer_quirks *quirks;
+int dlx__py_view_borrowed(PyObject *obj, const dlx_import_spec *spec, dlx_view *view) {
+  const dlx__py_quirks *quirks;
   const DLPackExchangeAPI *api = lookup_exchange(Py_TYPE(obj), &quirks);
   if (api == NULL || api->dltensor_from_py_object_no_sync == NULL || quirks == NULL || !quirks->borrow_ok) return 0;
   DLTensor dl;
@@ -679,9 +499,73 @@ int dlx_py_view_borrowed(PyObject *obj, const dlx_import_spec *spec, dlx_view *v
   if (quirks->refuse(obj, dl.dtype, 0) != 0 || order_after_producer(api, dl.device) != 0) return -1;
   dlx_status st = dlx_view_from_dltensor(view, &dl, spec);
   if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_BufferError);
+    dlx__py_raise(st, PyExc_BufferError);
     return -1;
   }
-  ++dlx_py_borrowed_views;
+  ++dlx__py_borrowed_views;
   return 1;
 }
+
+/* ---- dlx.from_dlpack ------------------------------------------------------------------------------ */
+
+static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  (void)self;
+  if (nargs != 1)
+    return PyErr_Format(PyExc_TypeError, "from_dlpack() takes exactly 1 positional argument (%zd given)", nargs);
+  PyObject *device = Py_None, *copy_obj = Py_None, *align_obj = Py_None;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[1 + i];
+    if (k == dlx__py_str_device || PyUnicode_Compare(k, dlx__py_str_device) == 0) device = v;
+    else if (k == dlx__py_str_copy || PyUnicode_Compare(k, dlx__py_str_copy) == 0) copy_obj = v;
+    else if (k == dlx__py_str_assumed_align || PyUnicode_Compare(k, dlx__py_str_assumed_align) == 0) align_obj = v;
+    else return PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument '%U'", k);
+  }
+  int copy = -1;
+  if (copy_obj != Py_None) {
+    if (!PyBool_Check(copy_obj))
+      return PyErr_Format(PyExc_TypeError, "copy must be a bool or None, not %.100s", Py_TYPE(copy_obj)->tp_name);
+    copy = copy_obj == Py_True;
+  }
+  uint32_t alignment = 0;
+  if (align_obj != Py_None) {
+    if (!PyLong_Check(align_obj))
+      return PyErr_Format(PyExc_TypeError, "assumed_align must be an int or None, not %.100s",
+                          Py_TYPE(align_obj)->tp_name);
+    long a = PyLong_AsLong(align_obj);
+    if (a == -1 && PyErr_Occurred()) return NULL;
+    if (a <= 0 || a > (1L << 30) || (a & (a - 1)) != 0)
+      return PyErr_Format(PyExc_ValueError, "assumed_align must be a positive power of two, got %ld", a);
+    alignment = (uint32_t)a;
+  }
+  /* device: the import lands there, copied across devices when it is elsewhere (device.c); a device dlx
+   * cannot name is BufferError here, as any device the data cannot be put on */
+  DLDevice want = {kDLCPU, 0};
+  if (device != Py_None && dlx__py_parse_device(device, &want) != 0) {
+    if (PyErr_ExceptionMatches(PyExc_ValueError)) {
+      PyObject *et, *ev, *tb;
+      PyErr_Fetch(&et, &ev, &tb);
+      PyErr_SetObject(PyExc_BufferError, ev);
+      Py_XDECREF(et);
+      Py_XDECREF(ev);
+      Py_XDECREF(tb);
+    }
+    return NULL;
+  }
+  /* a NumPy array's fields path only where the import stays on the cpu: a move to another device costs
+   * a copy, next to which a capsule's cost is nothing */
+  const int ndarray_ok = device == Py_None || want.device_type == kDLCPU;
+  PyObject *t = from_dlpack_ex(args[0], alignment, device != Py_None && copy == 1 ? -1 : copy, ndarray_ok);
+  if (t == NULL || device == Py_None) return t;
+  PyObject *r = dlx__py_to_device(t, want, copy, PyExc_BufferError);
+  Py_DECREF(t);
+  return r;
+}
+
+PyMethodDef dlx__py_consumer_methods[] = {
+    {"from_dlpack", (PyCFunction)(void (*)(void))m_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
+     "from_dlpack(x, *, device=None, copy=None, assumed_align=None) -> Tensor\n\n"
+     "Import any DLPack object (C exchange API, __dlpack__, or capsule) without a copy, unless copy=True or "
+     "device= names another device."},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,5 +1,5 @@
 /* dlx.Tensor indexing (getitem / setitem with NumPy's basic indexing) and the shape and copy methods:
- * fill_, copy_, reshape, permute, transpose, T, astype, view. The dtype rules are ops.c's. */
+ * fill_, copy_, reshape, permute, transpose, T, astype, view. The dtype rules are dtype.c's. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <math.h>
@@ -60,7 +60,7 @@ static int parse_item(PyObject *o, dlx_index_item *it) {
 }
 
 /* The view t[key]. 0, or -1 with IndexError (ValueError for a zero step, as Python's slices). */
-static int subscript_view(TensorObject *t, PyObject *key, dlx_view *out) {
+static int subscript_view(dlx__py_tensor *t, PyObject *key, dlx_view *out) {
   dlx_index_item items[MAX_ITEMS];
   int32_t n = 0;
   if (PyTuple_Check(key)) {
@@ -76,33 +76,33 @@ static int subscript_view(TensorObject *t, PyObject *key, dlx_view *out) {
   }
   dlx_status st = dlx_view_subscript(&t->view, n, items, out);
   if (st == DLX_OK) return 0;
-  dlx_py_raise(st, st == DLX_ERR_UNSUPPORTED ? PyExc_TypeError : PyExc_IndexError);
+  dlx__py_raise(st, st == DLX_ERR_UNSUPPORTED ? PyExc_TypeError : PyExc_IndexError);
   return -1;
 }
 
 static PyObject *mp_subscript(PyObject *self, PyObject *key) {
   dlx_view v;
-  if (subscript_view((TensorObject *)self, key, &v) != 0) return NULL;
-  return dlx_pyops_wrap_view((TensorObject *)self, &v);
+  if (subscript_view((dlx__py_tensor *)self, key, &v) != 0) return NULL;
+  return dlx__py_wrap_view((dlx__py_tensor *)self, &v);
 }
 
 /* dst[...] = value: a Python scalar (NumPy's conversions: ints range-checked, floats truncated into
  * integer dtypes), or any tensor-like object broadcast and cast to dst's dtype. */
-int dlx_pyops_assign(const dlx_view *dst, PyObject *value) {
-  skind k = dlx_pyops_is_tensor(value) ? SK_NONE : dlx_pyops_scalar_kind(value);
+int dlx__py_assign(const dlx_view *dst, PyObject *value) {
+  dlx__py_skind k = dlx__py_is_tensor(value) ? DLX__PY_SCALAR_NONE : dlx__py_scalar_kind(value);
   dlx_status st;
   char b[DLX_DTYPE_NAME_MAX];
-  if (k != SK_NONE) {
+  if (k != DLX__PY_SCALAR_NONE) {
     dlx_view sv;
     dlx_scalar_buf sbuf;
-    dtclass c = dlx_pyops_class_of(dst->dtype);
+    dlx__py_dtclass c = dlx__py_dtype_class(dst->dtype);
     int sign = 0, r;
     /* NumPy stores a complex number's truth into bool, and refuses it for every other real dtype */
-    if (k == SK_COMPLEX && c != C_COMPLEX && c != C_BOOL) {
+    if (k == DLX__PY_SCALAR_COMPLEX && c != DLX__PY_CLASS_COMPLEX && c != DLX__PY_CLASS_BOOL) {
       PyErr_Format(PyExc_TypeError, "cannot assign a complex number to a %s tensor", dlx__dtype_text(b, sizeof b, dst->dtype));
       return -1;
     }
-    if (k == SK_FLOAT && (c == C_INT || c == C_UINT)) {
+    if (k == DLX__PY_SCALAR_FLOAT && (c == DLX__PY_CLASS_INT || c == DLX__PY_CLASS_UINT)) {
       double d = PyFloat_AsDouble(value);
       if (isnan(d)) {
         PyErr_SetString(PyExc_ValueError, "cannot convert float NaN to integer");
@@ -114,31 +114,31 @@ int dlx_pyops_assign(const dlx_view *dst, PyObject *value) {
       }
       /* through float64 and the cast rules: truncation toward zero, as NumPy's setitem */
       st = dlx_scalar_view(&sv, &sbuf, DLX_DTYPE_FLOAT64, d, 0.0);
-      if (st == DLX_OK) RUN_OP(st, dlx_view_size(dst), dlx_cast(dst, &sv));
-      if (st != DLX_OK) dlx_py_raise_op(st);
+      if (st == DLX_OK) DLX__PY_RUN_OP(st, dlx_view_size(dst), dlx_cast(dst, &sv));
+      if (st != DLX_OK) dlx__py_raise_op(st);
       return st == DLX_OK ? 0 : -1;
     }
-    r = dlx_pyops_scalar_view(value, k, dst->dtype, &sv, &sbuf, &sign);
+    r = dlx__py_scalar_view(value, k, dst->dtype, &sv, &sbuf, &sign);
     if (r < 0) return -1;
     if (r > 0) {
-      dlx_pyops_int_out_of_bounds(value, dst->dtype);
+      dlx__py_int_out_of_bounds(value, dst->dtype);
       return -1;
     }
-    RUN_OP(st, dlx_view_size(dst), dlx_fill(dst, &sv));
-    if (st != DLX_OK) dlx_py_raise_op(st);
+    DLX__PY_RUN_OP(st, dlx_view_size(dst), dlx_fill(dst, &sv));
+    if (st != DLX_OK) dlx__py_raise_op(st);
     return st == DLX_OK ? 0 : -1;
   }
   int unsupported = 0;
-  PyObject *src = dlx_pyops_as_tensor(value, &unsupported);
+  PyObject *src = dlx__py_as_tensor(value, &unsupported);
   if (src == NULL) return -1;
-  const dlx_view *sv = &((TensorObject *)src)->view;
+  const dlx_view *sv = &((dlx__py_tensor *)src)->view;
   if (dlx_dtype_equal(sv->dtype, dst->dtype)) {
-    RUN_OP(st, dlx_view_size(dst), dlx_copy(dst, sv));
+    DLX__PY_RUN_OP(st, dlx_view_size(dst), dlx_copy(dst, sv));
   } else {
-    RUN_OP(st, dlx_view_size(dst), dlx_cast(dst, sv));
+    DLX__PY_RUN_OP(st, dlx_view_size(dst), dlx_cast(dst, sv));
   }
   Py_DECREF(src);
-  if (st != DLX_OK) dlx_py_raise_op(st);
+  if (st != DLX_OK) dlx__py_raise_op(st);
   return st == DLX_OK ? 0 : -1;
 }
 
@@ -148,12 +148,12 @@ static int mp_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
     return -1;
   }
   dlx_view v;
-  if (subscript_view((TensorObject *)self, key, &v) != 0) return -1;
-  return dlx_pyops_assign(&v, value);
+  if (subscript_view((dlx__py_tensor *)self, key, &v) != 0) return -1;
+  return dlx__py_assign(&v, value);
 }
 
 static Py_ssize_t mp_length(PyObject *self) {
-  TensorObject *t = (TensorObject *)self;
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
   if (t->view.ndim == 0) {
     PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
     return -1;
@@ -161,20 +161,20 @@ static Py_ssize_t mp_length(PyObject *self) {
   return (Py_ssize_t)t->view.shape[0];
 }
 
-PyMappingMethods dlx_pyops_as_mapping = {mp_length, mp_subscript, mp_ass_subscript};
+PyMappingMethods dlx__py_tensor_as_mapping = {mp_length, mp_subscript, mp_ass_subscript};
 
 /* ---- methods ------------------------------------------------------------------------------------ */
 
-PyObject *dlx_pyops_fill_(PyObject *self, PyObject *value) {
-  if (dlx_pyops_assign(&((TensorObject *)self)->view, value) != 0) return NULL;
+PyObject *dlx__py_tensor_fill_(PyObject *self, PyObject *value) {
+  if (dlx__py_assign(&((dlx__py_tensor *)self)->view, value) != 0) return NULL;
   Py_INCREF(self);
   return self;
 }
 
-PyObject *dlx_pyops_copy_(PyObject *self, PyObject *src) {
-  if (dlx_pyops_scalar_kind(src) != SK_NONE && !dlx_pyops_is_tensor(src))
+PyObject *dlx__py_tensor_copy_(PyObject *self, PyObject *src) {
+  if (dlx__py_scalar_kind(src) != DLX__PY_SCALAR_NONE && !dlx__py_is_tensor(src))
     return PyErr_Format(PyExc_TypeError, "copy_() takes a tensor-like object, not %.100s", Py_TYPE(src)->tp_name);
-  if (dlx_pyops_assign(&((TensorObject *)self)->view, src) != 0) return NULL;
+  if (dlx__py_assign(&((dlx__py_tensor *)self)->view, src) != 0) return NULL;
   Py_INCREF(self);
   return self;
 }
@@ -200,7 +200,7 @@ static int parse_int_item(PyObject *o, const char *what, int64_t *val) {
 /* Integers from f(*args) or f(seq): reshape(2, 3) and reshape((2, 3)) alike. One argument is one int
  * when it converts to one (an int, numpy.int64, a 0-d integer array), else the sequence (a tuple, a
  * list, a NumPy array). -1 + exception. */
-int dlx_pyops_parse_int_args(PyObject *args, const char *what, int64_t *vals, int32_t *n) {
+static int parse_int_args(PyObject *args, const char *what, int64_t *vals, int32_t *n) {
   PyObject *seq = args;
   if (PyTuple_GET_SIZE(args) == 1) {
     PyObject *one = PyTuple_GET_ITEM(args, 0);
@@ -243,37 +243,37 @@ int dlx_pyops_parse_int_args(PyObject *args, const char *what, int64_t *vals, in
   return 0;
 }
 
-int dlx_pyops_parse_shape(PyObject *obj, int32_t *ndim, int64_t *shape) {
+int dlx__py_parse_shape(PyObject *obj, int32_t *ndim, int64_t *shape) {
   PyObject *args = PyTuple_Pack(1, obj);
   if (args == NULL) return -1;
-  int r = dlx_pyops_parse_int_args(args, "shape", shape, ndim);
+  int r = parse_int_args(args, "shape", shape, ndim);
   Py_DECREF(args);
   return r;
 }
 
-PyObject *dlx_pyops_reshape(PyObject *self, PyObject *args) {
-  TensorObject *t = (TensorObject *)self;
+PyObject *dlx__py_tensor_reshape(PyObject *self, PyObject *args) {
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
   int64_t shape[DLX_MAX_NDIM];
   int32_t n = 0;
-  if (dlx_pyops_parse_int_args(args, "reshape", shape, &n) != 0) return NULL;
+  if (parse_int_args(args, "reshape", shape, &n) != 0) return NULL;
   dlx_view v;
   dlx_status st = dlx_view_reshape(&t->view, n, shape, &v);
-  if (st == DLX_OK) return dlx_pyops_wrap_view(t, &v);
-  if (st != DLX_ERR_LAYOUT_MISMATCH) return dlx_py_raise_op(st);
+  if (st == DLX_OK) return dlx__py_wrap_view(t, &v);
+  if (st != DLX_ERR_LAYOUT_MISMATCH) return dlx__py_raise_op(st);
   /* no view has these strides: copy compactly first, as NumPy's reshape does */
   dlx__storage *s;
   dlx_view c;
-  if (dlx_py_copy_compact(&t->view, &s, &c) != 0) return NULL;
+  if (dlx__py_copy_compact(&t->view, &s, &c) != 0) return NULL;
   c.flags = t->view.flags & ~(uint32_t)DLX_VIEW_READ_ONLY;
   st = dlx_view_reshape(&c, n, shape, &v);
   if (st != DLX_OK) {
     dlx__storage_release(s);
-    return dlx_py_raise_op(st);
+    return dlx__py_raise_op(st);
   }
-  return dlx_py_tensor_wrap(s, &v, 0);
+  return dlx__py_tensor_wrap(s, &v, 0);
 }
 
-static PyObject *permute_impl(TensorObject *t, const int64_t *dims, int32_t n) {
+static PyObject *permute_impl(dlx__py_tensor *t, const int64_t *dims, int32_t n) {
   if (n != t->view.ndim)
     return PyErr_Format(PyExc_ValueError, "permute: %d axes given for a tensor of ndim %d", n, t->view.ndim);
   int32_t perm[DLX_MAX_NDIM];
@@ -285,48 +285,48 @@ static PyObject *permute_impl(TensorObject *t, const int64_t *dims, int32_t n) {
   }
   dlx_view v;
   dlx_status st = dlx_view_permute(&t->view, perm, &v);
-  if (st != DLX_OK) return dlx_py_raise_op(st);
-  return dlx_pyops_wrap_view(t, &v);
+  if (st != DLX_OK) return dlx__py_raise_op(st);
+  return dlx__py_wrap_view(t, &v);
 }
 
-PyObject *dlx_pyops_permute(PyObject *self, PyObject *args) {
+PyObject *dlx__py_tensor_permute(PyObject *self, PyObject *args) {
   int64_t dims[DLX_MAX_NDIM];
   int32_t n = 0;
-  if (dlx_pyops_parse_int_args(args, "permute", dims, &n) != 0) return NULL;
-  return permute_impl((TensorObject *)self, dims, n);
+  if (parse_int_args(args, "permute", dims, &n) != 0) return NULL;
+  return permute_impl((dlx__py_tensor *)self, dims, n);
 }
 
-PyObject *dlx_pyops_transpose(PyObject *self, PyObject *args) {
-  TensorObject *t = (TensorObject *)self;
+PyObject *dlx__py_tensor_transpose(PyObject *self, PyObject *args) {
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
   if (PyTuple_GET_SIZE(args) == 0 ||
       (PyTuple_GET_SIZE(args) == 1 && PyTuple_GET_ITEM(args, 0) == Py_None)) {
     dlx_view v;
     dlx_status st = dlx_view_transpose(&t->view, &v);
-    if (st != DLX_OK) return dlx_py_raise_op(st);
-    return dlx_pyops_wrap_view(t, &v);
+    if (st != DLX_OK) return dlx__py_raise_op(st);
+    return dlx__py_wrap_view(t, &v);
   }
-  return dlx_pyops_permute(self, args);
+  return dlx__py_tensor_permute(self, args);
 }
 
-PyObject *dlx_pyops_T(PyObject *self, void *closure) {
+PyObject *dlx__py_tensor_T(PyObject *self, void *closure) {
   (void)closure;
   PyObject *args = PyTuple_New(0);
   if (args == NULL) return NULL;
-  PyObject *r = dlx_pyops_transpose(self, args);
+  PyObject *r = dlx__py_tensor_transpose(self, args);
   Py_DECREF(args);
   return r;
 }
 
-PyObject *dlx_pyops_astype(PyObject *self, PyObject *dtype) {
+PyObject *dlx__py_tensor_astype(PyObject *self, PyObject *dtype) {
   DLDataType dt;
-  if (dlx_parse_dtype_obj(dtype, &dt) != 0) return NULL;
-  return dlx_pyops_cast_new(&((TensorObject *)self)->view, dt);
+  if (dlx__py_parse_dtype(dtype, &dt) != 0) return NULL;
+  return dlx__py_cast_new(&((dlx__py_tensor *)self)->view, dt);
 }
 
-PyObject *dlx_pyops_view(PyObject *self, PyObject *dtype) {
-  TensorObject *t = (TensorObject *)self;
+PyObject *dlx__py_tensor_view(PyObject *self, PyObject *dtype) {
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
   DLDataType dt;
-  if (dlx_parse_dtype_obj(dtype, &dt) != 0) return NULL;
+  if (dlx__py_parse_dtype(dtype, &dt) != 0) return NULL;
   char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
   size_t from = dlx_dtype_itemsize(t->view.dtype), to = dlx_dtype_itemsize(dt);
   if (from != to || dlx_dtype_is_subbyte(dt) || dlx_dtype_is_subbyte(t->view.dtype))
@@ -340,5 +340,5 @@ PyObject *dlx_pyops_view(PyObject *self, PyObject *dtype) {
   uint32_t align = (uint32_t)dlx_dtype_alignment(dt);
   uintptr_t addr = (uintptr_t)v.data;
   while (addr && align > 1 && addr % align) align /= 2;
-  return dlx_py_tensor_wrap(dlx__storage_retain(t->storage), &v, align);
+  return dlx__py_tensor_wrap(dlx__storage_retain(t->storage), &v, align);
 }

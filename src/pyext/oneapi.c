@@ -3,14 +3,13 @@
  * dlx loads dpctl's C API (libDPCTLSyclInterface.so) at run time. oneapi.py finds the installed dpctl
  * package without importing it and, unless DLX_DPCTL_LIBRARY is set, points DLX_DPCTL_LIBRARY at the
  * package's copy, so the C library loads it lazily at the first kDLOneAPI need; load() here loads it now.
- * Device strings ("oneapi", "oneapi:N", (14, N)) are parsed with the others in cuda.c. */
+ * Device strings ("oneapi", "oneapi:N", (14, N)) are parsed with the others in device.c. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <stdint.h>
 #include <string.h>
 
 #include "dlx/oneapi.h"
-#include "pyext/oneapi.h"
 
 static const char *const usm_names[] = {NULL, "device", "shared", "host"};
 
@@ -23,7 +22,7 @@ static PyObject *o_load(PyObject *m, PyObject *arg) {
   dlx_status st;
   Py_BEGIN_ALLOW_THREADS st = dlx_oneapi_load(path);
   Py_END_ALLOW_THREADS
-  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  if (st != DLX_OK) return dlx__py_raise(st, PyExc_ValueError);
   Py_RETURN_NONE;
 }
 
@@ -39,15 +38,15 @@ static PyObject *o_device_count(PyObject *m, PyObject *unused) {
  * query (no library, a pointer the device's context does not know) raise. */
 static PyObject *o_usm_kind(PyObject *m, PyObject *arg) {
   (void)m;
-  if (!PyObject_TypeCheck(arg, &dlx_TensorType))
+  if (!PyObject_TypeCheck(arg, &dlx__py_tensor_type))
     return PyErr_Format(PyExc_TypeError, "usm_kind: expected a dlx.Tensor, not %.100s", Py_TYPE(arg)->tp_name);
-  const dlx_view *v = &((TensorObject *)arg)->view;
+  const dlx_view *v = &((dlx__py_tensor *)arg)->view;
   if (v->device.device_type != kDLOneAPI) Py_RETURN_NONE;
   dlx_oneapi_usm kind = DLX_ONEAPI_USM_UNKNOWN;
   dlx_status st;
   Py_BEGIN_ALLOW_THREADS st = dlx_oneapi_usm_kind(v->data, v->device.device_id, &kind);
   Py_END_ALLOW_THREADS
-  if (st != DLX_OK) return dlx_py_raise(st, PyExc_RuntimeError);
+  if (st != DLX_OK) return dlx__py_raise(st, PyExc_RuntimeError);
   if (kind < DLX_ONEAPI_USM_DEVICE || kind > DLX_ONEAPI_USM_HOST)
     return PyErr_Format(PyExc_RuntimeError, "usm_kind: dpctl reports USM kind %d", (int)kind);
   return PyUnicode_FromString(usm_names[kind]);
@@ -66,7 +65,7 @@ static PyObject *o_set_alloc_kind(PyObject *m, PyObject *arg) {
   if (kind == 0) return PyErr_Format(PyExc_ValueError, "USM kind %R is not 'device', 'shared' or 'host'", arg);
   dlx_oneapi_usm previous = DLX_ONEAPI_USM_DEVICE;
   dlx_status st = dlx_oneapi_set_alloc_kind((dlx_oneapi_usm)kind, &previous);
-  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  if (st != DLX_OK) return dlx__py_raise(st, PyExc_ValueError);
   if (previous < DLX_ONEAPI_USM_DEVICE || previous > DLX_ONEAPI_USM_HOST) previous = DLX_ONEAPI_USM_DEVICE;
   return PyUnicode_FromString(usm_names[previous]);
 }
@@ -79,7 +78,7 @@ static PyMethodDef oneapi_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int dlx_py_oneapi_init(PyObject *module) {
+int dlx__py_oneapi_init(PyObject *module) {
   PyObject *sub = PyModule_New("dlx._dlx._oneapi");
   if (sub == NULL) return -1;
   if (PyModule_AddFunctions(sub, oneapi_methods) < 0 || PyModule_AddObject(module, "_oneapi", sub) < 0) {

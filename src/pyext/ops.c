@@ -1,7 +1,8 @@
-/* dlx.Tensor arithmetic, comparisons, indexing and shape methods; dlx.add & co, matmul, fma, full.
+/* dlx.Tensor arithmetic and comparisons, and dlx.add & co, matmul, fma, set_num_threads; with the operand
+ * helpers every file uses (dlx__py_as_tensor, dlx__py_cast_new, the scalar views).
  *
- * The C core computes on operands of one dtype; this file decides that dtype the way NumPy 2 does
- * (ml_dtypes' rules for bfloat16 and the float8 formats), casting an operand first when needed:
+ * The C core computes on operands of one dtype; the ops decide that dtype the way NumPy 2 does (dtype.c:
+ * ml_dtypes' rules for bfloat16 and the float8 formats), casting an operand first when needed:
  *  - tensor with tensor: NumPy's promotion table (int8 + uint8 -> int16, int64 + float32 -> float64, ...);
  *  - tensor with a Python scalar: the scalar is "weak" and takes the tensor's dtype (uint8 + 1 stays
  *    uint8; an int that does not fit is OverflowError), except where its kind is higher (int + 1.5 ->
@@ -21,172 +22,42 @@
 #include "dlx/ops.h"
 #include "dlx/viewops.h"
 
+/* ---- operands ------------------------------------------------------------------------------------- */
 
-PyObject *dlx_py_raise_op(dlx_status st) {
-  PyObject *exc;
-  switch (st) {
-    case DLX_ERR_INDEX: exc = PyExc_IndexError; break;
-    case DLX_ERR_UNSUPPORTED: exc = PyExc_TypeError; break;
-    default: exc = PyExc_ValueError; break; /* dlx_py_raise turns OUT_OF_MEMORY into MemoryError */
-  }
-  return dlx_py_raise(st, exc);
-}
-
-int dlx_pyops_is_tensor(PyObject *o) { return Py_IS_TYPE(o, &dlx_TensorType); }
-
-/* ---- dtype classes and promotion ---------------------------------------------------------------- */
-
-dtclass dlx_pyops_class_of(DLDataType dt) {
-  if (dt.lanes != 1) return C_OTHER;
-  switch (dt.code) {
-    case DLX_CODE_BOOL: return C_BOOL;
-    case DLX_CODE_INT: return dt.bits <= 64 ? C_INT : C_OTHER;
-    case DLX_CODE_UINT: return dt.bits <= 64 ? C_UINT : C_OTHER; /* uint128: no NumPy promotion */
-    case DLX_CODE_FLOAT: return dt.bits >= 16 && dt.bits <= 64 ? C_FLOAT : C_OTHER;
-    case DLX_CODE_COMPLEX: return dt.bits == 64 || dt.bits == 128 ? C_COMPLEX : C_OTHER;
-    case DLX_CODE_BFLOAT: return C_EXT;
-    default: return dt.code >= DLX_CODE_FLOAT8_E3M4 && dt.code <= DLX_CODE_FLOAT8_E8M0FNU ? C_EXT : C_OTHER;
-  }
-}
-
-static DLDataType float_of(int bits) { return DLX_DTYPE_MAKE(DLX_CODE_FLOAT, bits, 1); }
-static DLDataType complex_of(int float_bits) { return DLX_DTYPE_MAKE(DLX_CODE_COMPLEX, 2 * float_bits, 1); }
-static int max_i(int a, int b) { return a > b ? a : b; }
-
-/* The narrowest float holding every value of an integer of `bits` bits, as NumPy pairs them. */
-static int float_bits_for_int(int bits) { return bits <= 8 ? 16 : bits <= 16 ? 32 : 64; }
-
-/* NumPy's result_type for two dtypes (ml_dtypes' for bfloat16 / float8). 0, or -1 with TypeError. */
-static int promote(DLDataType a, DLDataType b, DLDataType *out) {
-  if (dlx_dtype_equal(a, b)) {
-    *out = a;
-    return 0;
-  }
-  dtclass ka = dlx_pyops_class_of(a), kb = dlx_pyops_class_of(b);
-  if (ka > kb) { /* order the pair: ka <= kb */
-    DLDataType t = a;
-    a = b;
-    b = t;
-    dtclass k = ka;
-    ka = kb;
-    kb = k;
-  }
-  char x[DLX_DTYPE_NAME_MAX], y[DLX_DTYPE_NAME_MAX];
-  if (kb == C_OTHER) goto fail;
-  if (ka == C_BOOL) {
-    *out = b;
-    return 0;
-  }
-  if (kb == C_EXT) { /* b is bfloat16 or a float8 format (ml_dtypes' rules) */
-    if (ka == C_INT || ka == C_UINT) {
-      /* an int8 fits the narrow format's role; wider ints need float32 / float64 */
-      *out = a.bits <= 8 ? b : float_of(float_bits_for_int(a.bits));
-    } else if (ka == C_FLOAT || ka == C_COMPLEX) {
-      /* float16 meets a narrow format in float32; wider floats and complex keep their type */
-      *out = ka == C_FLOAT && a.bits < 32 ? DLX_DTYPE_FLOAT32 : a;
-    } else {
-      *out = DLX_DTYPE_FLOAT32; /* two different narrow formats */
-    }
-    return 0;
-  }
-  if (ka == C_INT || ka == C_UINT) {
-    if (kb == C_INT || kb == C_UINT) {
-      if (ka == kb) {
-        *out = a.bits > b.bits ? a : b;
-      } else {
-        DLDataType u = ka == C_UINT ? a : b, s = ka == C_UINT ? b : a;
-        if (s.bits > u.bits) *out = s;
-        else if (u.bits < 64) *out = DLX_DTYPE_MAKE(DLX_CODE_INT, 2 * u.bits, 1);
-        else *out = DLX_DTYPE_FLOAT64;
-      }
-      return 0;
-    }
-    int need = float_bits_for_int(a.bits);
-    if (kb == C_FLOAT) *out = float_of(max_i(b.bits, need));
-    else *out = complex_of(max_i(b.bits / 2, need));
-    return 0;
-  }
-  if (ka == C_FLOAT) {
-    *out = kb == C_FLOAT ? float_of(max_i(a.bits, b.bits)) : complex_of(max_i(a.bits, b.bits / 2));
-    return 0;
-  }
-  if (ka == C_COMPLEX) {
-    *out = a.bits > b.bits ? a : b;
-    return 0;
-  }
-fail:
-  PyErr_Format(PyExc_TypeError, "no common dtype for %s and %s (cast one with astype)", dlx__dtype_text(x, sizeof x, a),
-               dlx__dtype_text(y, sizeof y, b));
-  return -1;
-}
-
-/* Python scalars, weakest first. */
-/* Exact float / complex: numpy.float64 and numpy.complex128 subclass them but are NumPy scalars, which
- * NumPy types strongly (float32 tensor + numpy.float64 is float64); they go the tensor way instead. */
-skind dlx_pyops_scalar_kind(PyObject *o) {
-  if (PyBool_Check(o)) return SK_BOOL;
-  if (PyLong_Check(o)) return SK_INT;
-  if (PyFloat_CheckExact(o)) return SK_FLOAT;
-  if (PyComplex_CheckExact(o)) return SK_COMPLEX;
-  return SK_NONE;
-}
-
-/* The dtype of tensor (dtype t) op weak scalar: NumPy 2's rules, ml_dtypes' for the narrow formats
- * (bfloat16 + 1.5 is float32 there). */
-static DLDataType weak_result(DLDataType t, skind s) {
-  dtclass k = dlx_pyops_class_of(t);
-  switch (s) {
-    case SK_INT: return k == C_BOOL ? DLX_DTYPE_INT64 : t;
-    case SK_FLOAT:
-      if (k == C_BOOL || k == C_INT || k == C_UINT) return DLX_DTYPE_FLOAT64;
-      return k == C_EXT ? DLX_DTYPE_FLOAT32 : t;
-    case SK_COMPLEX:
-      if (k == C_BOOL || k == C_INT || k == C_UINT) return DLX_DTYPE_COMPLEX128;
-      if (k == C_EXT || (k == C_FLOAT && t.bits <= 32)) return DLX_DTYPE_COMPLEX64;
-      return k == C_FLOAT ? DLX_DTYPE_COMPLEX128 : t;
-    default: return t;
-  }
-}
-
-/* ---- new tensors -------------------------------------------------------------------------------- */
-
-PyObject *dlx_py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
-  /* the core's allocator: 64-byte aligned, transparent huge pages for large blocks */
-  return dlx_py_tensor_new_on((DLDevice){kDLCPU, 0}, ndim, shape, dt, zero);
-}
+int dlx__py_is_tensor(PyObject *o) { return Py_IS_TYPE(o, &dlx__py_tensor_type); }
 
 /* A view of t's storage (one more reference to it). */
-PyObject *dlx_pyops_wrap_view(TensorObject *t, const dlx_view *v) {
-  return dlx_py_tensor_wrap(dlx__storage_retain(t->storage), v, 0);
+PyObject *dlx__py_wrap_view(dlx__py_tensor *t, const dlx_view *v) {
+  return dlx__py_tensor_wrap(dlx__storage_retain(t->storage), v, 0);
 }
 
 /* t converted to dtype dt in a new compact tensor (on the device ops on src compute on). */
-PyObject *dlx_pyops_cast_new(const dlx_view *src, DLDataType dt) {
-  PyObject *r = dlx_py_tensor_new_like(src, src->ndim, src->shape, dt);
+PyObject *dlx__py_cast_new(const dlx_view *src, DLDataType dt) {
+  PyObject *r = dlx__py_tensor_new_like(src, src->ndim, src->shape, dt);
   if (r == NULL) return NULL;
   dlx_status st;
-  RUN_OP(st, dlx_view_size(src), dlx_cast(&((TensorObject *)r)->view, src));
+  DLX__PY_RUN_OP(st, dlx_view_size(src), dlx_cast(&((dlx__py_tensor *)r)->view, src));
   if (st != DLX_OK) {
     Py_DECREF(r);
-    return dlx_py_raise_op(st);
+    return dlx__py_raise_op(st);
   }
   return r;
 }
 
 /* A Tensor for any tensor-like object: a new reference (the object itself for a dlx.Tensor), NULL with
  * TypeError when it speaks no DLPack (or NotImplemented semantics left to the caller: *unsupported). */
-PyObject *dlx_pyops_as_tensor(PyObject *o, int *unsupported) {
+PyObject *dlx__py_as_tensor(PyObject *o, int *unsupported) {
   *unsupported = 0;
-  if (dlx_pyops_is_tensor(o)) {
+  if (dlx__py_is_tensor(o)) {
     Py_INCREF(o);
     return o;
   }
-  if (!PyObject_HasAttr(o, dlx_str_dlpack) && !PyCapsule_CheckExact(o)) {
+  if (!PyObject_HasAttr(o, dlx__py_str_dlpack) && !PyCapsule_CheckExact(o)) {
     /* a NumPy scalar (numpy.float32(2)) speaks no DLPack, but its __array__ is a 0-d array that does */
     if (PyObject_HasAttrString(o, "dtype") && PyObject_HasAttrString(o, "__array__")) {
       PyObject *arr = PyObject_CallMethod(o, "__array__", NULL);
       if (arr == NULL) return NULL;
-      PyObject *t = PyObject_HasAttr(arr, dlx_str_dlpack) ? dlx_from_dlpack_impl(arr, 0, -1) : NULL;
+      PyObject *t = PyObject_HasAttr(arr, dlx__py_str_dlpack) ? dlx__py_from_dlpack(arr, 0, -1) : NULL;
       if (t == NULL && !PyErr_Occurred())
         PyErr_Format(PyExc_TypeError, "%.100s.__array__() gave no DLPack object", Py_TYPE(o)->tp_name);
       Py_DECREF(arr);
@@ -196,129 +67,7 @@ PyObject *dlx_pyops_as_tensor(PyObject *o, int *unsupported) {
     return PyErr_Format(PyExc_TypeError, "expected a dlx.Tensor, a DLPack object or a Python scalar, not %.100s",
                         Py_TYPE(o)->tp_name);
   }
-  return dlx_from_dlpack_impl(o, 0, -1);
-}
-
-/* ---- dtypes from Python objects ----------------------------------------------------------------- */
-
-/* ValueError for a str that is no dlx dtype name: "unknown dtype 'xyz'", plus what the core's parse
- * error adds (the expected spellings, a bad lane count). The core's message repeats the name; that
- * part is dropped when the message has the core's usual form, else the whole message follows. */
-static int unknown_dtype_name(PyObject *o, const char *s, Py_ssize_t len) {
-  const char *msg = dlx_last_error(), *detail = msg, *sep = ": ";
-  /* the core quotes at most 64 bytes of the name */
-  int shown = len > 64 ? 64 : (int)len;
-  char not_a_name[96], bad_lanes[96];
-  snprintf(not_a_name, sizeof not_a_name, "\"%.*s\" is not a dtype name", shown, s);
-  snprintf(bad_lanes, sizeof bad_lanes, "dtype name \"%.*s\":", shown, s);
-  if (strncmp(msg, not_a_name, strlen(not_a_name)) == 0) {
-    detail = msg + strlen(not_a_name); /* " (expected e.g. ...)" or ": \"float33\" is no scalar type" */
-    sep = "";
-  } else if (strncmp(msg, bad_lanes, strlen(bad_lanes)) == 0) {
-    detail = msg + strlen(bad_lanes); /* " lanes after 'x' must be ..." */
-    detail += detail[0] == ' ';
-  }
-  PyErr_Format(PyExc_ValueError, "unknown dtype '%.64U'%s%s", o, detail[0] ? sep : "", detail);
-  return -1;
-}
-
-/* A numpy.dtype (descr, what numpy.dtype made of o; np the numpy module) as a dlx dtype. -1 with
- * TypeError when dlx has no such dtype. */
-static int dtype_from_numpy(PyObject *np, PyObject *o, PyObject *descr, DLDataType *dt) {
-  PyObject *name = NULL, *order = NULL, *type = NULL, *ld = NULL, *cld = NULL;
-  const char *why = "";
-  int r = -1;
-  if ((name = PyObject_GetAttrString(descr, "name")) == NULL ||
-      (order = PyObject_GetAttrString(descr, "byteorder")) == NULL ||
-      (type = PyObject_GetAttrString(descr, "type")) == NULL ||
-      (ld = PyObject_GetAttrString(np, "longdouble")) == NULL ||
-      (cld = PyObject_GetAttrString(np, "clongdouble")) == NULL)
-    goto done;
-  int parsed = 0;
-  if (PyUnicode_Check(name)) {
-    Py_ssize_t len;
-    const char *s = PyUnicode_AsUTF8AndSize(name, &len);
-    if (s == NULL) goto done;
-    parsed = dlx_dtype_parse_n(s, (size_t)len, dt) == DLX_OK;
-  }
-  if (PyUnicode_Check(order) &&
-      (PyUnicode_CompareWithASCIIString(order, "<") == 0 || PyUnicode_CompareWithASCIIString(order, ">") == 0)) {
-    /* NumPy spells the machine's own order '=' (or '|' where order means nothing): '<' or '>' is the
-     * other one, whose bytes dlx would read wrongly */
-    why = ": its bytes are not in the machine's order";
-  } else if ((type == ld || type == cld) &&
-             !(parsed && (dlx_dtype_equal(*dt, DLX_DTYPE_FLOAT64) || dlx_dtype_equal(*dt, DLX_DTYPE_COMPLEX128)))) {
-    /* a long double wider than double is named "float128" ("complex256") by NumPy, but on x86-64 it is
-     * x87 extended precision, no IEEE binary128 */
-    why = ": NumPy's long double is no IEEE binary128";
-  } else if (parsed) {
-    r = 0;
-    goto done;
-  }
-  if (o == descr) PyErr_Format(PyExc_TypeError, "dlx has no dtype for %.200R%s", o, why);
-  else PyErr_Format(PyExc_TypeError, "dlx has no dtype for %.200R (NumPy's %.200R)%s", o, descr, why);
-done:
-  Py_XDECREF(name);
-  Py_XDECREF(order);
-  Py_XDECREF(type);
-  Py_XDECREF(ld);
-  Py_XDECREF(cld);
-  return r;
-}
-
-/* The one dtype parser of the module (empty, zeros, full, empty_like, astype, view):
- *  - a str is a dlx dtype name ("float32", "bfloat16", "float32x4"); NumPy's string spellings ("float",
- *    "f4", "<f4") are not, so that a name has one meaning, dlx's;
- *  - Python's bool / int / float / complex mean what numpy.dtype makes of them: int is NumPy 2's default
- *    integer, intp (int64 on 64-bit platforms);
- *  - anything numpy.dtype() takes (numpy.dtype objects, numpy.float32, ml_dtypes.bfloat16) is asked of
- *    NumPy, when it is loaded: such an object cannot exist before, so dlx never imports NumPy itself.
- * -1 with ValueError for an unknown name, TypeError for anything else. */
-int dlx_parse_dtype_obj(PyObject *o, DLDataType *dt) {
-  static PyObject *numpy_name;
-  if (PyUnicode_Check(o)) {
-    Py_ssize_t len;
-    const char *s = PyUnicode_AsUTF8AndSize(o, &len);
-    if (s == NULL) return -1;
-    return dlx_dtype_parse_n(s, (size_t)len, dt) == DLX_OK ? 0 : unknown_dtype_name(o, s, len);
-  }
-  DLDataType builtin = DLX_DTYPE_MAKE(0, 0, 0);
-  if (o == (PyObject *)&PyBool_Type) builtin = DLX_DTYPE_BOOL;
-  else if (o == (PyObject *)&PyLong_Type) builtin = DLX_DTYPE_MAKE(DLX_CODE_INT, 8 * sizeof(Py_ssize_t), 1);
-  else if (o == (PyObject *)&PyFloat_Type) builtin = DLX_DTYPE_FLOAT64;
-  else if (o == (PyObject *)&PyComplex_Type) builtin = DLX_DTYPE_COMPLEX128;
-  if (builtin.bits != 0) {
-    *dt = builtin;
-    return 0;
-  }
-  PyObject *np = NULL, *descr = NULL;
-  if (o != Py_None) { /* numpy.dtype(None) is float64, but None is no dtype to dlx (callers: the default) */
-    if (numpy_name == NULL && (numpy_name = PyUnicode_InternFromString("numpy")) == NULL) return -1;
-    np = PyImport_GetModule(numpy_name); /* sys.modules["numpy"]: no import */
-    if (np == NULL && PyErr_Occurred()) return -1;
-  }
-  if (np != NULL && np != Py_None) {
-    descr = PyObject_CallMethod(np, "dtype", "O", o);
-    if (descr == NULL) {
-      if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError)) {
-        Py_DECREF(np);
-        return -1;
-      }
-      PyErr_Clear(); /* not a dtype to NumPy either: the message below says what is taken */
-    }
-  }
-  if (descr != NULL) {
-    int r = dtype_from_numpy(np, o, descr, dt);
-    Py_DECREF(descr);
-    Py_DECREF(np);
-    return r;
-  }
-  Py_XDECREF(np);
-  PyErr_Format(PyExc_TypeError,
-               "dtype must be a name like 'float32', a NumPy or ml_dtypes dtype or scalar type, or bool / int / "
-               "float / complex, not %.100s",
-               Py_TYPE(o)->tp_name);
-  return -1;
+  return dlx__py_from_dlpack(o, 0, -1);
 }
 
 /* ---- scalars ------------------------------------------------------------------------------------ */
@@ -333,7 +82,7 @@ static int int_scalar(PyObject *o, DLDataType dt, dlx_view *v, dlx_scalar_buf *b
     dlx_status st = dlx_scalar_view_int(v, buf, dt, x);
     if (st == DLX_OK) return 0;
     if (st != DLX_ERR_OVERFLOW) {
-      dlx_py_raise_op(st);
+      dlx__py_raise_op(st);
       return -1;
     }
     *sign = x < 0 ? -1 : 1;
@@ -347,7 +96,7 @@ static int int_scalar(PyObject *o, DLDataType dt, dlx_view *v, dlx_scalar_buf *b
       memcpy(buf->bytes, &w, sizeof w);
       dlx_status st = dlx_view_init(v, buf->bytes, dt, (DLDevice){kDLCPU, 0}, 0, NULL, NULL);
       if (st != DLX_OK) {
-        dlx_py_raise_op(st);
+        dlx__py_raise_op(st);
         return -1;
       }
       return 0;
@@ -360,11 +109,11 @@ static int int_scalar(PyObject *o, DLDataType dt, dlx_view *v, dlx_scalar_buf *b
 
 /* A Python scalar of kind k as a 0-d view of dtype dt (the weak-scalar conversion). 0; 1 for an int
  * outside an integer dtype's range (*sign tells which side); -1 with an exception. */
-int dlx_pyops_scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_scalar_buf *buf, int *sign) {
-  dtclass c = dlx_pyops_class_of(dt);
+int dlx__py_scalar_view(PyObject *o, dlx__py_skind k, DLDataType dt, dlx_view *v, dlx_scalar_buf *buf, int *sign) {
+  dlx__py_dtclass c = dlx__py_dtype_class(dt);
   dlx_status st;
-  if (k == SK_BOOL || k == SK_INT) {
-    if (c == C_INT || c == C_UINT) return int_scalar(o, dt, v, buf, sign);
+  if (k == DLX__PY_SCALAR_BOOL || k == DLX__PY_SCALAR_INT) {
+    if (c == DLX__PY_CLASS_INT || c == DLX__PY_CLASS_UINT) return int_scalar(o, dt, v, buf, sign);
     int overflow = 0;
     long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (x == -1 && PyErr_Occurred()) return -1;
@@ -375,7 +124,7 @@ int dlx_pyops_scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_
       if (d == -1.0 && PyErr_Occurred()) return -1;
       st = dlx_scalar_view(v, buf, dt, d, 0.0);
     }
-  } else if (k == SK_FLOAT) {
+  } else if (k == DLX__PY_SCALAR_FLOAT) {
     st = dlx_scalar_view(v, buf, dt, PyFloat_AsDouble(o), 0.0);
   } else {
     Py_complex z = PyComplex_AsCComplex(o);
@@ -383,13 +132,13 @@ int dlx_pyops_scalar_view(PyObject *o, skind k, DLDataType dt, dlx_view *v, dlx_
     st = dlx_scalar_view(v, buf, dt, z.real, z.imag);
   }
   if (st != DLX_OK) {
-    dlx_py_raise_op(st);
+    dlx__py_raise_op(st);
     return -1;
   }
   return 0;
 }
 
-PyObject *dlx_pyops_int_out_of_bounds(PyObject *o, DLDataType dt) {
+PyObject *dlx__py_int_out_of_bounds(PyObject *o, DLDataType dt) {
   char b[DLX_DTYPE_NAME_MAX];
   return PyErr_Format(PyExc_OverflowError, "Python integer %S out of bounds for %s", o, dlx__dtype_text(b, sizeof b, dt));
 }
@@ -425,209 +174,248 @@ static int out_of_range_comparison(dlx_binop op, int sign) {
   }
 }
 
-/* Whether an in-place op may cast its result (dtype `from`) back into the target (dtype `to`): NumPy's
- * np.can_cast(from, to, casting="same_kind"). bool < signed int < float < complex, unsigned ints cast
- * into signed ints but not the other way (uint8 += int8 computes int16, which NumPy refuses to cast
- * into uint8), and any cast within a kind is allowed (int32 += int64). bfloat16 and the float8 formats
- * follow the casts ml_dtypes registers with NumPy, which are not a plain kind order; test_ops.py checks
- * every pair against np.can_cast. */
-static int same_kind_castable(DLDataType from, DLDataType to) {
-  if (dlx_dtype_equal(from, to)) return 1;
-  dtclass f = dlx_pyops_class_of(from), t = dlx_pyops_class_of(to);
-  if (f == C_OTHER || t == C_OTHER) return 0;
-  if (f == C_BOOL) return 1;
-  if (t == C_EXT) {
-    /* into a narrow format from bool, ints and floats always; from complex and the other narrow formats
-     * as ml_dtypes registers: nothing but the real types into float8_e5m2, only bfloat16 into
-     * float8_e8m0fnu, and float8_e8m0fnu into bfloat16 alone */
-    if (to.code == DLX_CODE_FLOAT8_E5M2) return f != C_COMPLEX && f != C_EXT;
-    if (f != C_EXT) return 1;
-    if (to.code == DLX_CODE_FLOAT8_E8M0FNU) return from.code == DLX_CODE_BFLOAT;
-    return from.code != DLX_CODE_FLOAT8_E8M0FNU || to.code == DLX_CODE_BFLOAT;
-  }
-  if (f == C_EXT) /* out of a narrow format: into float32 and wider, float16 only from float8_e5m2 */
-    return t == C_COMPLEX || (t == C_FLOAT && (to.bits >= 32 || from.code == DLX_CODE_FLOAT8_E5M2));
-  switch (f) {
-    case C_INT: return t == C_INT || t == C_FLOAT || t == C_COMPLEX;
-    case C_UINT: return t != C_BOOL;
-    case C_FLOAT: return t == C_FLOAT || t == C_COMPLEX;
-    default: return t == C_COMPLEX;
-  }
-}
-
 /* Where the result goes: a new tensor, the given out, or (in place) x itself. */
 typedef enum out_mode { OUT_NEW, OUT_GIVEN, OUT_INPLACE } out_mode;
 
 /* Write `result` (dtype rdt, shape already final) into target: directly when the dtypes match. */
 static PyObject *finish_into(PyObject *target, PyObject *result) {
-  TensorObject *t = (TensorObject *)target, *r = (TensorObject *)result;
+  dlx__py_tensor *t = (dlx__py_tensor *)target, *r = (dlx__py_tensor *)result;
   dlx_status st;
-  RUN_OP(st, dlx_view_size(&t->view), dlx_cast(&t->view, &r->view));
+  DLX__PY_RUN_OP(st, dlx_view_size(&t->view), dlx_cast(&t->view, &r->view));
   Py_DECREF(result);
-  if (st != DLX_OK) return dlx_py_raise_op(st);
+  if (st != DLX_OK) return dlx__py_raise_op(st);
   Py_INCREF(target);
   return target;
 }
 
-/* x op y with NumPy's dtype rules. Operators pass mode OUT_NEW / OUT_INPLACE and get NotImplemented for
- * operands they do not know; functions (strict) raise TypeError instead. */
-static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_obj, out_mode mode, int strict) {
-  skind kx = dlx_pyops_is_tensor(x) ? SK_NONE : dlx_pyops_scalar_kind(x), ky = dlx_pyops_is_tensor(y) ? SK_NONE : dlx_pyops_scalar_kind(y);
-  if (kx != SK_NONE && ky != SK_NONE) {
-    if (!strict) Py_RETURN_NOTIMPLEMENTED;
-    return PyErr_Format(PyExc_TypeError, "dlx.%s: at least one operand must be a tensor", op_names[op]);
-  }
-  PyObject *tx = NULL, *ty = NULL, *result = NULL, *cx = NULL, *cy = NULL, *out = NULL;
-  int unsupported = 0;
-  if (kx == SK_NONE && (tx = dlx_pyops_as_tensor(x, &unsupported)) == NULL) goto unknown;
-  if (ky == SK_NONE && (ty = dlx_pyops_as_tensor(y, &unsupported)) == NULL) goto unknown;
+/* ---- binary: one call in five steps ---------------------------------------------------------------
+ *
+ * x op y with NumPy's dtype rules, its checks in this order:
+ *  1. classify: each operand is a Python scalar or a tensor-like (imported); a comparison with the scalar
+ *     on the left is turned around, so that the scalar always takes one side of a tensor op;
+ *  2. promote: the computation's dtype (NumPy's promotion, or the weak scalar's rule; `/` of integers in
+ *     float64), the tensors cast to it, the scalar converted to it (an int outside an integer dtype's
+ *     range decides a comparison by itself);
+ *  3. broadcast: the output's dtype and shape;
+ *  4. resolve out: the tensor the caller's result must end up in (out=, or x in place) and its dtype;
+ *  5. run: the kernel writes the target itself when the dtypes agree, else a new tensor that is then
+ *     cast into the target.
+ * Operators pass mode OUT_NEW / OUT_INPLACE and get NotImplemented for operands they do not know;
+ * functions (strict) raise TypeError instead. */
 
-  /* comparisons are evaluated as tensor OP scalar, the scalar on the right */
-  PyObject *scalar = NULL;
-  skind sk = SK_NONE;
-  if (is_comparison(op) && tx == NULL) {
-    op = swapped(op);
-    tx = ty;
-    ty = NULL;
-    scalar = x;
-    sk = kx;
-  } else if (tx == NULL || ty == NULL) {
-    scalar = tx == NULL ? x : y;
-    sk = tx == NULL ? kx : ky;
-  }
-  const dlx_view *vx = tx ? &((TensorObject *)tx)->view : NULL, *vy = ty ? &((TensorObject *)ty)->view : NULL;
-
-  DLDataType rdt;
-  if (vx && vy) {
-    if (promote(vx->dtype, vy->dtype, &rdt) != 0) goto done;
-  } else {
-    rdt = weak_result((vx ? vx : vy)->dtype, sk);
-  }
-  dtclass rc = dlx_pyops_class_of(rdt);
-  if (op == DLX_OP_DIV && (rc == C_BOOL || rc == C_INT || rc == C_UINT)) rdt = DLX_DTYPE_FLOAT64;
-  /* operands converted to the computation dtype */
-  if (vx && !dlx_dtype_equal(vx->dtype, rdt)) {
-    if ((cx = dlx_pyops_cast_new(vx, rdt)) == NULL) goto done;
-    vx = &((TensorObject *)cx)->view;
-  }
-  if (vy && !dlx_dtype_equal(vy->dtype, rdt)) {
-    if ((cy = dlx_pyops_cast_new(vy, rdt)) == NULL) goto done;
-    vy = &((TensorObject *)cy)->view;
-  }
-  dlx_view sv;
-  dlx_scalar_buf sbuf;
-  int const_result = -1; /* 0 / 1: a comparison decided by an int outside the dtype's range */
-  if (scalar) {
-    int sign = 0, r = dlx_pyops_scalar_view(scalar, sk, rdt, &sv, &sbuf, &sign);
-    if (r < 0) goto done;
-    if (r > 0) {
-      if (!is_comparison(op)) {
-        dlx_pyops_int_out_of_bounds(scalar, rdt);
-        goto done;
-      }
-      const_result = out_of_range_comparison(op, sign);
-      /* a stand-in of the right dtype, for the shape logic below (its value is never used) */
-      dlx_status st = dlx_scalar_view_int(&sv, &sbuf, rdt, 0);
-      if (st != DLX_OK) {
-        dlx_py_raise_op(st);
-        goto done;
-      }
-    }
-    if (vx == NULL) vx = &sv;
-    else vy = &sv;
-  }
-
-  /* the output: dtype and broadcast shape */
-  DLDataType odt = is_comparison(op) ? DLX_DTYPE_BOOL : rdt;
-  int32_t nd = 0;
+/* One call's state. binary() drops the references it holds. */
+typedef struct binary_call {
+  dlx_binop op;
+  out_mode mode;
+  int strict;
+  PyObject *x, *y, *out_obj;         /* the caller's arguments (borrowed) */
+  PyObject *tx, *ty, *cx, *cy, *out; /* held: x's and y's tensors, their casts, out's import */
+  PyObject *scalar;                  /* the Python scalar operand (borrowed), NULL when both are tensors */
+  dlx__py_skind sk;                  /* its kind */
+  const dlx_view *vx, *vy;           /* the operands (the scalar's 0-d view among them), in rdt once cast */
+  DLDataType rdt, odt;               /* the computation's dtype and the output's */
+  int const_result;                  /* 0 / 1: a comparison decided by an int outside rdt's range; else -1 */
+  int32_t nd;                        /* the output's broadcast shape */
   int64_t shape[DLX_MAX_NDIM];
-  {
-    int32_t ndims[2] = {vx->ndim, vy->ndim};
-    const int64_t *shapes[2] = {vx->shape, vy->shape};
-    dlx_status st = dlx_broadcast_shapes(2, ndims, shapes, &nd, shape);
-    if (st != DLX_OK) {
-      dlx_py_raise_op(st);
-      goto done;
-    }
+  PyObject *target;                  /* the tensor the result must end up in (borrowed), if any */
+  dlx_view sv;                       /* the scalar's 0-d view and its bytes */
+  dlx_scalar_buf sbuf;
+} binary_call;
+
+/* 1. The operands. 0; 1 when the call is NotImplemented (no exception set); -1 with an exception. */
+static int binary_classify(binary_call *c) {
+  const dlx__py_skind kx = dlx__py_is_tensor(c->x) ? DLX__PY_SCALAR_NONE : dlx__py_scalar_kind(c->x);
+  const dlx__py_skind ky = dlx__py_is_tensor(c->y) ? DLX__PY_SCALAR_NONE : dlx__py_scalar_kind(c->y);
+  if (kx != DLX__PY_SCALAR_NONE && ky != DLX__PY_SCALAR_NONE) {
+    if (!c->strict) return 1;
+    PyErr_Format(PyExc_TypeError, "dlx.%s: at least one operand must be a tensor", op_names[c->op]);
+    return -1;
   }
-  PyObject *target = NULL; /* the tensor the caller's result must end up in (borrowed), if any */
-  if (mode == OUT_INPLACE) {
-    target = x;
-  } else if (mode == OUT_GIVEN) {
-    /* a DLPack object (a NumPy array) as out is imported; `out` keeps the import alive */
-    if ((out = dlx_pyops_as_tensor(out_obj, &unsupported)) == NULL) goto done;
-    target = out;
+  int unsupported = 0;
+  if ((kx == DLX__PY_SCALAR_NONE && (c->tx = dlx__py_as_tensor(c->x, &unsupported)) == NULL) ||
+      (ky == DLX__PY_SCALAR_NONE && (c->ty = dlx__py_as_tensor(c->y, &unsupported)) == NULL)) {
+    if (!unsupported || c->strict) return -1;
+    PyErr_Clear();
+    return 1;
   }
-  if (target) {
-    const dlx_view *tv = &((TensorObject *)target)->view;
-    char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
-    if (mode == OUT_GIVEN && !dlx_dtype_equal(tv->dtype, odt)) {
-      PyErr_Format(PyExc_ValueError, "dlx.%s: out has dtype %s, but the result is %s", op_names[op],
-                   dlx__dtype_text(a, sizeof a, tv->dtype), dlx__dtype_text(b, sizeof b, odt));
-      goto done;
-    }
-    if (mode == OUT_INPLACE && !same_kind_castable(odt, tv->dtype)) {
-      PyErr_Format(PyExc_TypeError, "cannot cast the %s result from %s to %s in place (NumPy's same_kind rule)",
-                   op_names[op], dlx__dtype_text(a, sizeof a, odt), dlx__dtype_text(b, sizeof b, tv->dtype));
-      goto done;
-    }
+  /* comparisons are evaluated as tensor OP scalar, the scalar on the right */
+  if (is_comparison(c->op) && c->tx == NULL) {
+    c->op = swapped(c->op);
+    c->tx = c->ty;
+    c->ty = NULL;
+    c->scalar = c->x;
+    c->sk = kx;
+  } else if (c->tx == NULL || c->ty == NULL) {
+    c->scalar = c->tx == NULL ? c->x : c->y;
+    c->sk = c->tx == NULL ? kx : ky;
   }
-  PyObject *dest; /* the tensor the kernel writes: the target itself when the dtypes agree */
-  if (target && dlx_dtype_equal(((TensorObject *)target)->view.dtype, odt)) {
-    dest = target;
-    Py_INCREF(dest);
+  c->vx = c->tx ? &((dlx__py_tensor *)c->tx)->view : NULL;
+  c->vy = c->ty ? &((dlx__py_tensor *)c->ty)->view : NULL;
+  return 0;
+}
+
+/* 2a. The computation's dtype. 0, or -1 with TypeError. */
+static int binary_dtype(binary_call *c) {
+  if (c->vx && c->vy) {
+    if (dlx__py_promote(c->vx->dtype, c->vy->dtype, &c->rdt) != 0) return -1;
   } else {
-    const dlx_view *tv = target ? &((TensorObject *)target)->view : NULL;
-    const dlx_view *like = &((TensorObject *)(tx ? tx : ty))->view; /* where the op computes */
-    dest = tv ? dlx_py_tensor_new_like(like, tv->ndim, tv->shape, odt) : dlx_py_tensor_new_like(like, nd, shape, odt);
-    if (dest == NULL) goto done;
+    c->rdt = dlx__py_weak_result((c->vx ? c->vx : c->vy)->dtype, c->sk);
   }
-  dlx_view *dv = &((TensorObject *)dest)->view;
+  const dlx__py_dtclass rc = dlx__py_dtype_class(c->rdt);
+  if (c->op == DLX_OP_DIV && (rc == DLX__PY_CLASS_BOOL || rc == DLX__PY_CLASS_INT || rc == DLX__PY_CLASS_UINT))
+    c->rdt = DLX_DTYPE_FLOAT64;
+  return 0;
+}
+
+/* 2b. The tensor operands converted to the computation's dtype. */
+static int binary_cast(binary_call *c) {
+  if (c->vx && !dlx_dtype_equal(c->vx->dtype, c->rdt)) {
+    if ((c->cx = dlx__py_cast_new(c->vx, c->rdt)) == NULL) return -1;
+    c->vx = &((dlx__py_tensor *)c->cx)->view;
+  }
+  if (c->vy && !dlx_dtype_equal(c->vy->dtype, c->rdt)) {
+    if ((c->cy = dlx__py_cast_new(c->vy, c->rdt)) == NULL) return -1;
+    c->vy = &((dlx__py_tensor *)c->cy)->view;
+  }
+  return 0;
+}
+
+/* 2c. The scalar as a 0-d view of the computation's dtype, on the side no tensor took. */
+static int binary_scalar(binary_call *c) {
+  if (c->scalar == NULL) return 0;
+  int sign = 0;
+  const int r = dlx__py_scalar_view(c->scalar, c->sk, c->rdt, &c->sv, &c->sbuf, &sign);
+  if (r < 0) return -1;
+  if (r > 0) {
+    if (!is_comparison(c->op)) {
+      dlx__py_int_out_of_bounds(c->scalar, c->rdt);
+      return -1;
+    }
+    c->const_result = out_of_range_comparison(c->op, sign);
+    /* a stand-in of the right dtype, for the shape logic below (its value is never used) */
+    dlx_status st = dlx_scalar_view_int(&c->sv, &c->sbuf, c->rdt, 0);
+    if (st != DLX_OK) {
+      dlx__py_raise_op(st);
+      return -1;
+    }
+  }
+  if (c->vx == NULL) c->vx = &c->sv;
+  else c->vy = &c->sv;
+  return 0;
+}
+
+/* 3. The output's dtype and broadcast shape. */
+static int binary_broadcast(binary_call *c) {
+  c->odt = is_comparison(c->op) ? DLX_DTYPE_BOOL : c->rdt;
+  int32_t ndims[2] = {c->vx->ndim, c->vy->ndim};
+  const int64_t *shapes[2] = {c->vx->shape, c->vy->shape};
+  dlx_status st = dlx_broadcast_shapes(2, ndims, shapes, &c->nd, c->shape);
+  if (st == DLX_OK) return 0;
+  dlx__py_raise_op(st);
+  return -1;
+}
+
+/* 4. The tensor the caller's result must end up in, if any, and NumPy's rules for its dtype: out= must
+ * have the output's, an in-place operand one the output casts into (same_kind). */
+static int binary_resolve_out(binary_call *c) {
+  if (c->mode == OUT_INPLACE) {
+    c->target = c->x;
+  } else if (c->mode == OUT_GIVEN) {
+    /* a DLPack object (a NumPy array) as out is imported; `out` keeps the import alive */
+    int unsupported;
+    if ((c->out = dlx__py_as_tensor(c->out_obj, &unsupported)) == NULL) return -1;
+    c->target = c->out;
+  }
+  if (c->target == NULL) return 0;
+  const dlx_view *tv = &((dlx__py_tensor *)c->target)->view;
+  char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
+  if (c->mode == OUT_GIVEN && !dlx_dtype_equal(tv->dtype, c->odt)) {
+    PyErr_Format(PyExc_ValueError, "dlx.%s: out has dtype %s, but the result is %s", op_names[c->op],
+                 dlx__dtype_text(a, sizeof a, tv->dtype), dlx__dtype_text(b, sizeof b, c->odt));
+    return -1;
+  }
+  if (c->mode == OUT_INPLACE && !dlx__py_same_kind_castable(c->odt, tv->dtype)) {
+    PyErr_Format(PyExc_TypeError, "cannot cast the %s result from %s to %s in place (NumPy's same_kind rule)",
+                 op_names[c->op], dlx__dtype_text(a, sizeof a, c->odt), dlx__dtype_text(b, sizeof b, tv->dtype));
+    return -1;
+  }
+  return 0;
+}
+
+/* 5a. The tensor the kernel writes (a new reference): the target itself when the dtypes agree, else a
+ * new one of the target's shape (or the broadcast shape) where the op computes. NULL + exception. */
+static PyObject *binary_dest(const binary_call *c) {
+  if (c->target && dlx_dtype_equal(((dlx__py_tensor *)c->target)->view.dtype, c->odt)) {
+    Py_INCREF(c->target);
+    return c->target;
+  }
+  const dlx_view *tv = c->target ? &((dlx__py_tensor *)c->target)->view : NULL;
+  const dlx_view *like = &((dlx__py_tensor *)(c->tx ? c->tx : c->ty))->view; /* where the op computes */
+  return tv ? dlx__py_tensor_new_like(like, tv->ndim, tv->shape, c->odt)
+            : dlx__py_tensor_new_like(like, c->nd, c->shape, c->odt);
+}
+
+/* 5b. The kernel into dv: the op, or the constant of a comparison the scalar's range decided. */
+static dlx_status binary_kernel(const binary_call *c, dlx_view *dv) {
   dlx_status st;
-  if (const_result >= 0) {
+  if (c->const_result >= 0) {
     /* the constant broadcast to the operands' shape, so that the fill checks shapes as a kernel would */
     dlx_view bv;
     dlx_scalar_buf bb;
-    st = dlx_scalar_view_int(&bv, &bb, DLX_DTYPE_BOOL, const_result);
+    st = dlx_scalar_view_int(&bv, &bb, DLX_DTYPE_BOOL, c->const_result);
     /* (a device output takes the 0-d host constant, which the engine stages; broadcast it is no scalar) */
-    if (st == DLX_OK && dlx_device_is_host_accessible(dv->device)) st = dlx_view_broadcast_to(&bv, nd, shape, &bv);
-    if (st == DLX_OK) RUN_OP(st, dlx_view_size(dv), dlx_fill(dv, &bv));
+    if (st == DLX_OK && dlx_device_is_host_accessible(dv->device))
+      st = dlx_view_broadcast_to(&bv, c->nd, c->shape, &bv);
+    if (st == DLX_OK) DLX__PY_RUN_OP(st, dlx_view_size(dv), dlx_fill(dv, &bv));
   } else {
-    RUN_OP(st, dlx_view_size(dv), dlx_binary(op, dv, vx, vy));
+    DLX__PY_RUN_OP(st, dlx_view_size(dv), dlx_binary(c->op, dv, c->vx, c->vy));
   }
+  return st;
+}
+
+/* 5. Run, and hand back the result: the new tensor, or out (or the in-place operand) itself, as NumPy
+ * returns it. NULL + exception. */
+static PyObject *binary_run(const binary_call *c) {
+  PyObject *dest = binary_dest(c);
+  if (dest == NULL) return NULL;
+  dlx_status st = binary_kernel(c, &((dlx__py_tensor *)dest)->view);
   if (st != DLX_OK) {
     Py_DECREF(dest);
-    dlx_py_raise_op(st);
-    goto done;
+    return dlx__py_raise_op(st);
   }
-  if (target == NULL) {
-    result = dest;
-    goto done;
-  }
-  if (dest != target) {
-    PyObject *r = finish_into(target, dest); /* consumes dest */
-    if (r == NULL) goto done;
+  if (c->target == NULL) return dest;
+  if (dest != c->target) {
+    PyObject *r = finish_into(c->target, dest); /* consumes dest */
+    if (r == NULL) return NULL;
     Py_DECREF(r);
   } else {
     Py_DECREF(dest);
   }
-  /* NumPy returns out (or the in-place operand) itself */
-  result = mode == OUT_GIVEN ? out_obj : x;
+  PyObject *result = c->mode == OUT_GIVEN ? c->out_obj : c->x;
   Py_INCREF(result);
-  goto done;
+  return result;
+}
 
-unknown:
-  if (unsupported && !strict) {
-    PyErr_Clear();
+static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_obj, out_mode mode, int strict) {
+  binary_call c;
+  /* every field but the scalar's view and bytes, which stay unwritten until used (a view is 1 KiB) */
+  c.op = op, c.mode = mode, c.strict = strict, c.x = x, c.y = y, c.out_obj = out_obj;
+  c.tx = c.ty = c.cx = c.cy = c.out = c.scalar = c.target = NULL;
+  c.sk = DLX__PY_SCALAR_NONE, c.vx = c.vy = NULL, c.const_result = -1, c.nd = 0;
+  PyObject *result = NULL;
+  const int r = binary_classify(&c);
+  if (r > 0) {
     result = Py_NotImplemented;
     Py_INCREF(result);
+  } else if (r == 0 && binary_dtype(&c) == 0 && binary_cast(&c) == 0 && binary_scalar(&c) == 0 &&
+             binary_broadcast(&c) == 0 && binary_resolve_out(&c) == 0) {
+    result = binary_run(&c);
   }
-done:
-  Py_XDECREF(tx);
-  Py_XDECREF(ty);
-  Py_XDECREF(cx);
-  Py_XDECREF(cy);
-  Py_XDECREF(out);
+  Py_XDECREF(c.tx);
+  Py_XDECREF(c.ty);
+  Py_XDECREF(c.cx);
+  Py_XDECREF(c.cy);
+  Py_XDECREF(c.out);
   return result;
 }
 
@@ -641,36 +429,36 @@ BINARY_SLOTS(subtract, DLX_OP_SUB)
 BINARY_SLOTS(multiply, DLX_OP_MUL)
 BINARY_SLOTS(true_divide, DLX_OP_DIV)
 
-PyObject *dlx_pyops_richcompare(PyObject *self, PyObject *other, int op) {
+PyObject *dlx__py_tensor_richcompare(PyObject *self, PyObject *other, int op) {
   static const dlx_binop ops[] = {[Py_LT] = DLX_OP_LT, [Py_LE] = DLX_OP_LE, [Py_EQ] = DLX_OP_EQ,
                                   [Py_NE] = DLX_OP_NE, [Py_GT] = DLX_OP_GT, [Py_GE] = DLX_OP_GE};
   return binary(ops[op], self, other, NULL, OUT_NEW, 0);
 }
 
 static PyObject *nb_negative(PyObject *self) {
-  TensorObject *t = (TensorObject *)self;
-  if (dlx_pyops_class_of(t->view.dtype) == C_BOOL)
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
+  if (dlx__py_dtype_class(t->view.dtype) == DLX__PY_CLASS_BOOL)
     return PyErr_Format(PyExc_TypeError, "negation of a bool tensor is not supported (NumPy refuses it too)");
   /* dlx_unary: integers wrap; floats and complex flip the sign bit of each part, NaN, inf and 0 included,
    * as NumPy's negative (x * -1 would turn -(1+inf j) into nan-inf j) */
-  PyObject *r = dlx_py_tensor_new_like(&t->view, t->view.ndim, t->view.shape, t->view.dtype);
+  PyObject *r = dlx__py_tensor_new_like(&t->view, t->view.ndim, t->view.shape, t->view.dtype);
   if (r == NULL) return NULL;
   dlx_status st;
-  RUN_OP(st, dlx_view_size(&t->view), dlx_unary(DLX_UNOP_NEG, &((TensorObject *)r)->view, &t->view));
+  DLX__PY_RUN_OP(st, dlx_view_size(&t->view), dlx_unary(DLX_UNOP_NEG, &((dlx__py_tensor *)r)->view, &t->view));
   if (st != DLX_OK) {
     Py_DECREF(r);
-    return dlx_py_raise_op(st);
+    return dlx__py_raise_op(st);
   }
   return r;
 }
 
 static PyObject *nb_positive(PyObject *self) {
-  TensorObject *t = (TensorObject *)self;
-  return dlx_pyops_cast_new(&t->view, t->view.dtype);
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
+  return dlx__py_cast_new(&t->view, t->view.dtype);
 }
 
 static int nb_bool(PyObject *self) {
-  TensorObject *t = (TensorObject *)self;
+  dlx__py_tensor *t = (dlx__py_tensor *)self;
   int64_t n = dlx_view_size(&t->view);
   if (n != 1) {
     PyErr_SetString(PyExc_ValueError, n == 0 ? "the truth value of an empty tensor is ambiguous"
@@ -682,13 +470,13 @@ static int nb_bool(PyObject *self) {
   /* device memory: the element comes to the host first */
   PyObject *h = NULL;
   if (!dlx_device_is_host_accessible(t->view.device) &&
-      (h = dlx_py_to_device(self, (DLDevice){kDLCPU, 0}, 1, PyExc_ValueError)) == NULL)
+      (h = dlx__py_to_device(self, (DLDevice){kDLCPU, 0}, 1, PyExc_ValueError)) == NULL)
     return -1;
   dlx_status st = dlx_view_init(&d, &b, DLX_DTYPE_BOOL, (DLDevice){kDLCPU, 0}, t->view.ndim, t->view.shape, NULL);
-  if (st == DLX_OK) st = dlx_cast(&d, h ? &((TensorObject *)h)->view : &t->view);
+  if (st == DLX_OK) st = dlx_cast(&d, h ? &((dlx__py_tensor *)h)->view : &t->view);
   Py_XDECREF(h);
   if (st != DLX_OK) {
-    dlx_py_raise_op(st);
+    dlx__py_raise_op(st);
     return -1;
   }
   return b != 0;
@@ -698,8 +486,8 @@ static int nb_bool(PyObject *self) {
 
 static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict) {
   int unsupported = 0;
-  PyObject *tx = dlx_pyops_as_tensor(x, &unsupported), *ty = NULL, *cx = NULL, *cy = NULL, *out = NULL, *result = NULL;
-  if (tx == NULL || (ty = dlx_pyops_as_tensor(y, &unsupported)) == NULL) {
+  PyObject *tx = dlx__py_as_tensor(x, &unsupported), *ty = NULL, *cx = NULL, *cy = NULL, *out = NULL, *result = NULL;
+  if (tx == NULL || (ty = dlx__py_as_tensor(y, &unsupported)) == NULL) {
     if (unsupported && !strict) {
       PyErr_Clear();
       Py_XDECREF(tx);
@@ -708,20 +496,20 @@ static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict)
     Py_XDECREF(tx);
     return NULL;
   }
-  const dlx_view *a = &((TensorObject *)tx)->view, *b = &((TensorObject *)ty)->view;
+  const dlx_view *a = &((dlx__py_tensor *)tx)->view, *b = &((dlx__py_tensor *)ty)->view;
   DLDataType rdt;
   if (a->ndim != 2 || b->ndim != 2) {
     PyErr_Format(PyExc_ValueError, "matmul: dlx multiplies rank-2 tensors, got ndim %d and %d", a->ndim, b->ndim);
     goto done;
   }
-  if (promote(a->dtype, b->dtype, &rdt) != 0) goto done;
+  if (dlx__py_promote(a->dtype, b->dtype, &rdt) != 0) goto done;
   if (!dlx_dtype_equal(a->dtype, rdt)) {
-    if ((cx = dlx_pyops_cast_new(a, rdt)) == NULL) goto done;
-    a = &((TensorObject *)cx)->view;
+    if ((cx = dlx__py_cast_new(a, rdt)) == NULL) goto done;
+    a = &((dlx__py_tensor *)cx)->view;
   }
   if (!dlx_dtype_equal(b->dtype, rdt)) {
-    if ((cy = dlx_pyops_cast_new(b, rdt)) == NULL) goto done;
-    b = &((TensorObject *)cy)->view;
+    if ((cy = dlx__py_cast_new(b, rdt)) == NULL) goto done;
+    b = &((dlx__py_tensor *)cy)->view;
   }
   if (a->shape[1] != b->shape[0]) {
     PyErr_Format(PyExc_ValueError, "matmul: shapes (%lld,%lld) and (%lld,%lld) do not align: %lld != %lld",
@@ -730,17 +518,17 @@ static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict)
     goto done;
   }
   if (out_obj && out_obj != Py_None) {
-    if ((out = dlx_pyops_as_tensor(out_obj, &unsupported)) == NULL) goto done;
+    if ((out = dlx__py_as_tensor(out_obj, &unsupported)) == NULL) goto done;
   } else {
     int64_t shape[2] = {a->shape[0], b->shape[1]};
-    if ((out = dlx_py_tensor_new_like(a, 2, shape, rdt)) == NULL) goto done;
+    if ((out = dlx__py_tensor_new_like(a, 2, shape, rdt)) == NULL) goto done;
   }
   dlx_status st;
   /* the work is m*n*k: worth dropping the GIL much sooner than an elementwise op (in double: no overflow) */
-  RUN_OP(st, (double)a->shape[0] * (double)b->shape[1] * (double)(a->shape[1] + 1),
-         dlx_gemm(1, 0, a, b, 0, 0, &((TensorObject *)out)->view));
+  DLX__PY_RUN_OP(st, (double)a->shape[0] * (double)b->shape[1] * (double)(a->shape[1] + 1),
+         dlx_gemm(1, 0, a, b, 0, 0, &((dlx__py_tensor *)out)->view));
   if (st != DLX_OK) {
-    dlx_py_raise_op(st);
+    dlx__py_raise_op(st);
     goto done;
   }
   if (out_obj && out_obj != Py_None) {
@@ -767,7 +555,7 @@ static PyObject *nb_inplace_matrix_multiply(PyObject *a, PyObject *b) {
   return PyErr_Format(PyExc_TypeError, "in-place matrix multiplication is not supported; use a = a @ b");
 }
 
-PyNumberMethods dlx_pyops_as_number = {
+PyNumberMethods dlx__py_tensor_as_number = {
     .nb_add = nb_add,
     .nb_subtract = nb_subtract,
     .nb_multiply = nb_multiply,
@@ -779,9 +567,9 @@ PyNumberMethods dlx_pyops_as_number = {
     .nb_negative = nb_negative,
     .nb_positive = nb_positive,
     .nb_bool = nb_bool,
-    .nb_int = dlx_py_tensor_int,
-    .nb_float = dlx_py_tensor_float,
-    .nb_index = dlx_py_tensor_index,
+    .nb_int = dlx__py_tensor_int,
+    .nb_float = dlx__py_tensor_float,
+    .nb_index = dlx__py_tensor_index,
     .nb_matrix_multiply = nb_matrix_multiply,
     .nb_inplace_matrix_multiply = nb_inplace_matrix_multiply,
 };
@@ -829,26 +617,26 @@ static PyObject *m_fma(PyObject *m, PyObject *args, PyObject *kwargs) {
   PyObject *a, *b, *out_obj = Py_None, *t1 = NULL, *t2 = NULL, *out = NULL, *result = NULL;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "dOO|$O:fma", kw, &scalar, &a, &b, &out_obj)) return NULL;
   int unsupported;
-  if ((t1 = dlx_pyops_as_tensor(a, &unsupported)) == NULL || (t2 = dlx_pyops_as_tensor(b, &unsupported)) == NULL) goto done;
-  const dlx_view *v1 = &((TensorObject *)t1)->view, *v2 = &((TensorObject *)t2)->view;
+  if ((t1 = dlx__py_as_tensor(a, &unsupported)) == NULL || (t2 = dlx__py_as_tensor(b, &unsupported)) == NULL) goto done;
+  const dlx_view *v1 = &((dlx__py_tensor *)t1)->view, *v2 = &((dlx__py_tensor *)t2)->view;
   if (out_obj != Py_None) {
-    if ((out = dlx_pyops_as_tensor(out_obj, &unsupported)) == NULL) goto done;
+    if ((out = dlx__py_as_tensor(out_obj, &unsupported)) == NULL) goto done;
   } else {
     int32_t nd, ndims[2] = {v1->ndim, v2->ndim};
     const int64_t *shapes[2] = {v1->shape, v2->shape};
     int64_t shape[DLX_MAX_NDIM];
     dlx_status st = dlx_broadcast_shapes(2, ndims, shapes, &nd, shape);
     if (st != DLX_OK) {
-      dlx_py_raise_op(st);
+      dlx__py_raise_op(st);
       goto done;
     }
-    if ((out = dlx_py_tensor_new_like(v2, nd, shape, v2->dtype)) == NULL) goto done;
+    if ((out = dlx__py_tensor_new_like(v2, nd, shape, v2->dtype)) == NULL) goto done;
   }
-  dlx_view *ov = &((TensorObject *)out)->view;
+  dlx_view *ov = &((dlx__py_tensor *)out)->view;
   dlx_status st;
-  RUN_OP(st, dlx_view_size(ov), dlx_fma(ov, scalar, v1, v2));
+  DLX__PY_RUN_OP(st, dlx_view_size(ov), dlx_fma(ov, scalar, v1, v2));
   if (st != DLX_OK) {
-    dlx_py_raise_op(st);
+    dlx__py_raise_op(st);
     goto done;
   }
   if (out_obj != Py_None) {
@@ -863,71 +651,6 @@ done:
   Py_XDECREF(t2);
   Py_XDECREF(out);
   return result;
-}
-
-static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
-  (void)m;
-  static char *kw[] = {"shape", "fill_value", "dtype", "device", NULL};
-  PyObject *shape_obj, *value, *dtype_obj = Py_None, *device_obj = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:full", kw, &shape_obj, &value, &dtype_obj, &device_obj)) return NULL;
-  DLDevice device = {kDLCPU, 0};
-  if (device_obj != Py_None && dlx_py_parse_device(device_obj, &device) != 0) return NULL;
-  int64_t shape[DLX_MAX_NDIM];
-  int32_t nd = 0;
-  if (dlx_pyops_parse_shape(shape_obj, &nd, shape) != 0) return NULL;
-  DLDataType dt;
-  if (dtype_obj != Py_None) {
-    if (dlx_parse_dtype_obj(dtype_obj, &dt) != 0) return NULL;
-  } else {
-    /* NumPy's default for the value: np.array(fill_value).dtype */
-    switch (dlx_pyops_scalar_kind(value)) {
-      case SK_BOOL: dt = DLX_DTYPE_BOOL; break;
-      case SK_INT: {
-        /* int64, else uint64 for [2^63, 2^64) (as np.asarray(2**63)); beyond both NumPy makes an object
-         * array, which dlx has not: OverflowError, as NumPy's for the value into any integer dtype */
-        int overflow = 0;
-        long long x = PyLong_AsLongLongAndOverflow(value, &overflow);
-        if (x == -1 && PyErr_Occurred()) return NULL;
-        dt = DLX_DTYPE_INT64;
-        if (overflow > 0 && !(PyLong_AsUnsignedLongLong(value) == (unsigned long long)-1 && PyErr_Occurred())) {
-          dt = DLX_DTYPE_UINT64;
-        } else if (overflow != 0) {
-          PyErr_Clear();
-          return PyErr_Format(PyExc_OverflowError, "Python integer %S out of bounds for int64 and uint64", value);
-        }
-        break;
-      }
-      case SK_FLOAT: dt = DLX_DTYPE_FLOAT64; break;
-      case SK_COMPLEX: dt = DLX_DTYPE_COMPLEX128; break;
-      default: {
-        int unsupported;
-        PyObject *t = dlx_pyops_as_tensor(value, &unsupported);
-        if (t == NULL) return NULL;
-        dt = ((TensorObject *)t)->view.dtype;
-        Py_DECREF(t);
-      }
-    }
-  }
-  PyObject *r = dlx_py_tensor_new_on(device, nd, shape, dt, 0);
-  if (r != NULL && dlx_pyops_assign(&((TensorObject *)r)->view, value) != 0) Py_CLEAR(r);
-  return r;
-}
-
-static PyObject *m_empty_like(PyObject *m, PyObject *args, PyObject *kwargs) {
-  (void)m;
-  static char *kw[] = {"x", "dtype", NULL};
-  PyObject *x, *dtype_obj = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:empty_like", kw, &x, &dtype_obj)) return NULL;
-  int unsupported;
-  PyObject *t = dlx_pyops_as_tensor(x, &unsupported);
-  if (t == NULL) return NULL;
-  const dlx_view *v = &((TensorObject *)t)->view;
-  DLDataType dt = v->dtype;
-  PyObject *r = NULL;
-  if (dtype_obj == Py_None || dlx_parse_dtype_obj(dtype_obj, &dt) == 0)
-    r = dlx_py_tensor_new_like(v, v->ndim, v->shape, dt);
-  Py_DECREF(t);
-  return r;
 }
 
 static PyObject *m_set_num_threads(PyObject *m, PyObject *arg) {
@@ -945,7 +668,7 @@ static PyObject *m_get_num_threads(PyObject *m, PyObject *unused) {
 
 #define KW (METH_VARARGS | METH_KEYWORDS)
 #define FN(f) (PyCFunction)(void (*)(void))(f)
-PyMethodDef dlx_ops_module_methods[] = {
+PyMethodDef dlx__py_ops_methods[] = {
     {"add", FN(m_add), KW, "add(a, b, *, out=None) -> Tensor: a + b with NumPy's dtype rules and broadcasting"},
     {"subtract", FN(m_subtract), KW, "subtract(a, b, *, out=None) -> Tensor: a - b"},
     {"multiply", FN(m_multiply), KW, "multiply(a, b, *, out=None) -> Tensor: a * b"},
@@ -958,8 +681,6 @@ PyMethodDef dlx_ops_module_methods[] = {
     {"not_equal", FN(m_not_equal), KW, "not_equal(a, b, *, out=None) -> bool Tensor"},
     {"matmul", FN(m_matmul), KW, "matmul(a, b, *, out=None) -> Tensor: rank-2 a @ b through CBLAS"},
     {"fma", FN(m_fma), KW, "fma(scalar, t1, t2, *, out=None) -> Tensor: scalar * t1 + t2 (augpy's fma)"},
-    {"full", FN(m_full), KW, "full(shape, fill_value, dtype=None, device=None) -> Tensor"},
-    {"empty_like", FN(m_empty_like), KW, "empty_like(x, dtype=None) -> Tensor (uninitialised, C-contiguous)"},
     {"set_num_threads", m_set_num_threads, METH_O, "set_num_threads(n): threads for large ops (n <= 0: default)"},
     {"get_num_threads", m_get_num_threads, METH_NOARGS, "get_num_threads() -> int"},
     {NULL, NULL, 0, NULL},

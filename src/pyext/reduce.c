@@ -78,12 +78,12 @@ static int parse(call *c, PyObject *self, PyObject *args, PyObject *kwargs) {
   }
   if (parse_axis(axis, c->op, &c->naxes, c->axes) != 0) return -1;
   c->has_dtype = dtype != Py_None;
-  if (c->has_dtype && dlx_parse_dtype_obj(dtype, &c->dtype) != 0) return -1;
+  if (c->has_dtype && dlx__py_parse_dtype(dtype, &c->dtype) != 0) return -1;
   if ((c->keepdims = PyObject_IsTrue(keep)) < 0) return -1;
   int unsupported;
-  if ((c->t = dlx_pyops_as_tensor(t, &unsupported)) == NULL) return -1;
+  if ((c->t = dlx__py_as_tensor(t, &unsupported)) == NULL) return -1;
   c->out_obj = out;
-  if (out != Py_None && (c->out = dlx_pyops_as_tensor(out, &unsupported)) == NULL) return -1;
+  if (out != Py_None && (c->out = dlx__py_as_tensor(out, &unsupported)) == NULL) return -1;
   return 0;
 }
 
@@ -92,14 +92,14 @@ static int result_dtype(call *c, DLDataType fallback, DLDataType *d) {
   const dlx_reduce_op op = c->op;
   *d = fallback;
   if ((op == DLX_REDUCE_SUM || op == DLX_REDUCE_PROD) && !c->has_dtype && c->out != NULL) {
-    *d = ((TensorObject *)c->out)->view.dtype;
+    *d = ((dlx__py_tensor *)c->out)->view.dtype;
     return 0;
   }
   if (!c->has_dtype) return 0;
   if (op == DLX_REDUCE_ARGMIN || op == DLX_REDUCE_ARGMAX || op == DLX_REDUCE_ANY || op == DLX_REDUCE_ALL) {
-    TensorObject *t = (TensorObject *)c->t;
+    dlx__py_tensor *t = (dlx__py_tensor *)c->t;
     if (dlx_dtype_equal(t->view.dtype, c->dtype)) return 0;
-    PyObject *cast = dlx_pyops_cast_new(&t->view, c->dtype);
+    PyObject *cast = dlx__py_cast_new(&t->view, c->dtype);
     if (cast == NULL) return -1;
     Py_DECREF(c->t);
     c->t = cast;
@@ -118,24 +118,24 @@ static PyObject *reduce(dlx_reduce_op op, PyObject *self, PyObject *args, PyObje
   int64_t shape[DLX_MAX_NDIM];
   DLDataType fallback, d;
   if (parse(&c, self, args, kwargs) != 0) goto done;
-  const dlx_view *in = &((TensorObject *)c.t)->view;
+  const dlx_view *in = &((dlx__py_tensor *)c.t)->view;
   dlx_status st = dlx_reduce_result(op, in, c.naxes, c.axes, c.keepdims, &nd, shape, &fallback);
   if (st != DLX_OK) {
-    dlx_py_raise_op(st);
+    dlx__py_raise_op(st);
     goto done;
   }
   if (result_dtype(&c, fallback, &d) != 0) goto done;
-  in = &((TensorObject *)c.t)->view;
+  in = &((dlx__py_tensor *)c.t)->view;
   PyObject *target = c.out;
-  if (target == NULL || !dlx_dtype_equal(((TensorObject *)target)->view.dtype, d)) {
-    if ((tmp = dlx_py_tensor_new_like(in, nd, shape, d)) == NULL) goto done;
+  if (target == NULL || !dlx_dtype_equal(((dlx__py_tensor *)target)->view.dtype, d)) {
+    if ((tmp = dlx__py_tensor_new_like(in, nd, shape, d)) == NULL) goto done;
     target = tmp;
   }
-  RUN_OP(st, dlx_view_size(in),
-         dlx_reduce(op, &((TensorObject *)target)->view, in, c.naxes, c.axes, c.keepdims));
+  DLX__PY_RUN_OP(st, dlx_view_size(in),
+         dlx_reduce(op, &((dlx__py_tensor *)target)->view, in, c.naxes, c.axes, c.keepdims));
   if (st == DLX_OK && c.out != NULL && target != c.out) { /* out= of another dtype: cast into it */
-    TensorObject *o = (TensorObject *)c.out;
-    const dlx_view *tv = &((TensorObject *)target)->view;
+    dlx__py_tensor *o = (dlx__py_tensor *)c.out;
+    const dlx_view *tv = &((dlx__py_tensor *)target)->view;
     if (o->view.ndim != tv->ndim || memcmp(o->view.shape, tv->shape, sizeof(int64_t) * (size_t)tv->ndim) != 0) {
       /* a cast would broadcast a (1,) result over a (3,) out: refuse as the core refuses a wrong shape */
       PyObject *want = PyObject_GetAttrString(target, "shape"), *got = PyObject_GetAttrString(c.out, "shape");
@@ -145,10 +145,10 @@ static PyObject *reduce(dlx_reduce_op op, PyObject *self, PyObject *args, PyObje
       Py_XDECREF(got);
       goto done;
     }
-    RUN_OP(st, dlx_view_size(tv), dlx_cast(&o->view, tv));
+    DLX__PY_RUN_OP(st, dlx_view_size(tv), dlx_cast(&o->view, tv));
   }
   if (st != DLX_OK) {
-    dlx_py_raise_op(st);
+    dlx__py_raise_op(st);
     goto done;
   }
   if (c.out != NULL) {
@@ -166,7 +166,7 @@ done:
 }
 
 #define REDUCTION(name, op)                                                                          \
-  PyObject *dlx_py_reduce_##name(PyObject *self, PyObject *args, PyObject *kwargs) {                 \
+  PyObject *dlx__py_reduce_##name(PyObject *self, PyObject *args, PyObject *kwargs) {                 \
     return reduce(op, self, args, kwargs);                                                           \
   }                                                                                                  \
   static PyObject *m_##name(PyObject *m, PyObject *args, PyObject *kwargs) {                         \
@@ -189,7 +189,7 @@ REDUCTION(all, DLX_REDUCE_ALL)
   "(docs/numerics.md): the same bits on any thread count, SIMD level, layout and device."
 #define FN(name, sig, what)                                                                          \
   {#name, (PyCFunction)(void (*)(void))m_##name, METH_VARARGS | METH_KEYWORDS, #name sig "\n\n" what DOC_TAIL}
-PyMethodDef dlx_reduce_module_methods[] = {
+PyMethodDef dlx__py_reduce_methods[] = {
     FN(sum, "(t, axis=None, dtype=None, keepdims=False, out=None) -> Tensor",
        "The sum (bool and signed integers in int64, unsigned in uint64, float16 / bfloat16 / float8 in float32)"),
     FN(prod, "(t, axis=None, dtype=None, keepdims=False, out=None) -> Tensor", "The product (accumulated as sum)"),

@@ -36,34 +36,34 @@ static dlx__storage *new_or_raise(dlx__release_fn release, void *ctx, void *ptr,
   return s;
 }
 
-dlx__storage *dlx_py_storage_of_versioned(DLManagedTensorVersioned *m) {
+dlx__storage *dlx__py_storage_of_versioned(DLManagedTensorVersioned *m) {
   return new_or_raise(release_versioned, m, NULL, m->dl_tensor.device);
 }
 
-dlx__storage *dlx_py_storage_of_legacy(DLManagedTensor *m) {
+dlx__storage *dlx__py_storage_of_legacy(DLManagedTensor *m) {
   return new_or_raise(release_legacy, m, NULL, m->dl_tensor.device);
 }
 
-dlx__storage *dlx_py_storage_of_object(PyObject *owner, void *data, DLDevice device) {
+dlx__storage *dlx__py_storage_of_object(PyObject *owner, void *data, DLDevice device) {
   dlx__storage *s = new_or_raise(release_object, owner, data, device);
   if (s != NULL) Py_INCREF(owner);
   return s;
 }
 
-dlx__storage *dlx_py_storage_alloc(DLDevice device, const void *like, uint64_t nbytes, int zero) {
+dlx__storage *dlx__py_storage_alloc(DLDevice device, const void *like, uint64_t nbytes, int zero) {
   dlx__storage *s = NULL;
   dlx_status st = dlx__storage_alloc_like(device, like, nbytes, zero != 0, "dlx", &s);
   if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_ValueError);
+    dlx__py_raise(st, PyExc_ValueError);
     return NULL;
   }
   return s;
 }
 
-int dlx_py_copy_compact(const dlx_view *src, dlx__storage **storage, dlx_view *out) {
+int dlx__py_copy_compact(const dlx_view *src, dlx__storage **storage, dlx_view *out) {
   dlx_status st = dlx__storage_copy_compact(src, "copy", storage, out);
   if (st != DLX_OK) {
-    dlx_py_raise(st, PyExc_BufferError);
+    dlx__py_raise(st, PyExc_BufferError);
     return -1;
   }
   return 0;

@@ -1,4 +1,5 @@
-/* dlx.Tensor: attributes, CuTe layouts, and the producer side of the DLPack protocol. */
+/* dlx.Tensor: the type, its allocation, attributes and CuTe layouts, and its method table, whose entries
+ * live in the files named for what they do (producer.c, device.c, ops.c, methods.c, numpy.c, tolist.c). */
 #include "internal.h" /* Python.h first, as CPython requires */
 #include "reduce.h"
 
@@ -9,40 +10,24 @@
 #include "dlx/dtype.h"
 #include "dlx/layout.h"
 
-PyObject *dlx_py_raise(dlx_status st, PyObject *default_exc) {
-  PyObject *exc = default_exc;
-  switch (st) {
-    case DLX_ERR_OUT_OF_MEMORY:
-      exc = PyExc_MemoryError;
-      break;
-    case DLX_ERR_NULL_ARGUMENT:
-      exc = PyExc_SystemError; /* a NULL from C code, never from Python input */
-      break;
-    default:
-      break;
-  }
-  PyErr_SetString(exc, dlx_last_error()[0] ? dlx_last_error() : dlx_status_name(st));
-  return NULL;
-}
-
 /* ---- allocation ---------------------------------------------------------------------------------- */
 
 /* A Tensor is about 1.1 KiB (the inline rank-64 view), past pymalloc's small-object limit, so each
  * would cost a system malloc and free. Dead tensors are kept for reuse instead; the list is only
  * touched under the GIL (allocation and tp_dealloc both hold it). */
 #define TENSOR_FREELIST_MAX 64
-static TensorObject *tensor_freelist[TENSOR_FREELIST_MAX];
+static dlx__py_tensor *tensor_freelist[TENSOR_FREELIST_MAX];
 static int tensor_freelist_len;
 
-PyObject *dlx_py_tensor_wrap(dlx__storage *storage, const dlx_view *view, uint32_t alignment) {
+PyObject *dlx__py_tensor_wrap(dlx__storage *storage, const dlx_view *view, uint32_t alignment) {
   /* No zeroing of the 1 KiB inline view: only ndim entries are ever read. */
-  TensorObject *t = tensor_freelist_len ? tensor_freelist[--tensor_freelist_len]
-                                        : (TensorObject *)PyObject_Malloc(sizeof(TensorObject));
+  dlx__py_tensor *t = tensor_freelist_len ? tensor_freelist[--tensor_freelist_len]
+                                        : (dlx__py_tensor *)PyObject_Malloc(sizeof(dlx__py_tensor));
   if (t == NULL) {
     dlx__storage_release(storage);
     return PyErr_NoMemory();
   }
-  PyObject_Init((PyObject *)t, &dlx_TensorType);
+  PyObject_Init((PyObject *)t, &dlx__py_tensor_type);
   t->storage = storage;
   t->dyn = NULL;
   t->alignment = alignment ? alignment : (uint32_t)dlx_dtype_alignment(view->dtype);
@@ -56,7 +41,7 @@ PyObject *dlx_py_tensor_wrap(dlx__storage *storage, const dlx_view *view, uint32
   return (PyObject *)t;
 }
 
-static void tensor_dealloc(TensorObject *t) {
+static void tensor_dealloc(dlx__py_tensor *t) {
   dlx__storage_release(t->storage);
   PyMem_Free(t->dyn);
   if (tensor_freelist_len < TENSOR_FREELIST_MAX) {
@@ -82,64 +67,64 @@ static PyObject *int64_tuple(const int64_t *v, int32_t n) {
   return tup;
 }
 
-static PyObject *t_shape(TensorObject *t, void *c) { (void)c; return int64_tuple(t->view.shape, t->view.ndim); }
-static PyObject *t_stride(TensorObject *t, void *c) { (void)c; return int64_tuple(t->view.strides, t->view.ndim); }
-static PyObject *t_ndim(TensorObject *t, void *c) { (void)c; return PyLong_FromLong(t->view.ndim); }
-static PyObject *t_size(TensorObject *t, void *c) { (void)c; return PyLong_FromLongLong(dlx_view_size(&t->view)); }
-static PyObject *t_itemsize(TensorObject *t, void *c) {
+static PyObject *t_shape(dlx__py_tensor *t, void *c) { (void)c; return int64_tuple(t->view.shape, t->view.ndim); }
+static PyObject *t_stride(dlx__py_tensor *t, void *c) { (void)c; return int64_tuple(t->view.strides, t->view.ndim); }
+static PyObject *t_ndim(dlx__py_tensor *t, void *c) { (void)c; return PyLong_FromLong(t->view.ndim); }
+static PyObject *t_size(dlx__py_tensor *t, void *c) { (void)c; return PyLong_FromLongLong(dlx_view_size(&t->view)); }
+static PyObject *t_itemsize(dlx__py_tensor *t, void *c) {
   (void)c;
   return PyLong_FromSize_t(dlx_dtype_itemsize(t->view.dtype));
 }
-static PyObject *t_nbytes(TensorObject *t, void *c) {
+static PyObject *t_nbytes(dlx__py_tensor *t, void *c) {
   (void)c;
   uint64_t b = 0;
   if (dlx_dtype_storage_bytes(t->view.dtype, (uint64_t)dlx_view_size(&t->view),
                               (t->view.flags & DLX_VIEW_SUBBYTE_PADDED) != 0, &b) != DLX_OK)
-    return dlx_py_raise(DLX_ERR_OVERFLOW, PyExc_OverflowError);
+    return dlx__py_raise(DLX_ERR_OVERFLOW, PyExc_OverflowError);
   return PyLong_FromUnsignedLongLong(b);
 }
-static PyObject *t_data_ptr(TensorObject *t, void *c) { (void)c; return PyLong_FromVoidPtr(t->view.data); }
-static PyObject *t_readonly(TensorObject *t, void *c) {
+static PyObject *t_data_ptr(dlx__py_tensor *t, void *c) { (void)c; return PyLong_FromVoidPtr(t->view.data); }
+static PyObject *t_readonly(dlx__py_tensor *t, void *c) {
   (void)c;
   return PyBool_FromLong((t->view.flags & DLX_VIEW_READ_ONLY) != 0);
 }
-static PyObject *t_is_contiguous(TensorObject *t, void *c) {
+static PyObject *t_is_contiguous(dlx__py_tensor *t, void *c) {
   (void)c;
   return PyBool_FromLong(dlx_view_is_c_contiguous(&t->view));
 }
-static PyObject *t_device(TensorObject *t, void *c) {
+static PyObject *t_device(dlx__py_tensor *t, void *c) {
   (void)c;
   return Py_BuildValue("(ii)", (int)t->view.device.device_type, (int)t->view.device.device_id);
 }
-static PyObject *t_alignment(TensorObject *t, void *c) { (void)c; return PyLong_FromUnsignedLong(t->alignment); }
+static PyObject *t_alignment(dlx__py_tensor *t, void *c) { (void)c; return PyLong_FromUnsignedLong(t->alignment); }
 
 static const char *memspace_name(DLDevice d) {
   /* CuTe's words: "generic" for memory the host reaches directly, "gmem" for GPU global memory */
   return (d.device_type == kDLCPU || d.device_type == kDLCUDAHost || d.device_type == kDLROCMHost) ? "generic"
                                                                                                   : "gmem";
 }
-static PyObject *t_memspace(TensorObject *t, void *c) {
+static PyObject *t_memspace(dlx__py_tensor *t, void *c) {
   (void)c;
   return PyUnicode_FromString(memspace_name(t->view.device));
 }
 
-static PyObject *t_dtype(TensorObject *t, void *c) {
+static PyObject *t_dtype(dlx__py_tensor *t, void *c) {
   (void)c;
   const char *name = dlx_dtype_name(t->view.dtype);
   if (name) return PyUnicode_FromString(name);
   char buf[DLX_DTYPE_NAME_MAX];
   dlx_status st = dlx_dtype_format(t->view.dtype, buf, sizeof buf);
-  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  if (st != DLX_OK) return dlx__py_raise(st, PyExc_ValueError);
   return PyUnicode_FromString(buf);
 }
 
 /* CuTe's element type names: "float8_e4m3fn" -> "Float8E4M3FN", "bfloat16" -> "BFloat16",
  * "uint8" -> "Uint8", "bool" -> "Boolean". */
-static PyObject *t_element_type(TensorObject *t, void *c) {
+static PyObject *t_element_type(dlx__py_tensor *t, void *c) {
   (void)c;
   char name[DLX_DTYPE_NAME_MAX], out[DLX_DTYPE_NAME_MAX + 8];
   dlx_status st = dlx_dtype_format(t->view.dtype, name, sizeof name);
-  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  if (st != DLX_OK) return dlx__py_raise(st, PyExc_ValueError);
   if (strcmp(name, "bool") == 0) return PyUnicode_FromString("Boolean");
   size_t o = 0;
   const char *p = name;
@@ -185,11 +170,11 @@ static int format_static_layout(const dlx_view *v, char *buf, size_t cap, const 
 
 #define LAYOUT_CAP (2 * DLX_MAX_NDIM * 32 + 16)
 
-static PyObject *layout_string(TensorObject *t, const char *static_sep) {
+static PyObject *layout_string(dlx__py_tensor *t, const char *static_sep) {
   char buf[LAYOUT_CAP];
   if (t->dyn && dlx_dynlayout_is_dynamic(t->dyn)) {
     dlx_status st = dlx_dynlayout_format(t->dyn, buf, sizeof buf);
-    if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+    if (st != DLX_OK) return dlx__py_raise(st, PyExc_ValueError);
   } else if (format_static_layout(&t->view, buf, sizeof buf, static_sep) != 0) {
     PyErr_SetString(PyExc_SystemError, "layout string too long");
     return NULL;
@@ -197,9 +182,9 @@ static PyObject *layout_string(TensorObject *t, const char *static_sep) {
   return PyUnicode_FromString(buf);
 }
 
-static PyObject *t_layout(TensorObject *t, void *c) { (void)c; return layout_string(t, ","); }
+static PyObject *t_layout(dlx__py_tensor *t, void *c) { (void)c; return layout_string(t, ","); }
 
-static PyObject *tensor_repr(TensorObject *t) {
+static PyObject *tensor_repr(dlx__py_tensor *t) {
   PyObject *layout = layout_string(t, ", ");
   if (layout == NULL) return NULL;
   /* PyUnicode_FromFormat has no zero-padded hex, so the address is formatted first */
@@ -213,20 +198,20 @@ static PyObject *tensor_repr(TensorObject *t) {
 
 /* ---- CuTe layout marking ------------------------------------------------------------------------- */
 
-static dlx_dynlayout *ensure_dyn(TensorObject *t) {
+static dlx_dynlayout *ensure_dyn(dlx__py_tensor *t) {
   if (t->dyn) return t->dyn;
   dlx_dynlayout *d = PyMem_Malloc(sizeof *d);
   if (d == NULL) return (dlx_dynlayout *)PyErr_NoMemory();
   dlx_status st = dlx_dynlayout_init(d, t->view.ndim, t->view.shape, t->view.strides);
   if (st != DLX_OK) {
     PyMem_Free(d);
-    return (dlx_dynlayout *)dlx_py_raise(st, PyExc_ValueError);
+    return (dlx_dynlayout *)dlx__py_raise(st, PyExc_ValueError);
   }
   t->dyn = d;
   return d;
 }
 
-static PyObject *t_mark_layout_dynamic(TensorObject *t, PyObject *args, PyObject *kwargs) {
+static PyObject *t_mark_layout_dynamic(dlx__py_tensor *t, PyObject *args, PyObject *kwargs) {
   static char *kw[] = {"leading_dim", NULL};
   PyObject *lead = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:mark_layout_dynamic", kw, &lead)) return NULL;
@@ -247,12 +232,12 @@ static PyObject *t_mark_layout_dynamic(TensorObject *t, PyObject *args, PyObject
   dlx_dynlayout *d = ensure_dyn(t);
   if (d == NULL) return NULL;
   dlx_status st = dlx_dynlayout_mark_dynamic(d, ld);
-  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  if (st != DLX_OK) return dlx__py_raise(st, PyExc_ValueError);
   Py_INCREF(t);
   return (PyObject *)t;
 }
 
-static PyObject *t_mark_compact_shape_dynamic(TensorObject *t, PyObject *args, PyObject *kwargs) {
+static PyObject *t_mark_compact_shape_dynamic(dlx__py_tensor *t, PyObject *args, PyObject *kwargs) {
   static char *kw[] = {"mode", "stride_order", "divisibility", NULL};
   PyObject *order_obj = Py_None;
   PyObject *mode_obj;
@@ -303,7 +288,7 @@ static PyObject *t_mark_compact_shape_dynamic(TensorObject *t, PyObject *args, P
   dlx_dynlayout *d = ensure_dyn(t);
   if (d == NULL) return NULL;
   dlx_status st = dlx_dynlayout_mark_compact_shape_dynamic(d, (int32_t)mode, order_ptr, order_len, (int64_t)div);
-  if (st != DLX_OK) return dlx_py_raise(st, PyExc_ValueError);
+  if (st != DLX_OK) return dlx__py_raise(st, PyExc_ValueError);
   Py_INCREF(t);
   return (PyObject *)t;
 }
@@ -313,7 +298,7 @@ static PyObject *mode_key(int64_t value, int64_t div) {
   return div ? Py_BuildValue("(sL)", "?", (long long)div) : PyLong_FromLongLong(value);
 }
 
-static PyObject *t_layout_key(TensorObject *t, void *c) {
+static PyObject *t_layout_key(dlx__py_tensor *t, void *c) {
   (void)c;
   int32_t n = t->view.ndim;
   PyObject *shape = PyTuple_New(n), *stride = PyTuple_New(n), *dtype = NULL, *key = NULL;
@@ -339,189 +324,6 @@ done:
   return key;
 }
 
-/* ---- producer ------------------------------------------------------------------------------------ */
-
-/* Source of an export: the tensor's own storage, or a fresh compact copy, on target when given (one new
- * reference either way). */
-static int export_source(TensorObject *t, int copy, const DLDevice *target, dlx__storage **s, dlx_view *v) {
-  if (copy && target != NULL) return dlx_py_copy_to(&t->view, *target, PyExc_BufferError, s, v);
-  if (copy) return dlx_py_copy_compact(&t->view, s, v);
-  *s = dlx__storage_retain(t->storage);
-  *v = t->view;
-  return 0;
-}
-
-DLManagedTensorVersioned *dlx_py_export_versioned(TensorObject *t, int copy, const DLDevice *target) {
-  DLManagedTensorVersioned *m = NULL;
-  if (!copy) {
-    /* the export takes its own reference to the tensor's storage: no retain / release pair around it */
-    dlx_status st = dlx__export_versioned(t->storage, &t->view, 0, "__dlpack__", &m);
-    return st == DLX_OK ? m : (DLManagedTensorVersioned *)dlx_py_raise(st, PyExc_BufferError);
-  }
-  dlx__storage *s;
-  dlx_view v;
-  if (export_source(t, copy, target, &s, &v) != 0) return NULL;
-  dlx_status st = dlx__export_versioned(s, &v, copy ? DLPACK_FLAG_BITMASK_IS_COPIED : 0, "__dlpack__", &m);
-  dlx__storage_release(s); /* the export holds its own reference */
-  if (st != DLX_OK) return (DLManagedTensorVersioned *)dlx_py_raise(st, PyExc_BufferError);
-  return m;
-}
-
-DLManagedTensor *dlx_py_export_legacy(TensorObject *t, int copy, const DLDevice *target) {
-  if ((t->view.flags & DLX_VIEW_READ_ONLY) && !copy) {
-    /* a legacy capsule has no READ_ONLY flag: the consumer would be free to write (NumPy refuses too) */
-    PyErr_SetString(PyExc_BufferError,
-                    "cannot export read-only data as a legacy DLPack capsule (it has no read-only flag); "
-                    "pass max_version=(1, 0) or later");
-    return NULL;
-  }
-  if ((t->view.flags & DLX_VIEW_SUBBYTE_PADDED)) {
-    PyErr_SetString(PyExc_BufferError, "cannot export padded sub-byte data as a legacy DLPack capsule");
-    return NULL;
-  }
-  DLManagedTensor *m = NULL;
-  if (!copy) {
-    /* as dlx_py_export_versioned: the export takes its own reference */
-    dlx_status st = dlx__export_legacy(t->storage, &t->view, "__dlpack__", &m);
-    return st == DLX_OK ? m : (DLManagedTensor *)dlx_py_raise(st, PyExc_BufferError);
-  }
-  dlx__storage *s;
-  dlx_view v;
-  if (export_source(t, copy, target, &s, &v) != 0) return NULL;
-  dlx_status st = dlx__export_legacy(s, &v, "__dlpack__", &m);
-  dlx__storage_release(s);
-  if (st != DLX_OK) return (DLManagedTensor *)dlx_py_raise(st, PyExc_BufferError);
-  return m;
-}
-
-/* An unconsumed capsule deletes its tensor; a consumed one ("used_...") belongs to its consumer.
- *
- * The capsule is made with these very strings as its name and the tensor as its context too, so that the
- * destructor of an unconsumed one (every capsule that never reached a consumer, and the one a consumer
- * that renames nothing leaves) knows it by pointer: PyCapsule_IsValid and GetPointer compare the name
- * character by character, twice. A consumer renames it with a string of its own; a name that is not
- * this pointer is compared as before. */
-static const char name_versioned[] = "dltensor_versioned", name_legacy[] = "dltensor";
-
-static void *unconsumed(PyObject *cap, const char *name) {
-  if (PyCapsule_GetName(cap) == name) {
-    void *m = PyCapsule_GetContext(cap);
-    if (m != NULL) return m;
-  }
-  return PyCapsule_IsValid(cap, name) ? PyCapsule_GetPointer(cap, name) : NULL;
-}
-static void capsule_destructor_versioned(PyObject *cap) {
-  DLManagedTensorVersioned *m = unconsumed(cap, name_versioned);
-  if (m && m->deleter) m->deleter(m);
-}
-static void capsule_destructor_legacy(PyObject *cap) {
-  DLManagedTensor *m = unconsumed(cap, name_legacy);
-  if (m && m->deleter) m->deleter(m);
-}
-
-/* A capsule owning m (its deleter runs if the capsule cannot be made). */
-static PyObject *new_capsule(void *m, const char *name, PyCapsule_Destructor destructor, void (*del)(void *)) {
-  PyObject *cap = PyCapsule_New(m, name, destructor);
-  if (cap != NULL && PyCapsule_SetContext(cap, m) == 0) return cap;
-  if (cap != NULL) {
-    /* no context: the destructor finds m by its name and deletes it */
-    Py_DECREF(cap);
-    return NULL;
-  }
-  del(m);
-  return NULL;
-}
-static void del_versioned(void *m) { ((DLManagedTensorVersioned *)m)->deleter(m); }
-static void del_legacy(void *m) { ((DLManagedTensor *)m)->deleter(m); }
-
-/* Parse "(int, int)" into *a, *b; -1 + TypeError naming what when it is not that. */
-static int parse_int_pair(PyObject *o, const char *what, long *a, long *b) {
-  if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2 || !PyLong_Check(PyTuple_GET_ITEM(o, 0)) ||
-      !PyLong_Check(PyTuple_GET_ITEM(o, 1))) {
-    PyErr_Format(PyExc_TypeError, "%s must be a tuple of two ints, not %R", what, o);
-    return -1;
-  }
-  *a = PyLong_AsLong(PyTuple_GET_ITEM(o, 0));
-  *b = PyLong_AsLong(PyTuple_GET_ITEM(o, 1));
-  return PyErr_Occurred() ? -1 : 0;
-}
-
-/* The slot of keyword k among __dlpack__'s four (0 max_version, 1 copy, 2 dl_device, 3 stream), or -1.
- * Callers' keyword names are interned by the compiler, so they are the module's interned strings: the
- * pointers are compared first, and only a name built at run time pays for comparing characters. */
-static int dlpack_kw_slot(PyObject *k) {
-  PyObject *const names[4] = {dlx_str_max_version, dlx_str_copy, dlx_str_dl_device, dlx_str_stream};
-  for (int j = 0; j < 4; ++j)
-    if (k == names[j]) return j;
-  for (int j = 0; j < 4; ++j)
-    if (PyUnicode_Check(k) && PyUnicode_Compare(k, names[j]) == 0) return j;
-  return -1;
-}
-
-static PyObject *t_dlpack(TensorObject *t, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  if (nargs != 0) return PyErr_Format(PyExc_TypeError, "__dlpack__() takes only keyword arguments (%zd positional given)", nargs);
-  PyObject *kw[4] = {Py_None, Py_None, Py_None, Py_None};
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t i = 0; i < nkw; ++i) {
-    PyObject *k = PyTuple_GET_ITEM(kwnames, i);
-    const int j = dlpack_kw_slot(k);
-    if (j < 0) return PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'", k);
-    kw[j] = args[i];
-  }
-  PyObject *max_version = kw[0], *copy_obj = kw[1], *dl_device = kw[2], *stream = kw[3];
-  /* A consumer passes the same max_version tuple on every call (a constant of its code, or NumPy's and
-   * dlx's own module-level one), and a tuple cannot change: the last one that asked for a versioned
-   * capsule is held and known by identity, with no parse. */
-  static PyObject *last_versioned_max;
-  int versioned = 0;
-  if (max_version == last_versioned_max && max_version != NULL) {
-    versioned = 1;
-  } else if (max_version != Py_None) {
-    long major, minor;
-    if (parse_int_pair(max_version, "max_version", &major, &minor) != 0) return NULL;
-    versioned = major >= 1;
-    if (versioned) {
-      Py_INCREF(max_version);
-      Py_XSETREF(last_versioned_max, max_version);
-    }
-  }
-  int copy = 0;
-  if (copy_obj != Py_None) {
-    if (!PyBool_Check(copy_obj)) return PyErr_Format(PyExc_TypeError, "copy must be a bool or None, not %.100s",
-                                                     Py_TYPE(copy_obj)->tp_name);
-    copy = copy_obj == Py_True;
-  }
-  /* dl_device: the export's device (a copy when it is another); stream: the consumer's stream on it,
-   * which waits for dlx's work there (cuda.c) */
-  DLDevice target;
-  void *consumer = NULL;
-  if (dlx_py_dlpack_target(t, dl_device, copy_obj, &copy, &target) != 0) return NULL;
-  const int sync = dlx_py_dlpack_stream(stream, t->view.device, target, &consumer);
-  if (sync < 0) return NULL;
-  const DLDevice *to = dl_device != Py_None ? &target : NULL;
-  if (versioned) {
-    DLManagedTensorVersioned *m = dlx_py_export_versioned(t, copy, to);
-    if (m == NULL) return NULL;
-    if (sync && dlx_py_dlpack_sync(t, target, copy, consumer) != 0) {
-      m->deleter(m);
-      return NULL;
-    }
-    return new_capsule(m, name_versioned, capsule_destructor_versioned, del_versioned);
-  }
-  DLManagedTensor *m = dlx_py_export_legacy(t, copy, to);
-  if (m == NULL) return NULL;
-  if (sync && dlx_py_dlpack_sync(t, target, copy, consumer) != 0) {
-    m->deleter(m);
-    return NULL;
-  }
-  return new_capsule(m, name_legacy, capsule_destructor_legacy, del_legacy);
-}
-
-static PyObject *t_dlpack_device(TensorObject *t, PyObject *unused) {
-  (void)unused;
-  return t_device(t, NULL);
-}
-
 static PyGetSetDef tensor_getset[] = {
     {"shape", (getter)t_shape, NULL, "extents, a tuple", NULL},
     {"stride", (getter)t_stride, NULL, "strides in elements, a tuple", NULL},
@@ -539,44 +341,45 @@ static PyGetSetDef tensor_getset[] = {
     {"layout", (getter)t_layout, NULL, "CuTe layout string, e.g. (30,20):(20,1) or (?,?):(?,1)", NULL},
     {"alignment", (getter)t_alignment, NULL, "assumed alignment of the data in bytes", NULL},
     {"layout_key", (getter)t_layout_key, NULL, "hashable key for kernel caches", NULL},
-    {"T", (getter)dlx_pyops_T, NULL, "the transposed view (dimensions reversed)", NULL},
+    {"T", (getter)dlx__py_tensor_T, NULL, "the transposed view (dimensions reversed)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyMethodDef tensor_methods[] = {
-    {"__dlpack__", (PyCFunction)(void (*)(void))t_dlpack, METH_FASTCALL | METH_KEYWORDS,
+    {"__dlpack__", (PyCFunction)(void (*)(void))dlx__py_tensor_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)"},
-    {"__dlpack_device__", (PyCFunction)t_dlpack_device, METH_NOARGS, "(device_type, device_id)"},
+    {"__dlpack_device__", (PyCFunction)dlx__py_tensor_dlpack_device, METH_NOARGS, "(device_type, device_id)"},
     {"mark_layout_dynamic", (PyCFunction)(void (*)(void))t_mark_layout_dynamic, METH_VARARGS | METH_KEYWORDS,
      "mark_layout_dynamic(leading_dim=None) -> self"},
     {"mark_compact_shape_dynamic", (PyCFunction)(void (*)(void))t_mark_compact_shape_dynamic,
      METH_VARARGS | METH_KEYWORDS, "mark_compact_shape_dynamic(mode, stride_order=None, divisibility=1) -> self"},
-    {"fill_", (PyCFunction)dlx_pyops_fill_, METH_O, "fill_(value) -> self: every element set to a scalar"},
-    {"copy_", (PyCFunction)dlx_pyops_copy_, METH_O,
+    {"fill_", (PyCFunction)dlx__py_tensor_fill_, METH_O, "fill_(value) -> self: every element set to a scalar"},
+    {"copy_", (PyCFunction)dlx__py_tensor_copy_, METH_O,
      "copy_(src) -> self: elements from a tensor-like src (broadcast, cast to this dtype)"},
-    {"reshape", (PyCFunction)dlx_pyops_reshape, METH_VARARGS,
+    {"reshape", (PyCFunction)dlx__py_tensor_reshape, METH_VARARGS,
      "reshape(*shape) -> Tensor: a view when the strides allow it, else a copy (NumPy's reshape)"},
-    {"permute", (PyCFunction)dlx_pyops_permute, METH_VARARGS, "permute(*dims) -> Tensor: dimensions reordered (view)"},
-    {"transpose", (PyCFunction)dlx_pyops_transpose, METH_VARARGS,
+    {"permute", (PyCFunction)dlx__py_tensor_permute, METH_VARARGS,
+     "permute(*dims) -> Tensor: dimensions reordered (view)"},
+    {"transpose", (PyCFunction)dlx__py_tensor_transpose, METH_VARARGS,
      "transpose(*axes) -> Tensor: dimensions reversed, or permuted by axes (view)"},
-    {"astype", (PyCFunction)dlx_pyops_astype, METH_O,
+    {"astype", (PyCFunction)dlx__py_tensor_astype, METH_O,
      "astype(dtype) -> Tensor: a converted copy.\n\nFrom float64 to bfloat16 and the float8/6/4 formats the value is "
      "rounded once, correctly; ml_dtypes rounds through float32 (twice), so the last bit can differ next to a "
      "midpoint: astype('float32').astype(fmt) reproduces ml_dtypes."},
-    {"to", (PyCFunction)(void (*)(void))dlx_py_tensor_to, METH_VARARGS | METH_KEYWORDS,
+    {"to", (PyCFunction)(void (*)(void))dlx__py_tensor_to, METH_VARARGS | METH_KEYWORDS,
      "to(device, *, copy=False) -> Tensor: self when already on device (unless copy), else a copy there"},
-    {"record", (PyCFunction)(void (*)(void))dlx_py_tensor_record, METH_VARARGS | METH_KEYWORDS,
+    {"record", (PyCFunction)(void (*)(void))dlx__py_tensor_record, METH_VARARGS | METH_KEYWORDS,
      "record(stream=None) -> self: an event after this tensor's last use on stream (None: dlx's current)"},
-    {"wait", (PyCFunction)(void (*)(void))dlx_py_tensor_wait, METH_VARARGS | METH_KEYWORDS,
+    {"wait", (PyCFunction)(void (*)(void))dlx__py_tensor_wait, METH_VARARGS | METH_KEYWORDS,
      "wait(stream=None) -> self: stream (None: dlx's current) waits for the last record()"},
-    {"view", (PyCFunction)dlx_pyops_view, METH_O,
+    {"view", (PyCFunction)dlx__py_tensor_view, METH_O,
      "view(dtype) -> Tensor: the same bytes as another dtype of the same size (bfloat16 <-> uint16)"},
-    {"__array__", (PyCFunction)(void (*)(void))dlx_py_tensor_array, METH_VARARGS | METH_KEYWORDS, dlx_doc_array},
-    {"numpy", (PyCFunction)dlx_py_tensor_numpy, METH_NOARGS, dlx_doc_numpy},
-    {"tolist", (PyCFunction)dlx_py_tensor_tolist, METH_NOARGS, dlx_doc_tolist},
-    {"item", (PyCFunction)dlx_py_tensor_item, METH_NOARGS, dlx_doc_item},
-    {"__complex__", (PyCFunction)dlx_py_tensor_complex, METH_NOARGS, "complex(t) of a one-element tensor"},
-    DLX_PY_REDUCE_METHODS /* sum, prod, min, max, mean, argmin, argmax, any, all (reduce.c) */
+    {"__array__", (PyCFunction)(void (*)(void))dlx__py_tensor_array, METH_VARARGS | METH_KEYWORDS, dlx__py_doc_array},
+    {"numpy", (PyCFunction)dlx__py_tensor_numpy, METH_NOARGS, dlx__py_doc_numpy},
+    {"tolist", (PyCFunction)dlx__py_tensor_tolist, METH_NOARGS, dlx__py_doc_tolist},
+    {"item", (PyCFunction)dlx__py_tensor_item, METH_NOARGS, dlx__py_doc_item},
+    {"__complex__", (PyCFunction)dlx__py_tensor_complex, METH_NOARGS, "complex(t) of a one-element tensor"},
+    DLX__PY_REDUCE_METHODS /* sum, prod, min, max, mean, argmin, argmax, any, all (reduce.c) */
     {NULL, NULL, 0, NULL},
 };
 
@@ -588,17 +391,17 @@ static Py_hash_t tensor_hash(PyObject *self) {
   return h == -1 ? -2 : h;
 }
 
-PyTypeObject dlx_TensorType = {
+PyTypeObject dlx__py_tensor_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "dlx.Tensor",
-    .tp_basicsize = sizeof(TensorObject),
+    .tp_basicsize = sizeof(dlx__py_tensor),
     .tp_dealloc = (destructor)tensor_dealloc,
     .tp_repr = (reprfunc)tensor_repr,
-    .tp_as_number = &dlx_pyops_as_number,
-    .tp_as_mapping = &dlx_pyops_as_mapping,
-    .tp_as_buffer = &dlx_tensor_as_buffer, /* numpy.c */
+    .tp_as_number = &dlx__py_tensor_as_number,
+    .tp_as_mapping = &dlx__py_tensor_as_mapping,
+    .tp_as_buffer = &dlx__py_tensor_as_buffer, /* buffer.c */
     /* elementwise == would leave the type unhashable; it hashes by identity instead, as torch.Tensor */
     .tp_hash = tensor_hash,
-    .tp_richcompare = dlx_pyops_richcompare,
+    .tp_richcompare = dlx__py_tensor_richcompare,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "A strided tensor shared through DLPack (see dlx.from_dlpack).",
     .tp_methods = tensor_methods,

@@ -50,6 +50,80 @@ static void cap_destroy_l(PyObject *cap) {
   }
 }
 
+/* shape= of make_capsule into shape[*ndim]. -1 + exception. */
+static int capsule_shape(PyObject *obj, int64_t *shape, Py_ssize_t *ndim) {
+  PyObject *shape_seq = PySequence_Fast(obj, "shape must be a sequence");
+  if (shape_seq == NULL) return -1;
+  *ndim = PySequence_Fast_GET_SIZE(shape_seq);
+  if (*ndim > DLX_MAX_NDIM) {
+    Py_DECREF(shape_seq);
+    PyErr_Format(PyExc_ValueError, "too many dimensions");
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < *ndim; ++i) shape[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(shape_seq, i));
+  Py_DECREF(shape_seq);
+  return PyErr_Occurred() ? -1 : 0;
+}
+
+/* strides= of make_capsule into strides[ndim] (None: compact row-major), and *count raised to the
+ * elements the strides reach. -1 + exception. */
+static int capsule_strides(PyObject *obj, const int64_t *shape, Py_ssize_t ndim, int64_t *strides, int64_t *count) {
+  if (obj == Py_None) {
+    int64_t s = 1;
+    for (Py_ssize_t i = ndim - 1; i >= 0; --i) {
+      strides[i] = s;
+      s *= shape[i] > 0 ? shape[i] : 1;
+    }
+    return 0;
+  }
+  PyObject *sseq = PySequence_Fast(obj, "strides must be a sequence");
+  if (sseq == NULL) return -1;
+  if (PySequence_Fast_GET_SIZE(sseq) != ndim) {
+    Py_DECREF(sseq);
+    PyErr_Format(PyExc_ValueError, "strides must have ndim entries");
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < ndim; ++i) strides[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(sseq, i));
+  Py_DECREF(sseq);
+  if (PyErr_Occurred()) return -1;
+  /* elements the strides reach; a span past int64 (a test of dlx refusing it) gets no more memory:
+   * dlx must refuse the tensor before it touches any */
+  uint64_t span = 1;
+  bool huge = false;
+  for (Py_ssize_t i = 0; i < ndim; ++i) {
+    if (shape[i] <= 0) continue;
+    const uint64_t st = strides[i] < 0 ? (uint64_t)0 - (uint64_t)strides[i] : (uint64_t)strides[i];
+    uint64_t step;
+    huge |= __builtin_mul_overflow((uint64_t)(shape[i] - 1), st, &step) || __builtin_add_overflow(span, step, &span);
+  }
+  if (!huge && span <= (uint64_t)INT64_MAX && (int64_t)span > *count) *count = (int64_t)span;
+  return 0;
+}
+
+/* The capsule of b's managed tensor, versioned or legacy (b is freed when it cannot be made). */
+static PyObject *capsule_of(test_block *b, int versioned, PyObject *version_obj, int readonly, int null_deleter) {
+  if (versioned) {
+    unsigned major = 1, minor = 3;
+    if (version_obj != Py_None && !PyArg_ParseTuple(version_obj, "II", &major, &minor)) {
+      free(b);
+      return NULL;
+    }
+    b->m.v.version.major = major;
+    b->m.v.version.minor = minor;
+    b->m.v.manager_ctx = NULL;
+    b->m.v.deleter = null_deleter ? NULL : test_deleter_v;
+    b->m.v.flags = readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+    PyObject *cap = PyCapsule_New(&b->m.v, "dltensor_versioned", cap_destroy_v);
+    if (cap == NULL) free(b);
+    return cap;
+  }
+  b->m.l.manager_ctx = NULL;
+  b->m.l.deleter = null_deleter ? NULL : test_deleter_l;
+  PyObject *cap = PyCapsule_New(&b->m.l, "dltensor", cap_destroy_l);
+  if (cap == NULL) free(b);
+  return cap;
+}
+
 static PyObject *make_capsule(PyObject *self, PyObject *args, PyObject *kwargs) {
   (void)self;
   static char *kw[] = {"shape", "dtype", "strides", "versioned", "version", "readonly", "byte_offset", "null_data",
@@ -62,17 +136,9 @@ static PyObject *make_capsule(PyObject *self, PyObject *args, PyObject *kwargs) 
                                    &strides_obj, &versioned, &version_obj, &readonly, &byte_offset, &null_data,
                                    &null_strides, &device_obj, &null_deleter, &code_obj))
     return NULL;
-  PyObject *shape_seq = PySequence_Fast(shape_obj, "shape must be a sequence");
-  if (shape_seq == NULL) return NULL;
-  Py_ssize_t ndim = PySequence_Fast_GET_SIZE(shape_seq);
-  if (ndim > DLX_MAX_NDIM) {
-    Py_DECREF(shape_seq);
-    return PyErr_Format(PyExc_ValueError, "too many dimensions");
-  }
+  Py_ssize_t ndim;
   int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM];
-  for (Py_ssize_t i = 0; i < ndim; ++i) shape[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(shape_seq, i));
-  Py_DECREF(shape_seq);
-  if (PyErr_Occurred()) return NULL;
+  if (capsule_shape(shape_obj, shape, &ndim) != 0) return NULL;
   DLDataType dt;
   if (code_obj != Py_None) { /* a raw (code, bits, lanes), possibly illegal */
     unsigned c, b, l;
@@ -84,34 +150,7 @@ static PyObject *make_capsule(PyObject *self, PyObject *args, PyObject *kwargs) 
   /* buffer: the span of the compact layout (or of the given strides), plus the byte offset */
   int64_t count = 1;
   for (Py_ssize_t i = 0; i < ndim; ++i) count *= shape[i] > 0 ? shape[i] : 0;
-  if (strides_obj != Py_None) {
-    PyObject *sseq = PySequence_Fast(strides_obj, "strides must be a sequence");
-    if (sseq == NULL) return NULL;
-    if (PySequence_Fast_GET_SIZE(sseq) != ndim) {
-      Py_DECREF(sseq);
-      return PyErr_Format(PyExc_ValueError, "strides must have ndim entries");
-    }
-    for (Py_ssize_t i = 0; i < ndim; ++i) strides[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(sseq, i));
-    Py_DECREF(sseq);
-    if (PyErr_Occurred()) return NULL;
-    /* elements the strides reach; a span past int64 (a test of dlx refusing it) gets no more memory:
-     * dlx must refuse the tensor before it touches any */
-    uint64_t span = 1;
-    bool huge = false;
-    for (Py_ssize_t i = 0; i < ndim; ++i) {
-      if (shape[i] <= 0) continue;
-      const uint64_t st = strides[i] < 0 ? (uint64_t)0 - (uint64_t)strides[i] : (uint64_t)strides[i];
-      uint64_t step;
-      huge |= __builtin_mul_overflow((uint64_t)(shape[i] - 1), st, &step) || __builtin_add_overflow(span, step, &span);
-    }
-    if (!huge && span <= (uint64_t)INT64_MAX && (int64_t)span > count) count = (int64_t)span;
-  } else {
-    int64_t s = 1;
-    for (Py_ssize_t i = ndim - 1; i >= 0; --i) {
-      strides[i] = s;
-      s *= shape[i] > 0 ? shape[i] : 1;
-    }
-  }
+  if (capsule_strides(strides_obj, shape, ndim, strides, &count) != 0) return NULL;
   size_t item = dlx_dtype_itemsize(dt) ? dlx_dtype_itemsize(dt) : 1;
   size_t nbytes = (size_t)count * item + (size_t)byte_offset + 64;
   test_block *b = calloc(1, sizeof(test_block) + nbytes);
@@ -136,26 +175,7 @@ static PyObject *make_capsule(PyObject *self, PyObject *args, PyObject *kwargs) 
   t->shape = b->shape;
   t->strides = null_strides ? NULL : b->strides;
   t->byte_offset = byte_offset;
-  if (versioned) {
-    unsigned major = 1, minor = 3;
-    if (version_obj != Py_None && !PyArg_ParseTuple(version_obj, "II", &major, &minor)) {
-      free(b);
-      return NULL;
-    }
-    b->m.v.version.major = major;
-    b->m.v.version.minor = minor;
-    b->m.v.manager_ctx = NULL;
-    b->m.v.deleter = null_deleter ? NULL : test_deleter_v;
-    b->m.v.flags = readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
-    PyObject *cap = PyCapsule_New(&b->m.v, "dltensor_versioned", cap_destroy_v);
-    if (cap == NULL) free(b);
-    return cap;
-  }
-  b->m.l.manager_ctx = NULL;
-  b->m.l.deleter = null_deleter ? NULL : test_deleter_l;
-  PyObject *cap = PyCapsule_New(&b->m.l, "dltensor", cap_destroy_l);
-  if (cap == NULL) free(b);
-  return cap;
+  return capsule_of(b, versioned, version_obj, readonly, null_deleter);
 }
 
 static PyObject *get_deleter_calls(PyObject *self, PyObject *unused) {
@@ -190,9 +210,9 @@ static PyObject *exchange_allocate(PyObject *self, PyObject *args) {
   proto.ndim = (int32_t)n;
   proto.shape = shape;
   DLManagedTensorVersioned *m = NULL;
-  if (dlx_exchange_api.managed_tensor_allocator(&proto, &m, NULL, NULL) != 0) return NULL;
+  if (dlx__py_exchange_api.managed_tensor_allocator(&proto, &m, NULL, NULL) != 0) return NULL;
   void *out = NULL;
-  if (dlx_exchange_api.managed_tensor_to_py_object_no_sync(m, &out) != 0) return NULL;
+  if (dlx__py_exchange_api.managed_tensor_to_py_object_no_sync(m, &out) != 0) return NULL;
   return out;
 }
 
@@ -214,7 +234,7 @@ static PyObject *exchange_import_ns(PyObject *self, PyObject *args) {
             m_view = strcmp(mode, "view") == 0, m_dltensor = strcmp(mode, "dltensor") == 0;
   if (!(m_managed || m_export || m_view || m_dltensor))
     return PyErr_Format(PyExc_ValueError, "mode '%s': one of managed, export, view, dltensor", mode);
-  const DLPackExchangeAPI *api = dlx_lookup_exchange_api(Py_TYPE(obj));
+  const DLPackExchangeAPI *api = dlx__py_lookup_exchange_api(Py_TYPE(obj));
   if (api == NULL && !m_view)
     return PyErr_Format(PyExc_TypeError, "'%.100s' has no DLPack C exchange API", Py_TYPE(obj)->tp_name);
   if (m_dltensor && api->dltensor_from_py_object_no_sync == NULL)
@@ -226,7 +246,7 @@ static PyObject *exchange_import_ns(PyObject *self, PyObject *args) {
     if (m_view) {
       dlx_view v;
       PyObject *h = NULL;
-      if (dlx_capi_view_from_object(obj, &spec, &v, &h) != 0) return NULL;
+      if (dlx__py_capi_view_from_object(obj, &spec, &v, &h) != 0) return NULL;
       Py_DECREF(h);
       continue;
     }
@@ -259,9 +279,10 @@ static PyObject *set_ndarray_path(PyObject *self, PyObject *arg) {
   (void)self;
   const long mode = PyLong_AsLong(arg);
   if (mode == -1 && PyErr_Occurred()) return NULL;
-  if (mode != DLX_NDARRAY_OFF && mode != DLX_NDARRAY_AUTO) return PyErr_Format(PyExc_ValueError, "mode %ld", mode);
-  const int was = dlx_py_ndarray_path;
-  dlx_py_ndarray_path = (int)mode;
+  if (mode != DLX__PY_NDARRAY_OFF && mode != DLX__PY_NDARRAY_AUTO)
+    return PyErr_Format(PyExc_ValueError, "mode %ld", mode);
+  const int was = dlx__py_ndarray_path;
+  dlx__py_ndarray_path = (int)mode;
   return PyLong_FromLong(was);
 }
 
@@ -269,7 +290,7 @@ static PyObject *set_ndarray_path(PyObject *self, PyObject *arg) {
 static PyObject *fast_path_counts(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  return Py_BuildValue("(ll)", dlx_py_ndarray_path_hits, dlx_py_borrowed_views);
+  return Py_BuildValue("(ll)", dlx__py_ndarray_path_hits, dlx__py_borrowed_views);
 }
 
 /* capi_view(obj, ndim=-1) -> dict: what dlx_py_view (the C API of dlx/python.h) gives a C extension for
@@ -283,7 +304,7 @@ static PyObject *capi_view(PyObject *self, PyObject *args) {
   dlx_import_spec spec = {DLX_DTYPE_ANY, ndim, DLX_MEMSPACE_ANY, DLX_LAYOUT_ANY, 0, 0};
   dlx_view v;
   PyObject *handle = NULL;
-  if (dlx_capi_view_from_object(obj, &spec, &v, &handle) != 0) return NULL;
+  if (dlx__py_capi_view_from_object(obj, &spec, &v, &handle) != 0) return NULL;
   PyObject *shape = PyTuple_New(v.ndim), *strides = PyTuple_New(v.ndim), *r = NULL;
   for (int32_t i = 0; shape && strides && i < v.ndim; ++i) {
     PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(v.shape[i]));
@@ -386,7 +407,7 @@ static struct PyModuleDef testing_def = {
     testing_methods, NULL, NULL, NULL, NULL,
 };
 
-int dlx_testing_init(PyObject *module) {
+int dlx__py_testing_init(PyObject *module) {
   PyObject *t = PyModule_Create(&testing_def);
   if (t == NULL) return -1;
   if (PyModule_AddObject(module, "_testing", t) < 0) {

@@ -7,7 +7,7 @@
  * both signs and with payloads, signalling NaNs, +-inf, -0.0, subnormals, integer limits, every code of
  * the narrow formats, non-0/1 bool bytes and stray bits above float6/float4 codes), plans the loop as the
  * compute layer does (dlx_iter_init, output strides flipped positive), and runs the plan twice on two
- * copies of the arena: dlx__cpu_backend.compute->execute and dlx__cuda_execute_emulated. The arenas must then be
+ * copies of the arena: dlx__cpu_compute.execute and dlx__cuda_execute_emulated. The arenas must then be
  * equal byte for byte; for arithmetic results (binary arithmetic, fma) a NaN against a NaN of another
  * sign or payload is accepted and counted (dlx/ops.h leaves it unspecified).
  *
@@ -440,7 +440,7 @@ static void run_op(dlx__ew_kind kind, int unop_or_op, double scalar, DLDataType 
       }
       const int *ls = launch_shapes[(int)(cases_run % 3)];
       dlx__cuda_set_launch_shape(ls[0], ls[1]);
-      CHECK_OK(dlx__cpu_backend.compute->execute(&c.op, &ir));
+      CHECK_OK(dlx__cpu_compute.execute(&c.op, &ir));
       const dlx_status st = dlx__cuda_execute_emulated(&c.op, &ig);
       CHECK_OK(st);
       if (st != DLX_OK || !compare(&c, li, ref, got)) ++failed_cases;
@@ -553,14 +553,14 @@ static void test_packed(void) {
     memcpy(got, init, bytes);
     vr.data = ref + data_byte;
     vg.data = got + data_byte;
-    CHECK_OK(dlx__cpu_backend.compute->unpack(&vr, pref));
+    CHECK_OK(dlx__cpu_compute.unpack(&vr, pref));
     CHECK_OK(dlx__cuda_unpack_emulated(&vg, pgot));
     if (memcmp(pref, pgot, (size_t)n) != 0) {
       ++bad;
       fprintf(stderr, "    unpack differs: %s ndim %d\n", dlx_dtype_name(dt), nd);
     }
     dlx__cuda_set_launch_shape(launch_shapes[rep % 3][0], launch_shapes[rep % 3][1]);
-    CHECK_OK(dlx__cpu_backend.compute->pack(&vr, codes_in));
+    CHECK_OK(dlx__cpu_compute.pack(&vr, codes_in));
     CHECK_OK(dlx__cuda_pack_emulated(&vg, codes_in));
     dlx__cuda_set_launch_shape(256, 65536);
     if (memcmp(ref, got, bytes) != 0) {
