@@ -572,7 +572,7 @@ static void test_random(void) {
   printf("random: 1500 cases x %d configurations (levels x 1 and 3 threads) and a compact copy\n", ncfg);
 }
 
-/* Large reductions through each path of the CPU backend (direct runs, pieces, 16 units at once, blocks
+/* Large reductions through each path of the CPU backend (direct runs, pieces, many units at once, blocks
  * spanning rows, several blocks per output), at 1 and 3 threads and every level, against the reference. */
 static void test_paths(void) {
   rng_state = 0xba75u;
@@ -589,7 +589,8 @@ static void test_paths(void) {
     int32_t axes[3];
   } cases[] = {
       {2, 1, {R, C}, {C, 1}, {1}},       /* rows: direct, several blocks */
-      {2, 1, {R, C}, {C, 1}, {0}},       /* columns: 16 units at once */
+      {2, 1, {R, C}, {C, 1}, {0}},       /* columns: many units at once */
+      {2, 1, {C, R}, {R, 1}, {0}},       /* long columns: whole blocks (full stacks), then a partial one */
       {2, 1, {C, R}, {1, C}, {0}},       /* the transpose's rows */
       {2, 2, {C, R}, {1, C}, {0, 1}},    /* a transposed full sum: blocks side by side */
       {2, 2, {R, C}, {C, 1}, {0, 1}},    /* a full sum */

@@ -154,13 +154,16 @@ typedef int64_t (*dlx__red_next_fn)(void *ctx, const void **x);
 /* kernels/reduce.h's tree over one unit's elements (at most a block), its partial result into *out. */
 typedef void (*dlx__red_tree_fn)(dlx__red_next_fn next, void *ctx, dlx__red_slot *out);
 /* The same for w units side by side in memory (unit u's element k at x + u * itemsize + k * stride, k <
- * len), out[0..w): w <= 64 for float32 accumulation, 32 for float64 (outer_w of the table). */
-typedef void (*dlx__red_outer_fn)(const char *x, int64_t len, int64_t stride, int64_t w, dlx__red_slot *out);
+ * len), out[0..w): w <= outer_w of the table; state: outer_state bytes of the caller's, 64-byte aligned. */
+typedef void (*dlx__red_outer_fn)(const char *x, int64_t len, int64_t stride, int64_t w, dlx__red_slot *out,
+                                  void *state);
 
 typedef struct dlx__cpu_reduce_loops {
   dlx__red_tree_fn tree[2][4];   /* [product][f32, f64, c64, c128]: sums, and real products (NULL: complex) */
+  dlx__red_tree_fn tree_narrow[2][2]; /* [product][bfloat16, float16]: pieces of codes, into float32 */
   dlx__red_outer_fn outer[2][4]; /* [product][f32 from f32, f32 from bfloat16, f32 from float16, f64 from f64] */
   int outer_w[4];                /* the most units each takes */
+  size_t outer_state;            /* bytes of working memory any of them needs */
   /* x[0] + ... + x[n-1] (or the product), wrapping: 64-bit integer sums of either sign */
   uint64_t (*int_sum)(const uint64_t *x, int64_t n, bool product);
 } dlx__cpu_reduce_loops;

@@ -1,7 +1,7 @@
 /* The CPU's vectorised reduction kernels: kernels/reduce.h's fixed tree for float sums and products,
- * on one unit (a block's elements, contiguous) or on 64 units at once (units side by side in memory,
- * each a strided run: a reduction over an outer axis, or the blocks of a transposed input), and integer
- * sums and products (exact, so any order).
+ * on one unit (a block's elements, contiguous) or on up to 1024 units at once (units side by side in
+ * memory, each a strided run: a reduction over an outer axis, or the blocks of a transposed input), and
+ * integer sums and products (exact, so any order).
  *
  * Compiled once per instruction-set level (target.h; loops_reduce.c, loops_reduce_avx2.c,
  * loops_reduce_avx512.c). The bits cannot differ between levels: a leaf is 16 elements (the tree's 16
@@ -16,6 +16,10 @@
 #include "kernels/convert.h"
 #include "kernels/reduce.h"
 
+#if (DLX_CPU_F16C && DLX_CPU_X86_LEVELS) || defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #if DLX_CPU_LEVEL == 0 || DLX_CPU_X86_LEVELS
 DLX_CPU_TARGET_BEGIN
 
@@ -29,9 +33,9 @@ typedef double vd __attribute__((vector_size(32)));
 #define OP_SUM(a, b) ((a) + (b))
 #define OP_PROD(a, b) ((a) * (b))
 
-/* One tree instance: NAME, part type P, its vector V, E parts per element, the op and its identity.
- * A leaf is 16 elements of E parts: NV vectors. Leaves go by pointer (a 32-byte vector by value is an
- * ABI GCC notes at the baseline level). */
+/* One tree's leaves and stack: NAME, part type P, its vector V, E parts per element, the op and its
+ * identity. A leaf is 16 elements of E parts: NV vectors. Leaves go by pointer (a 32-byte vector by value
+ * is an ABI GCC notes at the baseline level). */
 #define DEF_TREE(NAME, P, V, E, OP, ID)                                                                 \
   enum { NAME##_NV = (int)(LANES * (E) * sizeof(P) / sizeof(V)) };                                    \
   typedef struct NAME##_leaf {                                                                        \
@@ -45,13 +49,10 @@ typedef double vd __attribute__((vector_size(32)));
   static inline void NAME##_op_r(const NAME##_leaf *a, NAME##_leaf *b) {                              \
     for (int k = 0; k < NAME##_NV; ++k) b->v[k] = OP(a->v[k], b->v[k]);                              \
   }                                                                                                   \
-  static inline void NAME##_load(NAME##_leaf *l, const P *x) { memcpy(l->v, x, sizeof l->v); }        \
-  /* the first n < 16 elements of x, the rest the identity */                                         \
-  static inline void NAME##_load_part(NAME##_leaf *l, const P *x, int64_t n) {                        \
-    P tmp[LANES * (E)];                                                                               \
-    for (int k = 0; k < LANES * (E); ++k) tmp[k] = (P)(ID);                                           \
-    memcpy(tmp, x, (size_t)n * (E) * sizeof(P));                                                      \
-    NAME##_load(l, tmp);                                                                              \
+  /* vector by vector: one copy of the whole leaf goes through the stack at AVX2 (split 16-byte moves \
+   * reloaded as 32-byte vectors, a store-forwarding stall per leaf) */                               \
+  static inline void NAME##_load(NAME##_leaf *l, const P *x) {                                        \
+    for (int k = 0; k < NAME##_NV; ++k) memcpy(&l->v[k], x + k * (int)(sizeof(V) / sizeof(P)), sizeof(V)); \
   }                                                                                                   \
   typedef struct NAME##_stack {                                                                       \
     NAME##_leaf s[LEVELS];                                                                            \
@@ -69,38 +70,6 @@ typedef double vd __attribute__((vector_size(32)));
     t->s[level] = *x;                                                                                 \
     t->occ |= 1u << level;                                                                            \
   }                                                                                                   \
-  static inline void NAME##_push_at(NAME##_stack *t, const P *x) {                                    \
-    NAME##_leaf l;                                                                                    \
-    NAME##_load(&l, x);                                                                               \
-    NAME##_push(t, 0, &l);                                                                            \
-  }                                                                                                   \
-  /* a subtree of 8 leaves from x, in registers */                                                    \
-  static inline void NAME##_eight(NAME##_leaf *r, const P *x) {                                       \
-    NAME##_leaf l[8];                                                                                 \
-    for (int i = 0; i < 8; ++i) NAME##_load(&l[i], x + i * LANES * (E));                             \
-    for (int i = 0; i < 8; i += 2) NAME##_op(&l[i], &l[i + 1]);                                       \
-    NAME##_op(&l[0], &l[2]);                                                                          \
-    NAME##_op(&l[4], &l[6]);                                                                          \
-    NAME##_op(&l[0], &l[4]);                                                                          \
-    *r = l[0];                                                                                        \
-  }                                                                                                   \
-  /* n elements (a multiple of 16 unless it is the unit's last piece) */                              \
-  static void NAME##_feed(NAME##_stack *t, const P *x, int64_t n) {                                   \
-    const int64_t full = n / LANES;                                                                   \
-    int64_t i = 0;                                                                                    \
-    for (; i < full && (t->leaves & 7); ++i) NAME##_push_at(t, x + i * LANES * (E));                 \
-    for (; i + 8 <= full; i += 8) {                                                                   \
-      NAME##_leaf node;                                                                               \
-      NAME##_eight(&node, x + i * LANES * (E));                                                       \
-      NAME##_push(t, 3, &node);                                                                       \
-    }                                                                                                 \
-    for (; i < full; ++i) NAME##_push_at(t, x + i * LANES * (E));                                    \
-    if (n % LANES) {                                                                                  \
-      NAME##_leaf l;                                                                                  \
-      NAME##_load_part(&l, x + full * LANES * (E), n % LANES);                                        \
-      NAME##_push(t, 0, &l);                                                                          \
-    }                                                                                                 \
-  }                                                                                                   \
   /* the stack's subtrees combined (earlier ones on the left), then the lanes folded in halves */    \
   static void NAME##_finish(const NAME##_stack *t, P *out) {                                          \
     int level = 0;                                                                                    \
@@ -113,15 +82,109 @@ typedef double vd __attribute__((vector_size(32)));
     for (int h = LANES / 2; h >= 1; h /= 2)                                                           \
       for (int k = 0; k < h * (E); ++k) l[k] = OP(l[k], l[k + h * (E)]);                              \
     memcpy(out, l, (E) * sizeof(P));                                                                  \
+  }
+
+/* How a whole leaf of 16 elements is read, WHOLE(TREE, P, l, x): 1 when done. In place (S is P); not at
+ * all (0: CVT element by element, through memory); or bfloat16 widened in registers, whose bits are
+ * dlx__cvt_bf16_to_f32's (shifted up 16) -- through memory, each leaf would be two 32-byte stores
+ * reloaded as one 64-byte vector, a store-forwarding stall that halves the bfloat16 sum's speed. */
+#define WHOLE_IN_PLACE(TREE, P, l, x) (TREE##_load(l, (const P *)(const void *)(x)), 1)
+#define WHOLE_NONE(TREE, P, l, x) 0
+#define WHOLE_BF16(TREE, P, l, x) (bf16_leaf((l)->v, x), 1)
+
+/* On x86 the level's widening (GCC's __builtin_convertvector makes 512-bit vectors at level 2 only to
+ * split them again); elsewhere the generic conversion. */
+static inline void bf16_leaf(vf *v, const uint16_t *x) {
+  for (int k = 0; k < (int)(LANES * sizeof(float) / sizeof(vf)); ++k) {
+    const uint16_t *p = x + k * (int)(sizeof(vf) / sizeof(float));
+#if DLX_CPU_F16C && DLX_CPU_X86_LEVELS
+    const __m256i w = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16);
+#elif defined(__SSE2__)
+    /* (0, b) pairs of 16-bit words: b << 16 in each 32-bit lane */
+    const __m128i h = _mm_loadu_si128((const __m128i *)p), z = _mm_setzero_si128();
+    const __m128i w[2] = {_mm_unpacklo_epi16(z, h), _mm_unpackhi_epi16(z, h)};
+#else
+    typedef uint16_t vh __attribute__((vector_size(sizeof(vf) / 2)));
+    typedef uint32_t vu __attribute__((vector_size(sizeof(vf))));
+    vh h;
+    memcpy(&h, p, sizeof h);
+    const vu w = __builtin_convertvector(h, vu) << 16;
+#endif
+    memcpy(&v[k], &w, sizeof w);
+  }
+}
+
+/* A tree over elements of S (converted to P by CVT, or whole leaves by WHOLE): NAME##_tree, a
+ * dlx__red_tree_fn over pieces of S. */
+#define DEF_FEED(NAME, TREE, P, S, CVT, E, ID, WHOLE)                                                   \
+  /* leaf from 16 elements of E parts at x; n < 16: the rest the identity */                          \
+  static inline void NAME##_leaf_at(TREE##_leaf *l, const S *x, int64_t n) {                          \
+    if (n == LANES && WHOLE(TREE, P, l, x)) return;                                                   \
+    P tmp[LANES * (E)];                                                                               \
+    S src[LANES * (E)];                                                                               \
+    for (int k = 0; k < LANES * (E); ++k) tmp[k] = (P)(ID);                                           \
+    if (n == LANES) {                                                                                 \
+      memcpy(src, x, sizeof src);                                                                     \
+      for (int k = 0; k < LANES * (E); ++k) tmp[k] = CVT(src[k]);                                     \
+    } else {                                                                                          \
+      for (int64_t k = 0; k < n * (E); ++k) tmp[k] = CVT(x[k]);                                       \
+    }                                                                                                 \
+    TREE##_load(l, tmp);                                                                              \
+  }                                                                                                   \
+  static inline void NAME##_push_at(TREE##_stack *t, const S *x) {                                    \
+    TREE##_leaf l;                                                                                    \
+    NAME##_leaf_at(&l, x, LANES);                                                                     \
+    TREE##_push(t, 0, &l);                                                                            \
+  }                                                                                                   \
+  /* subtrees of 2, 4 and 8 leaves from x, in registers: no array of leaves, which the vectoriser would \
+   * fill by a copy loop through the stack */                                                         \
+  static inline void NAME##_two(TREE##_leaf *r, const S *x) {                                         \
+    TREE##_leaf b;                                                                                    \
+    NAME##_leaf_at(r, x, LANES);                                                                      \
+    NAME##_leaf_at(&b, x + LANES * (E), LANES);                                                       \
+    TREE##_op(r, &b);                                                                                 \
+  }                                                                                                   \
+  static inline void NAME##_four(TREE##_leaf *r, const S *x) {                                        \
+    TREE##_leaf b;                                                                                    \
+    NAME##_two(r, x);                                                                                 \
+    NAME##_two(&b, x + 2 * LANES * (E));                                                              \
+    TREE##_op(r, &b);                                                                                 \
+  }                                                                                                   \
+  static inline void NAME##_eight(TREE##_leaf *r, const S *x) {                                       \
+    TREE##_leaf b;                                                                                    \
+    NAME##_four(r, x);                                                                                \
+    NAME##_four(&b, x + 4 * LANES * (E));                                                             \
+    TREE##_op(r, &b);                                                                                 \
+  }                                                                                                   \
+  /* n elements (a multiple of 16 unless it is the unit's last piece) */                              \
+  static void NAME##_feed(TREE##_stack *t, const S *x, int64_t n) {                                   \
+    const int64_t full = n / LANES;                                                                   \
+    int64_t i = 0;                                                                                    \
+    for (; i < full && (t->leaves & 7); ++i) NAME##_push_at(t, x + i * LANES * (E));                 \
+    for (; i + 8 <= full; i += 8) {                                                                   \
+      TREE##_leaf node;                                                                               \
+      NAME##_eight(&node, x + i * LANES * (E));                                                       \
+      TREE##_push(t, 3, &node);                                                                       \
+    }                                                                                                 \
+    for (; i < full; ++i) NAME##_push_at(t, x + i * LANES * (E));                                    \
+    if (n % LANES) {                                                                                  \
+      TREE##_leaf l;                                                                                  \
+      NAME##_leaf_at(&l, x + full * LANES * (E), n % LANES);                                          \
+      TREE##_push(t, 0, &l);                                                                          \
+    }                                                                                                 \
   }                                                                                                   \
   static void NAME##_tree(dlx__red_next_fn next, void *ctx, dlx__red_slot *out) {                     \
-    NAME##_stack t;                                                                                   \
+    TREE##_stack t;                                                                                   \
     t.occ = 0;                                                                                        \
     t.leaves = 0;                                                                                     \
     const void *x;                                                                                    \
-    for (int64_t n; (n = next(ctx, &x)) > 0;) NAME##_feed(&t, (const P *)x, n);                      \
-    NAME##_finish(&t, (P *)(void *)out->v.b);                                                         \
+    for (int64_t n; (n = next(ctx, &x)) > 0;) NAME##_feed(&t, (const S *)x, n);                      \
+    TREE##_finish(&t, (P *)(void *)out->v.b);                                                         \
   }
+
+#define SAME(x) (x)
+#define BF16(x) dlx__cvt_bf16_to_f32(x)
+#define F16(x) dlx__cvt_f16_to_f32(x)
 
 DEF_TREE(sum_f32, float, vf, 1, OP_SUM, -0.0f)
 DEF_TREE(sum_f64, double, vd, 1, OP_SUM, -0.0)
@@ -129,113 +192,104 @@ DEF_TREE(sum_c64, float, vf, 2, OP_SUM, -0.0f)
 DEF_TREE(sum_c128, double, vd, 2, OP_SUM, -0.0)
 DEF_TREE(prod_f32, float, vf, 1, OP_PROD, 1.0f)
 DEF_TREE(prod_f64, double, vd, 1, OP_PROD, 1.0)
+DEF_FEED(sum_f32, sum_f32, float, float, SAME, 1, -0.0f, WHOLE_IN_PLACE)
+DEF_FEED(sum_f64, sum_f64, double, double, SAME, 1, -0.0, WHOLE_IN_PLACE)
+DEF_FEED(sum_c64, sum_c64, float, float, SAME, 2, -0.0f, WHOLE_IN_PLACE)
+DEF_FEED(sum_c128, sum_c128, double, double, SAME, 2, -0.0, WHOLE_IN_PLACE)
+DEF_FEED(prod_f32, prod_f32, float, float, SAME, 1, 1.0f, WHOLE_IN_PLACE)
+DEF_FEED(prod_f64, prod_f64, double, double, SAME, 1, 1.0, WHOLE_IN_PLACE)
+/* bfloat16 and float16 decoded as they are read (no staging buffer): bandwidth-bound sums of them */
+DEF_FEED(sum_bf16, sum_f32, float, uint16_t, BF16, 1, -0.0f, WHOLE_BF16)
+DEF_FEED(sum_f16, sum_f32, float, uint16_t, F16, 1, -0.0f, WHOLE_NONE)
+DEF_FEED(prod_bf16, prod_f32, float, uint16_t, BF16, 1, 1.0f, WHOLE_BF16)
+DEF_FEED(prod_f16, prod_f32, float, uint16_t, F16, 1, 1.0f, WHOLE_NONE)
 
-/* ---- 64 units at once ------------------------------------------------------------------------------ */
+/* ---- many units at once -------------------------------------------------------------------------- */
 
-/* NAME(x, len, stride, w, out): the partial results of w <= 16 * G units side by side from x (unit u at x +
- * u elements of S), element k of each k * stride bytes further, k < len. Lane j of the units' trees is held
- * in G leaves of 16 units each; rows are read 256 bytes of the accumulation type at a time (G = 4 for
- * float32, 2 for float64), so that a reduction over an outer axis streams through whole cache lines, with
- * the stacks (about 36 KiB) still on the stack. CVT converts one element of S to P; absent units are the
- * identity. */
-#define PREFETCH_ROWS 64
-#define DEF_OUTER(NAME, TREE, P, S, CVT, ID, G, DIRECT)                                                 \
-  /* row's units [16 gi, 16 gi + 16) of w, converted; absent ones the identity */                     \
-  static inline void NAME##_group(TREE##_leaf *l, const char *row, int64_t w, int gi) {                \
-    P tmp[LANES];                                                                                     \
-    S src[LANES];                                                                                     \
-    const int64_t have = w - gi * LANES;                                                              \
-    if (have >= LANES && DIRECT) { /* the accumulation type itself: one load */                        \
-      TREE##_load(l, (const P *)(const void *)(row + gi * LANES * (int64_t)sizeof(S)));               \
-      return;                                                                                         \
-    }                                                                                                 \
-    if (have >= LANES) {                                                                              \
-      memcpy(src, row + gi * LANES * (int64_t)sizeof(S), sizeof src);                                 \
-      for (int u = 0; u < LANES; ++u) tmp[u] = CVT(src[u]);                                           \
-    } else {                                                                                          \
-      for (int u = 0; u < LANES; ++u) tmp[u] = (P)(ID);                                               \
-      for (int64_t u = 0; u < have; ++u) {                                                            \
-        S v;                                                                                          \
-        memcpy(&v, row + (gi * LANES + u) * (int64_t)sizeof(S), sizeof v);                            \
-        tmp[u] = CVT(v);                                                                              \
-      }                                                                                               \
-    }                                                                                                 \
-    TREE##_load(l, tmp);                                                                              \
-  }                                                                                                   \
-  static inline void NAME##_row(TREE##_leaf *l, const char *x, int64_t stride, int64_t k, int64_t len, \
-                                int64_t w) {                                                          \
-    if (k + PREFETCH_ROWS < len) /* far-apart rows: new pages and DRAM rows, asked for early */        \
-      for (int64_t b = 0; b < w * (int64_t)sizeof(S); b += 64) __builtin_prefetch(x + (k + PREFETCH_ROWS) * stride + b, 0, 0); \
-    for (int gi = 0; gi < (G); ++gi) NAME##_group(&l[gi], x + k * stride, w, gi);                     \
-  }                                                                                                   \
+/* NAME(x, len, stride, w, out, state): the partial results of w <= W units side by side from x (unit u at
+ * x + u elements of S), element k of each k * stride bytes further (its "row" k), k < len. Lane by lane:
+ * lane j's tree over its rows j, j + 16, ... is kept as a stack of rows of W partial results (binary
+ * counter), the lanes' totals are folded in halves at the end. Eight of a lane's rows are read side by
+ * side and combined as the tree's subtree of 8 in one pass (eight streams in flight: one row at a time
+ * waits on memory latency at every row, each a different page), then pushed. Every row is read once,
+ * whole (4 KiB of the accumulation type: W = 1024 float32 or 512 float64); the stacks are in the caller's
+ * state (NAME##_state, about 104 KiB: L2-sized). The elementwise operations over a row are the tree's own
+ * (each unit's bits are those of its unit alone); CVT converts an element of S to P. */
+#define DEF_OUTER(NAME, P, S, CVT, OP, W)                                                               \
   typedef struct NAME##_state {                                                                       \
-    TREE##_leaf s[LEVELS][LANES][G], g[LANES][G];                                                     \
-    unsigned occ;                                                                                     \
+    P stack[LEVELS][W], g[W], lane[LANES][W];                                                         \
   } NAME##_state;                                                                                     \
-  /* g: every lane's node of 2^level leaves at the next position */                                   \
-  static inline void NAME##_push(NAME##_state *t, int level) {                                        \
-    for (; t->occ >> level & 1u; ++level) {                                                           \
-      for (int j = 0; j < LANES; ++j)                                                                 \
-        for (int gi = 0; gi < (G); ++gi) TREE##_op_r(&t->s[level][j][gi], &t->g[j][gi]);              \
-      t->occ &= ~(1u << level);                                                                       \
-    }                                                                                                 \
-    memcpy(t->s[level], t->g, sizeof t->g);                                                           \
-    t->occ |= 1u << level;                                                                            \
+  /* unit u of a row, as P */                                                                         \
+  static inline P NAME##_at(const char *row, int64_t u) {                                             \
+    S v;                                                                                              \
+    memcpy(&v, row + u * (int64_t)sizeof(S), sizeof v);                                               \
+    return CVT(v);                                                                                    \
   }                                                                                                   \
-  static void NAME(const char *x, int64_t len, int64_t stride, int64_t w, dlx__red_slot *out) {       \
-    NAME##_state t;                                                                                   \
-    t.occ = 0;                                                                                        \
-    int64_t q = 0;                                                                                    \
-    for (; (q + 4) * LANES <= len; q += 4) { /* four leaves per lane in registers: a level-2 node */  \
-      for (int j = 0; j < LANES; ++j) {                                                               \
-        TREE##_leaf a[G], b[G];                                                                       \
-        NAME##_row(a, x, stride, q * LANES + j, len, w);                                              \
-        NAME##_row(b, x, stride, (q + 1) * LANES + j, len, w);                                        \
-        for (int gi = 0; gi < (G); ++gi) TREE##_op(&a[gi], &b[gi]);                                    \
-        NAME##_row(t.g[j], x, stride, (q + 2) * LANES + j, len, w);                                   \
-        NAME##_row(b, x, stride, (q + 3) * LANES + j, len, w);                                        \
-        for (int gi = 0; gi < (G); ++gi) TREE##_op(&t.g[j][gi], &b[gi]);                               \
-        for (int gi = 0; gi < (G); ++gi) TREE##_op_r(&a[gi], &t.g[j][gi]);                             \
-      }                                                                                               \
-      NAME##_push(&t, 2);                                                                             \
+  /* t->g, a node of 2^level rows, pushed on the stack (occupancy *occ) */                            \
+  static inline void NAME##_push(NAME##_state *t, unsigned *occ, int level, int64_t w) {              \
+    for (; *occ >> level & 1u; ++level) {                                                             \
+      const P *l = t->stack[level];                                                                   \
+      for (int64_t u = 0; u < w; ++u) t->g[u] = OP(l[u], t->g[u]);                                    \
+      *occ &= ~(1u << level);                                                                         \
     }                                                                                                 \
-    for (; q * LANES < len; ++q) { /* the last leaves one by one, missing rows the identity */        \
-      for (int j = 0; j < LANES; ++j) {                                                               \
-        if (q * LANES + j < len) NAME##_row(t.g[j], x, stride, q * LANES + j, len, w);                \
-        else                                                                                          \
-          for (int gi = 0; gi < (G); ++gi) NAME##_group(&t.g[j][gi], x, 0, gi);                      \
-      }                                                                                               \
-      NAME##_push(&t, 0);                                                                             \
+    memcpy(t->stack[level], t->g, (size_t)w * sizeof(P));                                             \
+    *occ |= 1u << level;                                                                              \
+  }                                                                                                   \
+  /* t->g: the subtree of the 8 rows k, k + 16, ..., k + 112 */                                       \
+  static void NAME##_eight(NAME##_state *t, const char *x, int64_t stride, int64_t k, int64_t w) {     \
+    const char *r[8];                                                                                 \
+    for (int i = 0; i < 8; ++i) r[i] = x + (k + i * LANES) * stride;                                  \
+    for (int64_t u = 0; u < w; ++u) {                                                                 \
+      const P a = OP(NAME##_at(r[0], u), NAME##_at(r[1], u)), b = OP(NAME##_at(r[2], u), NAME##_at(r[3], u)); \
+      const P c = OP(NAME##_at(r[4], u), NAME##_at(r[5], u)), d = OP(NAME##_at(r[6], u), NAME##_at(r[7], u)); \
+      t->g[u] = OP(OP(a, b), OP(c, d));                                                               \
+    }                                                                                                 \
+  }                                                                                                   \
+  /* lane j's tree over rows j, j + 16, ... (< len) into t->lane[j] */                                \
+  static void NAME##_lane(NAME##_state *t, const char *x, int64_t len, int64_t stride, int64_t w, int j) { \
+    const int64_t nq = (len - j + LANES - 1) / LANES;                                                 \
+    unsigned occ = 0;                                                                                 \
+    int64_t q = 0;                                                                                    \
+    for (; q + 8 <= nq; q += 8) {                                                                     \
+      NAME##_eight(t, x, stride, q * LANES + j, w);                                                   \
+      NAME##_push(t, &occ, 3, w);                                                                     \
+    }                                                                                                 \
+    for (; q < nq; ++q) {                                                                             \
+      const char *row = x + (q * LANES + j) * stride;                                                 \
+      for (int64_t u = 0; u < w; ++u) t->g[u] = NAME##_at(row, u);                                    \
+      NAME##_push(t, &occ, 0, w);                                                                     \
     }                                                                                                 \
     int level = 0;                                                                                    \
-    while (!(t.occ >> level & 1u)) ++level;                                                           \
-    memcpy(t.g, t.s[level], sizeof t.g);                                                              \
+    while (!(occ >> level & 1u)) ++level;                                                             \
+    P *res = t->lane[j];                                                                              \
+    memcpy(res, t->stack[level], (size_t)w * sizeof(P));                                              \
     for (++level; level < LEVELS; ++level)                                                            \
-      if (t.occ >> level & 1u)                                                                        \
-        for (int j = 0; j < LANES; ++j)                                                               \
-          for (int gi = 0; gi < (G); ++gi) TREE##_op_r(&t.s[level][j][gi], &t.g[j][gi]);              \
+      if (occ >> level & 1u)                                                                          \
+        for (int64_t u = 0; u < w; ++u) res[u] = OP(t->stack[level][u], res[u]);                      \
+  }                                                                                                   \
+  static void NAME(const char *x, int64_t len, int64_t stride, int64_t w, dlx__red_slot *out, void *state) { \
+    NAME##_state *t = (NAME##_state *)state;                                                          \
+    const int lanes = len < LANES ? (int)len : LANES;                                                 \
+    for (int j = 0; j < lanes; ++j) NAME##_lane(t, x, len, stride, w, j);                             \
     for (int h = LANES / 2; h >= 1; h /= 2)                                                           \
-      for (int j = 0; j < h; ++j)                                                                     \
-        for (int gi = 0; gi < (G); ++gi) TREE##_op(&t.g[j][gi], &t.g[j + h][gi]);                      \
-    for (int gi = 0; gi < (G); ++gi) {                                                                \
-      P r[LANES];                                                                                     \
-      memcpy(r, t.g[0][gi].v, sizeof r);                                                              \
-      for (int64_t u = gi * LANES; u < w && u < (gi + 1) * LANES; ++u)                                \
-        memcpy(out[u].v.b, &r[u - gi * LANES], sizeof(P));                                            \
-    }                                                                                                 \
+      for (int k = 0; k < h; ++k)                                                                     \
+        if (k + h < lanes)                                                                            \
+          for (int64_t u = 0; u < w; ++u) t->lane[k][u] = OP(t->lane[k][u], t->lane[k + h][u]);       \
+    for (int64_t u = 0; u < w; ++u) memcpy(out[u].v.b, &t->lane[0][u], sizeof(P));                    \
   }
 
-#define SAME(x) (x)
-#define BF16(x) dlx__cvt_bf16_to_f32(x)
-#define F16(x) dlx__cvt_f16_to_f32(x)
-DEF_OUTER(outer_sum_f32, sum_f32, float, float, SAME, -0.0f, 4, 1)
-DEF_OUTER(outer_sum_bf16, sum_f32, float, uint16_t, BF16, -0.0f, 4, 0)
-DEF_OUTER(outer_sum_f16, sum_f32, float, uint16_t, F16, -0.0f, 4, 0)
-DEF_OUTER(outer_sum_f64, sum_f64, double, double, SAME, -0.0, 2, 1)
-DEF_OUTER(outer_prod_f32, prod_f32, float, float, SAME, 1.0f, 4, 1)
-DEF_OUTER(outer_prod_bf16, prod_f32, float, uint16_t, BF16, 1.0f, 4, 0)
-DEF_OUTER(outer_prod_f16, prod_f32, float, uint16_t, F16, 1.0f, 4, 0)
-DEF_OUTER(outer_prod_f64, prod_f64, double, double, SAME, 1.0, 2, 1)
+DEF_OUTER(outer_sum_f32, float, float, SAME, OP_SUM, 1024)
+DEF_OUTER(outer_sum_bf16, float, uint16_t, BF16, OP_SUM, 1024)
+DEF_OUTER(outer_sum_f16, float, uint16_t, F16, OP_SUM, 1024)
+DEF_OUTER(outer_sum_f64, double, double, SAME, OP_SUM, 512)
+DEF_OUTER(outer_prod_f32, float, float, SAME, OP_PROD, 1024)
+DEF_OUTER(outer_prod_bf16, float, uint16_t, BF16, OP_PROD, 1024)
+DEF_OUTER(outer_prod_f16, float, uint16_t, F16, OP_PROD, 1024)
+DEF_OUTER(outer_prod_f64, double, double, SAME, OP_PROD, 512)
+
+_Static_assert(sizeof(outer_sum_f64_state) <= sizeof(outer_sum_f32_state) &&
+                   sizeof(outer_prod_f64_state) <= sizeof(outer_sum_f32_state),
+               "outer_state covers every many-unit kernel");
 
 /* ---- integers: 64-bit sums and products wrap, exact in any order ------------------------------------ */
 
@@ -261,9 +315,12 @@ DLX_CPU_TARGET_END
 
 const dlx__cpu_reduce_loops DLX_CPU_SUFFIX(dlx__cpu_reduce) = {
     .tree = {{sum_f32_tree, sum_f64_tree, sum_c64_tree, sum_c128_tree}, {prod_f32_tree, prod_f64_tree, NULL, NULL}},
+    .tree_narrow = {{sum_bf16_tree, sum_f16_tree}, {prod_bf16_tree, prod_f16_tree}},
     .outer = {{outer_sum_f32, outer_sum_bf16, outer_sum_f16, outer_sum_f64},
               {outer_prod_f32, outer_prod_bf16, outer_prod_f16, outer_prod_f64}},
-    .outer_w = {4 * LANES, 4 * LANES, 4 * LANES, 2 * LANES},
+    .outer_w = {1024, 1024, 1024, 512},
+    /* every instance's state has one size: rows of 4 KiB (float32 of 1024 units, float64 of 512) */
+    .outer_state = sizeof(outer_sum_f32_state),
     .int_sum = int_sum,
 };
 #endif

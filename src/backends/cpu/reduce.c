@@ -15,6 +15,7 @@
  *  - the rules of kernels/reduce_rules.h element by element otherwise: integer sums (wrapping, any
  *    order), selections (min, max, argmin, argmax: total orders), any / all, and the complex product's
  *    tree (which identity padding would change). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/cpu/cpu.h"
@@ -24,7 +25,6 @@
 
 #define PIECE 256
 #define MAX_GRID (DLX_MAX_NDIM + 2)
-#define OUTER_MAX 64 /* the most units a many-unit kernel takes (loops.h) */
 
 /* One grid dimension: extent, input byte stride, output byte stride (kept dimensions), and its weight in
  * the flat output index and in the flat block index. */
@@ -46,6 +46,7 @@ typedef struct red {
   dlx__red_tree_fn tree;   /* the vectorised tree, or NULL */
   dlx__red_outer_fn outer; /* the many-unit tree, or NULL */
   int64_t outer_w;         /* the units it takes at once */
+  size_t state_bytes;      /* its working memory (a multiple of 64), then outer_w result slots */
   bool direct;             /* the tree reads contiguous input runs as they are */
   bool convert;            /* pieces go through conv (S -> A) */
   dlx__cpu_loop conv;
@@ -235,8 +236,9 @@ static void unit_done(const red *r, int64_t oflat, int64_t bflat, int64_t ooff, 
   else op->scratch[oflat * op->nblocks + bflat] = *s;
 }
 
-/* Item t: one unit, or a tile of up to outer_w units along vdim. */
-static void run_item(const red *r, int64_t t, unit *u) {
+/* Item t: one unit, or a tile of up to outer_w units along vdim (with the many-unit kernel's working
+ * memory, or unit by unit when there is none). */
+static void run_item(const red *r, int64_t t, unit *u, void *state) {
   int64_t ioff = 0, ooff = 0, oflat = 0, bflat = 0, w = 1;
   for (int k = r->ng - 1; k >= 0; --k) {
     const gdim *g = &r->g[k];
@@ -260,19 +262,32 @@ static void run_item(const red *r, int64_t t, unit *u) {
     unit_done(r, oflat, bflat, ooff, &s);
     return;
   }
-  dlx__red_slot s[OUTER_MAX];
   const gdim *v = &r->g[r->vdim];
   const int64_t len = r->op->nred - bflat * DLX__RED_BLOCK;
-  memset(s, 0, sizeof s);
-  r->outer(base, len < DLX__RED_BLOCK ? len : DLX__RED_BLOCK, r->run_st, w, s);
+  if (state == NULL) {
+    for (int64_t j = 0; j < w; ++j) {
+      dlx__red_slot one;
+      unit_start(u, r, base + j * v->in_st, bflat + j * v->bmul);
+      unit_partial(r, u, &one);
+      unit_done(r, oflat + j * v->omul, bflat + j * v->bmul, ooff + j * v->out_st, &one);
+    }
+    return;
+  }
+  dlx__red_slot *s = (dlx__red_slot *)(void *)((char *)state + r->state_bytes); /* after the kernel's part */
+  memset(s, 0, (size_t)w * sizeof *s);
+  r->outer(base, len < DLX__RED_BLOCK ? len : DLX__RED_BLOCK, r->run_st, w, s, state);
   for (int64_t j = 0; j < w; ++j) unit_done(r, oflat + j * v->omul, bflat + j * v->bmul, ooff + j * v->out_st, &s[j]);
 }
 
 static void run_chunk(void *ctx, int64_t chunk) {
   const red *r = ctx;
   unit u;
+  /* the many-unit kernel's stacks (too large for a thread's stack); without them, the same bits unit by
+   * unit */
+  void *state = r->vdim >= 0 ? aligned_alloc(64, r->state_bytes + (size_t)r->outer_w * sizeof(dlx__red_slot)) : NULL;
   const int64_t end = (chunk + 1) * r->per_chunk < r->items ? (chunk + 1) * r->per_chunk : r->items;
-  for (int64_t t = chunk * r->per_chunk; t < end; ++t) run_item(r, t, &u);
+  for (int64_t t = chunk * r->per_chunk; t < end; ++t) run_item(r, t, &u, state);
+  free(state);
 }
 
 /* The second pass: each output's block partials by the tree over blocks. */
@@ -345,13 +360,15 @@ static void choose_outer(red *r) {
   if (!dlx__red_is_arith(op->op) || r->gather || r->run_st == r->isz) return;
   const bool product = op->op == DLX_REDUCE_PROD;
   int which = -1;
-  if (op->acc == DLX_KD_F32) which = r->skd == DLX_KD_F32 ? 0 : r->skd == DLX_KD_BF16 ? 1 : r->skd == DLX_KD_F16 ? 2 : -1;
+  if (op->acc == DLX_KD_F32)
+    which = r->skd == DLX_KD_F32 ? 0 : r->skd == DLX_KD_BF16 ? 1 : r->skd == DLX_KD_F16 ? 2 : -1;
   if (op->acc == DLX_KD_F64 && r->skd == DLX_KD_F64) which = 3;
   if (which < 0) return;
   for (int k = r->ng - 1; k >= 0 && r->vdim < 0; --k)
     if (r->g[k].in_st == r->isz) r->vdim = k;
   r->outer = r->kern->reduce->outer[product][which];
   r->outer_w = r->kern->reduce->outer_w[which];
+  r->state_bytes = (r->kern->reduce->outer_state + 63) / 64 * 64;
 }
 
 static void choose_kernels(red *r) {
@@ -363,9 +380,16 @@ static void choose_kernels(red *r) {
   r->asz = codes ? r->isz : (int64_t)dlx_dtype_itemsize(acc_dtype(op->acc));
   r->tree = NULL;
   r->outer = NULL;
-  if (dlx__red_is_arith(op->op) && op->acc >= DLX_KD_F32 && op->acc <= DLX_KD_C128)
-    r->tree = r->kern->reduce->tree[op->op == DLX_REDUCE_PROD][op->acc - DLX_KD_F32];
+  const bool product = op->op == DLX_REDUCE_PROD;
   r->convert = !codes && !dlx_dtype_equal(op->in, acc_dtype(op->acc));
+  if (dlx__red_is_arith(op->op) && op->acc >= DLX_KD_F32 && op->acc <= DLX_KD_C128)
+    r->tree = r->kern->reduce->tree[product][op->acc - DLX_KD_F32];
+  if (dlx__red_is_arith(op->op) && op->acc == DLX_KD_F32 && (r->skd == DLX_KD_BF16 || r->skd == DLX_KD_F16)) {
+    /* the tree decodes bfloat16 / float16 itself: its pieces are the codes */
+    r->tree = r->kern->reduce->tree_narrow[product][r->skd == DLX_KD_F16];
+    r->convert = false;
+    r->asz = r->isz;
+  }
   r->direct = r->tree != NULL && !r->convert && !r->gather && r->run_st == r->isz;
   if (r->convert) {
     dlx__ew_op cast;
