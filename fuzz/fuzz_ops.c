@@ -786,13 +786,14 @@ static uint32_t reduce_mask(opcase *c) {
   }
   bool mask[DLX_MAX_NDIM] = {false};
   bool empty_reduction = false;
-  if (ranks_ok && in->ndim >= 0 && in->ndim <= MAX_RANK) {
+  /* the axes are checked against the input before out is looked at: whatever out's rank */
+  if (in->ndim >= 0 && in->ndim <= MAX_RANK) {
     if (c->naxes != -1 && (c->naxes < 0 || c->naxes > DLX_MAX_NDIM)) m |= BIT(DLX_ERR_INVALID_ARGUMENT);
     else if (!reduce_axes(c, in, mask)) m |= BIT(DLX_ERR_INDEX) | BIT(DLX_ERR_INVALID_ARGUMENT);
     else {
       int64_t shape[MAX_RANK];
       const int32_t n = reduce_shape(c, in, mask, shape);
-      bool same = n == out->ndim;
+      bool same = ranks_ok && n == out->ndim;
       for (int32_t d = 0; same && d < n; ++d) same = shape[d] == out->shape[d];
       if (!same) m |= BIT(DLX_ERR_INVALID_ARGUMENT);
       for (int32_t d = 0; d < in->nd; ++d) empty_reduction |= mask[d] && in->shape[d] == 0;

@@ -892,6 +892,13 @@ def reduce_seeds(s):
     s["reduce_sum_cuda_out_refused"] = R("sum", "float32", V([4]), [0], device=(CUDA, 0))
     s["reduce_op_out_of_range"] = R(12, "float32", V([4]), [0])
     s["reduce_sum_u8_out_strided"] = R("sum", "uint8", V([7, 6, 5]), [1], out_strides=("gap", [(2, True), (3, False)]))
+    # Found by the fuzzer (UBSan): float64 data at an odd byte offset, summed by the tree that read typed
+    # vectors in place (src/backends/cpu/reduce.c now reads such data through copied pieces).
+    s["found_reduce_misaligned_float64"] = bytes.fromhex("1400000021010000030c0b0000000203020091000005000000020900")
+    # Found by the fuzzer: axis 5 of a 5-d input with an out of invalid rank; dlx_reduce checks the axes
+    # before out, which the harness's model of the allowed statuses did not foresee.
+    s["found_reduce_axes_before_out_rank"] = bytes.fromhex(
+        "10acf00c00000060ff1560001c85600000010000006030000bdd6d000040fefffcf8000000000000c6f1")
     return s
 
 

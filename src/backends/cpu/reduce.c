@@ -390,7 +390,11 @@ static void choose_kernels(red *r) {
     r->convert = false;
     r->asz = r->isz;
   }
-  r->direct = r->tree != NULL && !r->convert && !r->gather && r->run_st == r->isz;
+  /* in place only where every element is aligned to its type (a DLPack tensor's data may be at any byte
+   * offset): the tree reads typed vectors; elsewhere its pieces are copied out (the same bits) */
+  bool aligned = (uintptr_t)op->in_data % (uintptr_t)r->isz == 0;
+  for (int k = 0; k < r->ng; ++k) aligned = aligned && r->g[k].in_st % r->isz == 0;
+  r->direct = r->tree != NULL && !r->convert && !r->gather && r->run_st == r->isz && aligned;
   if (r->convert) {
     dlx__ew_op cast;
     memset(&cast, 0, sizeof cast);
