@@ -1,5 +1,5 @@
 /* fuzz/fuzz_ops.c - libFuzzer harness for the op entry points of dlx/ops.h: dlx_copy, dlx_fill,
- * dlx_cast, dlx_binary and dlx_fma on random strided views.
+ * dlx_cast, dlx_binary, dlx_fma and dlx_reduce on random strided views.
  *
  * Views are hand-made structs (as a caller or a DLPack import hands them over): any DLDataType (illegal
  * ones, vectors, packed or padded sub-byte), ranks 0..6 (rarely an impossible one), small extents (some
@@ -29,6 +29,12 @@
  * that depends on the order of the writes (ops.c, "Limits"): they are detected and only the
  * memory-safety and outside-the-output checks apply.
  *
+ * Reductions (dlx_reduce): the same views, axes (in range or not, repeated), keepdims, an out of the
+ * result's shape or not, aliasing the input or not; the model adds the reductions' rules (the op, the
+ * input's dtype, the axes, out's dtype and shape, an out overlapping the input, an empty min / max /
+ * argmin / argmax), and a success must match the reference path byte for byte, NaN included (a NaN
+ * result of a sum is the canonical NaN, and min / max select by a total order).
+ *
  * Built with -DDLX_FUZZ_OPS_STATS, the harness prints at exit a census of what the inputs reached
  * (skipped, refused by status, written per op, self-overlapping, threaded, packed), and with
  * DLX_FUZZ_OPS_VERBOSE=1 in the environment each decoded case and its outcome.
@@ -36,7 +42,7 @@
  * Input format (reads past the end yield zero bytes; fuzz/make_corpus.py writes the same encoding):
  *   kind u8     (b & 7) % 5: 0 copy, 1 fill, 2 cast, 3 binary, 4 fma; bit 3: fma's t1 is the signed
  *               partner of an unsigned t2, a binary op's b the other signedness of a 64-bit integer a
- *               (the mixed int64 / uint64 comparisons)
+ *               (the mixed int64 / uint64 comparisons); bit 4: a reduction instead (its encoding below)
  *   arg u8      binary: < 0xF0 the op (% 10), else a raw int32 op (u32 follows);
  *               fma: < 0xF0 the scalar from a table (% 16), else raw double bits (u64 follows)
  *   flags u8    1 threaded (grain 2 + 3 * (flags >> 4)), 2 NULL-argument checks
@@ -66,7 +72,15 @@
  *               byte at arena byte b & 63, < 0xEE element 0 at out's element 0 plus (int8 u8) elements,
  *               < 0xF0 NULL data, else element 0 at arena + raw int64 (u64 follows); "elements" are
  *               bytes for packed sub-byte views. The arena ends (tail % 16) bytes after the highest
- *               byte any view placed inside 64 KiB touches. */
+ *               byte any view placed inside 64 KiB touches.
+ * A reduction (kind bit 4): arg u8 (< 0xF0 the dlx_reduce_op % 9, else a raw int32 op, u32 follows), flags,
+ * fill, seed, tail and T, U as above; the input as an out above (dtype < 0x80 T), at most 2^16 elements;
+ * axes u8 (< 0xF0: naxes = b % (rank + 2) - 1, -1 meaning every axis; else a raw int32, u32 follows), then
+ * min(naxes, 8) int8 axes, each taken % (rank + 1); keepdims u8 (bit 0); then out: dtype u8 (< 0x40 the
+ * op's default for T, < 0x80 U, else as above), flags, device, shape u8 ((b & 3) 0 the result's shape, 1
+ * the result's with one extent (b >> 2 picks it) one larger, 2 own rank and extents, 3 the input's layout
+ * and place, moved by an int8 count when (b >> 2) & 1), strides and offset as above, "out's element 0"
+ * meaning the input's. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -87,8 +101,10 @@ int64_t dlx__ops_set_grain(int64_t grain);
 #define ARENA_MAX (64 * 1024)
 #define MAX_RANK 6
 
-typedef enum op_kind { K_COPY, K_FILL, K_CAST, K_BINARY, K_FMA, K_COUNT } op_kind;
-static const char *const kind_names[K_COUNT] = {"dlx_copy", "dlx_fill", "dlx_cast", "dlx_binary", "dlx_fma"};
+typedef enum op_kind { K_COPY, K_FILL, K_CAST, K_BINARY, K_FMA, K_COUNT, K_REDUCE = K_COUNT } op_kind;
+static const char *const kind_names[K_COUNT + 1] = {"dlx_copy", "dlx_fill", "dlx_cast", "dlx_binary", "dlx_fma",
+                                                    "dlx_reduce"};
+#define MAX_REDUCE_ELEMS 65536
 static const char *const binop_names[DLX_OP_COUNT] = {"add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne"};
 
 typedef enum off_mode { OFF_CURSOR, OFF_START, OFF_ALIAS, OFF_NULL, OFF_RAW } off_mode;
@@ -126,7 +142,13 @@ typedef struct opcase {
   size_t arena_size;
   uint32_t mask;      /* statuses the model allows; 0 = must succeed */
   bool oneapi_only;   /* every refusal reason is a oneAPI operand: an op with nothing to do may succeed */
+  /* reductions: v[0] is the input, v[1] out */
+  int32_t rop, naxes, keepdims;
+  int32_t axes[DLX_MAX_NDIM];
 } opcase;
+
+/* The view an op writes: the output (v[0]), or a reduction's out (v[1]). */
+static const vspec *out_view(const opcase *c) { return c->kind == K_REDUCE ? &c->v[1] : &c->v[0]; }
 
 static opcase g_case;
 
@@ -146,6 +168,11 @@ static void describe_case(const opcase *c) {
     else fprintf(stderr, " op %d (not a dlx_binop)", (int)c->binop);
   }
   if (c->kind == K_FMA) fprintf(stderr, " scalar %.17g", c->scalar);
+  if (c->kind == K_REDUCE) {
+    fprintf(stderr, " op %d, naxes %d (", (int)c->rop, (int)c->naxes);
+    for (int32_t i = 0; i < c->naxes && i < 8; ++i) fprintf(stderr, "%s%d", i ? ", " : "", (int)c->axes[i]);
+    fprintf(stderr, ")%s", c->keepdims ? " keepdims" : "");
+  }
   fprintf(stderr, "; arena %zu bytes (fill mode %u, seed %u); flags 0x%x; allowed statuses 0x%x\n", c->arena_size,
           (unsigned)c->fill % 4, (unsigned)c->seed, (unsigned)c->flags, (unsigned)c->mask);
   for (int k = 0; k < c->nview; ++k) {
@@ -354,8 +381,8 @@ static void keep_count_in_int64(vspec *v) {
   }
 }
 
-/* The output does at most MAX_OUT_ELEMS elements of work. */
-static void cap_elements(vspec *v) {
+/* The view has at most cap elements (the work an op does). */
+static void cap_elements(vspec *v, int64_t cap) {
   for (;;) {
     __int128 n = 1;
     int32_t big = -1;
@@ -365,7 +392,7 @@ static void cap_elements(vspec *v) {
       if (n > INT64_MAX) n = (__int128)INT64_MAX + 1;
       if (big < 0 || v->shape[d] > v->shape[big]) big = d;
     }
-    if (n <= MAX_OUT_ELEMS) return;
+    if (n <= cap) return;
     v->shape[big] = v->shape[big] / 2 + (v->shape[big] & 1);
   }
 }
@@ -409,7 +436,7 @@ static void read_view(fuzz_reader *r, opcase *c, int k, DLDataType rule) {
     set_rank(v, rank_of(s));
     for (int32_t d = 0; d < v->nd; ++d) v->shape[d] = read_extent(r);
     keep_count_in_int64(v);
-    cap_elements(v);
+    cap_elements(v, c->kind == K_REDUCE ? MAX_REDUCE_ELEMS : MAX_OUT_ELEMS);
   } else {
     v->shape_mode = s & 3;
     switch (v->shape_mode) {
@@ -441,6 +468,94 @@ static void read_view(fuzz_reader *r, opcase *c, int k, DLDataType rule) {
   }
   read_strides(r, v);
   read_offset(r, v);
+}
+
+/* ---- reductions: decoding ------------------------------------------------------------------------ */
+
+/* NumPy's default result dtype of reduction op on t (dlx/ops.h), from the harness's own table. */
+static DLDataType reduce_default(int32_t op, DLDataType t) {
+  const bool sint = t.lanes == 1 && (t.code == DLX_CODE_BOOL || (t.code == DLX_CODE_INT && t.bits <= 64));
+  const bool uint = t.lanes == 1 && t.code == DLX_CODE_UINT && t.bits <= 64;
+  switch (op) {
+    case DLX_REDUCE_SUM:
+    case DLX_REDUCE_PROD: return sint ? DLX_DTYPE_INT64 : uint ? DLX_DTYPE_UINT64 : t;
+    case DLX_REDUCE_MEAN: return sint || uint ? DLX_DTYPE_FLOAT64 : t;
+    case DLX_REDUCE_ARGMIN:
+    case DLX_REDUCE_ARGMAX: return DLX_DTYPE_INT64;
+    case DLX_REDUCE_ANY:
+    case DLX_REDUCE_ALL: return DLX_DTYPE_BOOL;
+    default: return t;
+  }
+}
+
+/* The reduced axes as a mask; false when the axes are refused (out of range, repeated, a bad count). */
+static bool reduce_axes(const opcase *c, const vspec *in, bool *mask) {
+  for (int32_t d = 0; d < in->nd; ++d) mask[d] = c->naxes == -1;
+  if (c->naxes == -1) return true;
+  if (c->naxes < 0 || c->naxes > DLX_MAX_NDIM) return false;
+  for (int32_t i = 0; i < c->naxes; ++i) {
+    const int32_t a = c->axes[i];
+    if (a < -in->nd || a >= in->nd) return false;
+    const int32_t d = a < 0 ? a + in->nd : a;
+    if (mask[d]) return false;
+    mask[d] = true;
+  }
+  return true;
+}
+
+/* The result's shape (the input's without the reduced axes, or with 1 there under keepdims). */
+static int32_t reduce_shape(const opcase *c, const vspec *in, const bool *mask, int64_t *shape) {
+  int32_t n = 0;
+  for (int32_t d = 0; d < in->nd; ++d) {
+    if (!mask[d]) shape[n++] = in->shape[d];
+    else if (c->keepdims) shape[n++] = 1;
+  }
+  return n;
+}
+
+static void read_reduction(fuzz_reader *r, opcase *c, DLDataType t, DLDataType u) {
+  c->v[0].role = "a";
+  c->v[1].role = "out";
+  read_view(r, c, 0, t);
+  vspec *in = &c->v[0], *out = &c->v[1];
+  const uint8_t ab = fuzz_u8(r);
+  c->naxes = ab < 0xF0 ? (int32_t)(ab % (uint32_t)(in->nd + 2)) - 1 : (int32_t)fuzz_u32(r);
+  for (int32_t i = 0; i < c->naxes && i < 8; ++i) c->axes[i] = (int32_t)(int8_t)fuzz_u8(r) % (in->nd + 1);
+  c->keepdims = fuzz_u8(r) & 1;
+  const uint8_t db = fuzz_u8(r);
+  out->dtype = db < 0x40 ? reduce_default(c->rop, in->dtype) : db < 0x80 ? u
+               : db < 0xFF ? g_dtypes[(db - 0x80) % N_DTYPES] : read_raw_dtype(r);
+  out->flags = fuzz_u8(r) & (DLX_VIEW_SUBBYTE_PADDED | DLX_VIEW_READ_ONLY);
+  out->device = read_device(r);
+  const uint8_t sb = fuzz_u8(r);
+  out->shape_mode = sb & 3;
+  bool mask[DLX_MAX_NDIM] = {false};
+  int64_t shape[MAX_RANK];
+  int32_t n = in->nd;
+  if (reduce_axes(c, in, mask)) n = reduce_shape(c, in, mask, shape);
+  else memcpy(shape, in->shape, sizeof shape);
+  if (out->shape_mode < 2) {
+    set_rank(out, n);
+    for (int32_t d = 0; d < n; ++d) out->shape[d] = shape[d];
+    if (out->shape_mode == 1) {
+      if (n == 0) set_rank(out, 1), out->shape[0] = 2;
+      else ++out->shape[(sb >> 2) % (uint32_t)n];
+    }
+  } else if (out->shape_mode == 2) {
+    set_rank(out, rank_of(fuzz_u8(r)));
+    for (int32_t d = 0; d < out->nd; ++d) out->shape[d] = read_extent(r);
+    keep_count_in_int64(out);
+  } else { /* the input's layout and place */
+    set_rank(out, in->ndim);
+    memcpy(out->shape, in->shape, sizeof out->shape);
+    memcpy(out->strides, in->strides, sizeof out->strides);
+    out->stride_mode = -1;
+    out->omode = OFF_ALIAS;
+    out->oarg = ((sb >> 2) & 1) ? (int8_t)fuzz_u8(r) : 0;
+    return;
+  }
+  read_strides(r, out);
+  read_offset(r, out);
 }
 
 /* ---- spans and placement ------------------------------------------------------------------------ */
@@ -556,10 +671,10 @@ static bool broadcasts(const vspec *in, const vspec *out) {
 
 #define BIT(s) (1u << (unsigned)(s))
 
-static uint32_t refusal_mask(opcase *c) {
+/* What every operand must satisfy (ops.c's check_view): statuses into the result, oneAPI's possible ones
+ * into *oneapi, and whether every rank is legal. */
+static uint32_t view_checks(const opcase *c, uint32_t *oneapi_out, bool *ranks_out) {
   uint32_t m = 0, oneapi = 0;
-  const vspec *out = &c->v[0], *a = &c->v[1], *b = &c->v[2];
-  if (c->kind == K_BINARY && (c->binop < 0 || c->binop >= DLX_OP_COUNT)) m |= BIT(DLX_ERR_INVALID_ARGUMENT);
   bool ranks_ok = true;
   for (int k = 0; k < c->nview; ++k) {
     const vspec *v = &c->v[k];
@@ -585,6 +700,17 @@ static uint32_t refusal_mask(opcase *c) {
     else if (!host_backend(v->device))
       m |= BIT(DLX_ERR_DEVICE_MISMATCH);
   }
+  *oneapi_out = oneapi;
+  *ranks_out = ranks_ok;
+  return m;
+}
+
+static uint32_t refusal_mask(opcase *c) {
+  uint32_t oneapi;
+  bool ranks_ok;
+  uint32_t m = view_checks(c, &oneapi, &ranks_ok);
+  const vspec *out = &c->v[0], *a = &c->v[1], *b = &c->v[2];
+  if (c->kind == K_BINARY && (c->binop < 0 || c->binop >= DLX_OP_COUNT)) m |= BIT(DLX_ERR_INVALID_ARGUMENT);
   /* each op's dtype rule */
   const kclass ko = kclass_of(out->dtype), ka = kclass_of(a->dtype);
   bool packed_check = false;
@@ -639,6 +765,68 @@ static uint32_t refusal_mask(opcase *c) {
   return m | oneapi;
 }
 
+/* Whether two views' byte ranges intersect (both with elements, placed in the arena). */
+static bool spans_meet(const vspec *x, const vspec *y) {
+  return !x->empty && !y->empty && x->off + x->lo < y->off + y->hi && y->off + y->lo < x->off + x->hi;
+}
+
+/* A view whose byte range does not fit int64 (dlx_view_byte_span's DLX_ERR_OVERFLOW). */
+static bool span_overflows(const vspec *v) {
+  return v->geom && !v->empty && (v->lo < INT64_MIN || v->hi > INT64_MAX);
+}
+
+/* The reductions' rules (reduce.c): the op, the input's dtype, the axes, out's dtype, shape and flags, the
+ * devices, an out overlapping the input, an empty min / max / argmin / argmax. */
+static uint32_t reduce_mask(opcase *c) {
+  uint32_t oneapi;
+  bool ranks_ok;
+  uint32_t m = view_checks(c, &oneapi, &ranks_ok);
+  const vspec *in = &c->v[0], *out = &c->v[1];
+  const bool op_ok = c->rop >= 0 && c->rop < DLX_REDUCE_COUNT;
+  if (!op_ok) m |= BIT(DLX_ERR_INVALID_ARGUMENT);
+  const kclass ki = kclass_of(in->dtype), ko = kclass_of(out->dtype);
+  if (ki == KC_NONE || ki == KC_SUB) m |= BIT(DLX_ERR_UNSUPPORTED);
+  if (op_ok) {
+    const bool arg = c->rop == DLX_REDUCE_ARGMIN || c->rop == DLX_REDUCE_ARGMAX;
+    const bool logic = c->rop == DLX_REDUCE_ANY || c->rop == DLX_REDUCE_ALL;
+    if (arg && !dlx_dtype_equal(out->dtype, DLX_DTYPE_INT64)) m |= BIT(DLX_ERR_DTYPE_MISMATCH);
+    if (logic && !dlx_dtype_equal(out->dtype, DLX_DTYPE_BOOL)) m |= BIT(DLX_ERR_DTYPE_MISMATCH);
+    if (ko == KC_NONE || ko == KC_SUB) m |= BIT(DLX_ERR_UNSUPPORTED);
+    if (c->rop == DLX_REDUCE_MEAN && (ko == KC_BOOL || ko == KC_SINT || ko == KC_UINT)) m |= BIT(DLX_ERR_DTYPE_MISMATCH);
+  }
+  bool mask[DLX_MAX_NDIM] = {false};
+  bool empty_reduction = false;
+  /* the axes are checked against the input before out is looked at: whatever out's rank */
+  if (in->ndim >= 0 && in->ndim <= MAX_RANK) {
+    if (c->naxes != -1 && (c->naxes < 0 || c->naxes > DLX_MAX_NDIM)) m |= BIT(DLX_ERR_INVALID_ARGUMENT);
+    else if (!reduce_axes(c, in, mask)) m |= BIT(DLX_ERR_INDEX) | BIT(DLX_ERR_INVALID_ARGUMENT);
+    else {
+      int64_t shape[MAX_RANK];
+      const int32_t n = reduce_shape(c, in, mask, shape);
+      bool same = ranks_ok && n == out->ndim;
+      for (int32_t d = 0; same && d < n; ++d) same = shape[d] == out->shape[d];
+      if (!same) m |= BIT(DLX_ERR_INVALID_ARGUMENT);
+      for (int32_t d = 0; d < in->nd; ++d) empty_reduction |= mask[d] && in->shape[d] == 0;
+    }
+  }
+  if (out->flags & DLX_VIEW_READ_ONLY) m |= BIT(DLX_ERR_READ_ONLY);
+  for (int32_t d = 0; d < out->nd; ++d)
+    if (out->shape[d] > 1 && out->strides[d] == 0) m |= BIT(DLX_ERR_BAD_STRIDE);
+  if (host_backend(in->device) != host_backend(out->device)) m |= BIT(DLX_ERR_DEVICE_MISMATCH);
+  /* the overlap test is exact on views in the arena; elsewhere (a refused call) it may come first */
+  if (in->in_arena && out->in_arena) {
+    if (spans_meet(in, out)) m |= BIT(DLX_ERR_INVALID_ARGUMENT);
+  } else if (m != 0 || oneapi != 0) {
+    m |= BIT(DLX_ERR_INVALID_ARGUMENT);
+  }
+  if (span_overflows(in) || span_overflows(out)) m |= BIT(DLX_ERR_OVERFLOW);
+  const bool select = c->rop == DLX_REDUCE_MIN || c->rop == DLX_REDUCE_MAX || c->rop == DLX_REDUCE_ARGMIN ||
+                      c->rop == DLX_REDUCE_ARGMAX;
+  if (empty_reduction && select) m |= BIT(DLX_ERR_INVALID_ARGUMENT);
+  c->oneapi_only = m == 0 && oneapi != 0;
+  return m | oneapi;
+}
+
 /* ---- running ------------------------------------------------------------------------------------ */
 
 static dlx_view g_views[3];
@@ -668,6 +856,9 @@ static dlx_status call_op(const opcase *c, unsigned char *base, bool reference) 
     case K_FILL: st = dlx_fill(&g_views[0], &g_views[1]); break;
     case K_CAST: st = dlx_cast(&g_views[0], &g_views[1]); break;
     case K_BINARY: st = dlx_binary((dlx_binop)c->binop, &g_views[0], &g_views[1], &g_views[2]); break;
+    case K_REDUCE:
+      st = dlx_reduce((dlx_reduce_op)c->rop, &g_views[1], &g_views[0], c->naxes, c->axes, c->keepdims);
+      break;
     default: st = dlx_fma(&g_views[0], c->scalar, &g_views[1], &g_views[2]); break;
   }
   dlx__ops_set_reference(was);
@@ -677,7 +868,7 @@ static dlx_status call_op(const opcase *c, unsigned char *base, bool reference) 
 static void null_argument_checks(const opcase *c, unsigned char *base) {
   build_views(c, base);
   const dlx_view *o = &g_views[0], *a = &g_views[1];
-  dlx_status st[8];
+  dlx_status st[10];
   int n = 0;
   st[n++] = dlx_copy(NULL, a);
   st[n++] = dlx_copy(o, NULL);
@@ -687,6 +878,8 @@ static void null_argument_checks(const opcase *c, unsigned char *base) {
   st[n++] = dlx_binary(DLX_OP_ADD, NULL, a, a);
   st[n++] = dlx_fma(o, 1.0, NULL, a);
   st[n++] = dlx_fma(NULL, 1.0, a, a);
+  st[n++] = dlx_reduce(DLX_REDUCE_SUM, NULL, a, DLX_REDUCE_ALL_AXES, NULL, 0);
+  st[n++] = dlx_reduce(DLX_REDUCE_MAX, o, NULL, DLX_REDUCE_ALL_AXES, NULL, 0);
   for (int i = 0; i < n; ++i) ORACLE(st[i] == DLX_ERR_NULL_ARGUMENT, "NULL-argument call %d gave %s", i, dlx_status_name(st[i]));
 }
 
@@ -695,7 +888,7 @@ static void null_argument_checks(const opcase *c, unsigned char *base) {
 /* Mark the bits of every output element in mask (arena_size bytes, one bit per arena bit). Returns
  * true when two distinct indices share memory (the result then depends on the write order). */
 static bool mark_output(const opcase *c, uint8_t *mask) {
-  const vspec *v = &c->v[0];
+  const vspec *v = out_view(c);
   const bool packed = is_packed(v);
   const int64_t ub = unit_bits(v);
   const int64_t size = (int64_t)dlx_dtype_itemsize(v->dtype);
@@ -841,12 +1034,12 @@ static size_t first_difference(const unsigned char *a, const unsigned char *b, s
 
 #ifdef DLX_FUZZ_OPS_STATS
 /* A census of what the inputs reach (build with -DDLX_FUZZ_OPS_STATS; printed at exit). */
-static long g_stats[9], g_ok_kind[K_COUNT], g_status[DLX_STATUS_COUNT];
+static long g_stats[9], g_ok_kind[K_COUNT + 1], g_status[DLX_STATUS_COUNT];
 static void print_stats(void) {
   fprintf(stderr, "fuzz_ops: %ld inputs, %ld skipped, %ld refused, %ld empty outputs, %ld written (%ld self-overlapping, "
           "%ld threaded, %ld packed outputs, %ld with an input overlapping the output's span)\n", g_stats[0],
           g_stats[1], g_stats[2], g_stats[3], g_stats[4], g_stats[5], g_stats[6], g_stats[7], g_stats[8]);
-  for (int k = 0; k < K_COUNT; ++k) fprintf(stderr, "  %s written: %ld\n", kind_names[k], g_ok_kind[k]);
+  for (int k = 0; k <= K_COUNT; ++k) fprintf(stderr, "  %s written: %ld\n", kind_names[k], g_ok_kind[k]);
   for (int s = 1; s < DLX_STATUS_COUNT; ++s)
     if (g_status[s]) fprintf(stderr, "  refused with %s: %ld\n", dlx_status_name((dlx_status)s), g_status[s]);
 }
@@ -861,10 +1054,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   opcase *c = &g_case;
   memset(c, 0, sizeof *c);
   const uint8_t kb = fuzz_u8(&r);
-  c->kind = (op_kind)((kb & 7) % K_COUNT);
+  c->kind = (kb & 0x10) ? K_REDUCE : (op_kind)((kb & 7) % K_COUNT);
   const bool partner = (kb & 8) != 0;
   const uint8_t arg = fuzz_u8(&r);
   c->binop = DLX_OP_ADD;
+  if (c->kind == K_REDUCE) c->rop = arg < 0xF0 ? arg % 9 : (int32_t)fuzz_u32(&r);
   if (c->kind == K_BINARY) c->binop = arg < 0xF0 ? arg % DLX_OP_COUNT : (int32_t)fuzz_u32(&r);
   if (c->kind == K_FMA) {
     if (arg < 0xF0) {
@@ -882,14 +1076,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   c->nview = (c->kind == K_BINARY || c->kind == K_FMA) ? 3 : 2;
   static const char *const roles[K_COUNT][3] = {
       {"dst", "src", ""}, {"dst", "value", ""}, {"dst", "src", ""}, {"out", "a", "b"}, {"out", "t1", "t2"}};
-  for (int k = 0; k < c->nview; ++k) {
-    c->v[k].role = roles[c->kind][k];
-    read_view(&r, c, k, rule_dtype(c, k, t, u, partner));
+  if (c->kind == K_REDUCE) {
+    read_reduction(&r, c, t, u);
+  } else {
+    for (int k = 0; k < c->nview; ++k) {
+      c->v[k].role = roles[c->kind][k];
+      read_view(&r, c, k, rule_dtype(c, k, t, u, partner));
+    }
   }
   place_views(c, tail);
-  c->mask = refusal_mask(c);
+  c->mask = c->kind == K_REDUCE ? reduce_mask(c) : refusal_mask(c);
 
-  const vspec *out = &c->v[0];
+  const vspec *out = out_view(c);
   bool all_in = true;
   for (int k = 0; k < c->nview; ++k) all_in = all_in && c->v[k].in_arena;
   const bool out_empty = out->geom && out->empty;

@@ -1,10 +1,13 @@
 /* tests/errors_catalogue.c - the C half of docs/errors.md: one input per dlx_status that triggers it
  * through the public API, the call, and the message dlx_last_error() gives.
  *
- *   errors_catalogue                  print the rows: | `DLX_ERR_X` | value | `call` | input | message |
+ *   errors_catalogue                  print the rows: | `DLX_ERR_X` | value | `call` | input | message |,
+ *                                     then the more inputs' rows: | `id` | `call` | input | `DLX_ERR_X` | message |
  *   errors_catalogue --check FILE     exit 1 unless FILE (docs/errors.md) has exactly these rows for
  *                                     every status 1 .. DLX_STATUS_COUNT-1 (ctest errors_catalogue_doc)
  *
+ * Besides one trigger per status, more inputs (the reductions' bad inputs) get a row each in a second table,
+ * keyed by an id that the Python half shares.
  * Each trigger is also a test: it must fail with exactly its status and leave a non-empty message, or
  * the program exits 1. scripts/gen_errors.sh appends the Python half (python/tests/errors_catalogue.py).
  * Inputs are deterministic: fake data addresses (import never dereferences data) and no heap pointers,
@@ -206,6 +209,71 @@ static dlx_status t_read_only(void) {
   return dlx_fill(&v, &value);
 }
 
+/* ---- more inputs: the reductions' bad inputs, each a row of the second table ------------------------ */
+
+/* op over axes of a 2x3 float32 view at a fake address, into out (shape, dtype, address given). */
+static dlx_status reduce_2x3(dlx_reduce_op op, int32_t naxes, const int32_t *axes, int32_t ond, const int64_t *oshape,
+                             DLDataType odt, uintptr_t oaddr) {
+  dlx_view a = view_2x3(), out;
+  DLDevice cpu = {kDLCPU, 0};
+  dlx_status st = dlx_view_init(&out, (void *)oaddr, odt, cpu, ond, oshape, NULL);
+  if (st != DLX_OK) return st;
+  return dlx_reduce(op, &out, &a, naxes, axes, 0);
+}
+static const int64_t g_two[1] = {2}, g_three[1] = {3};
+static dlx_status r_axis(void) {
+  return reduce_2x3(DLX_REDUCE_SUM, 1, (const int32_t[]){2}, 1, g_two, DLX_DTYPE_FLOAT32, 0x20000);
+}
+static dlx_status r_repeated(void) {
+  return reduce_2x3(DLX_REDUCE_SUM, 2, (const int32_t[]){1, -1}, 1, g_two, DLX_DTYPE_FLOAT32, 0x20000);
+}
+static dlx_status r_out_shape(void) {
+  return reduce_2x3(DLX_REDUCE_SUM, 1, (const int32_t[]){1}, 1, g_three, DLX_DTYPE_FLOAT32, 0x20000);
+}
+static dlx_status r_out_dtype(void) {
+  return reduce_2x3(DLX_REDUCE_ARGMAX, 1, (const int32_t[]){1}, 1, g_two, DLX_DTYPE_FLOAT32, 0x20000);
+}
+static dlx_status r_overlap(void) {
+  return reduce_2x3(DLX_REDUCE_SUM, 1, (const int32_t[]){0}, 1, g_three, DLX_DTYPE_FLOAT32, 0x10008);
+}
+static dlx_status r_empty(void) {
+  dlx_view a = view_2x3(), out;
+  a.shape[1] = 0;
+  DLDevice cpu = {kDLCPU, 0};
+  dlx_status st = dlx_view_init(&out, (void *)(uintptr_t)0x20000, DLX_DTYPE_FLOAT32, cpu, 1, g_two, NULL);
+  if (st != DLX_OK) return st;
+  return dlx_reduce(DLX_REDUCE_MAX, &out, &a, 1, (const int32_t[]){1}, 0);
+}
+static dlx_status r_dtype(void) {
+  dlx_view a = view_2x3(), out;
+  a.dtype = DLX_DTYPE_INT128;
+  DLDevice cpu = {kDLCPU, 0};
+  dlx_status st = dlx_view_init(&out, (void *)(uintptr_t)0x20000, DLX_DTYPE_INT128, cpu, 0, NULL, NULL);
+  if (st != DLX_OK) return st;
+  return dlx_reduce(DLX_REDUCE_SUM, &out, &a, DLX_REDUCE_ALL_AXES, NULL, 0);
+}
+
+typedef struct extra {
+  const char *id; /* the row's key, shared with the Python half */
+  dlx_status status;
+  const char *call;
+  const char *input;
+  dlx_status (*fn)(void);
+} extra;
+
+#define REDUCE "dlx_reduce(op, &out, &a, naxes, axes, keepdims)"
+static const extra g_extra[] = {
+    {"reduce.axis", DLX_ERR_INDEX, REDUCE, "a 2x3 float32 a, axes {2}", r_axis},
+    {"reduce.repeated_axis", DLX_ERR_INVALID_ARGUMENT, REDUCE, "axes {1, -1}", r_repeated},
+    {"reduce.out_shape", DLX_ERR_INVALID_ARGUMENT, REDUCE, "sum over axes {1} of a 2x3 a into out of shape (3)",
+     r_out_shape},
+    {"reduce.out_dtype", DLX_ERR_DTYPE_MISMATCH, REDUCE, "argmax into a float32 out", r_out_dtype},
+    {"reduce.out_overlap", DLX_ERR_INVALID_ARGUMENT, REDUCE, "out over a's elements 2..4", r_overlap},
+    {"reduce.empty", DLX_ERR_INVALID_ARGUMENT, REDUCE, "max over axes {1} of a 2x0 a", r_empty},
+    {"reduce.no_kernel", DLX_ERR_UNSUPPORTED, REDUCE, "sum of an int128 a", r_dtype},
+};
+#define N_EXTRA (sizeof g_extra / sizeof g_extra[0])
+
 typedef struct trigger {
   dlx_status status;
   const char *call;  /* the public function, as the doc shows it */
@@ -283,6 +351,24 @@ static int make_row(size_t k, char *buf, size_t cap) {
   return 0;
 }
 
+/* The row of more input k: | `id` | `call` | input | `DLX_ERR_X` | message |. */
+static int make_extra_row(size_t k, char *buf, size_t cap) {
+  const extra *e = &g_extra[k];
+  char call[256], input[256], msg[1200];
+  dlx_clear_error();
+  const dlx_status st = e->fn();
+  if (st != e->status || dlx_last_error()[0] == '\0') {
+    fprintf(stderr, "errors_catalogue: %s (%s) returned %s (message \"%s\"), expected %s with a message\n", e->id,
+            e->input, dlx_status_name(st), dlx_last_error(), dlx_status_name(e->status));
+    return -1;
+  }
+  cell(call, sizeof call, e->call);
+  cell(input, sizeof input, e->input);
+  cell(msg, sizeof msg, dlx_last_error());
+  snprintf(buf, cap, "| `%s` | `%s` | %s | `DLX_ERR_%s` | %s |", e->id, call, input, dlx_status_name(e->status), msg);
+  return 0;
+}
+
 /* Every status 1 .. COUNT-1 has exactly one trigger. */
 static int check_complete(void) {
   int bad = 0;
@@ -297,6 +383,8 @@ static int check_complete(void) {
   return bad;
 }
 
+#define N_ROWS (N_TRIGGERS + N_EXTRA)
+
 static int check_doc(const char *path, char rows[][2048]) {
   FILE *f = fopen(path, "r");
   if (f == NULL) {
@@ -304,13 +392,14 @@ static int check_doc(const char *path, char rows[][2048]) {
     return 1;
   }
   static char line[8192];
-  bool seen[N_TRIGGERS] = {false};
+  bool seen[N_ROWS] = {false};
   int bad = 0, status_rows = 0;
   while (fgets(line, sizeof line, f) != NULL) {
-    if (strncmp(line, "| `DLX_ERR_", 11) != 0) continue;
-    ++status_rows;
+    /* status rows, and the more inputs' rows (| `id` | ...), which the C half knows all of */
+    if (strncmp(line, "| `", 3) != 0) continue;
+    status_rows += strncmp(line, "| `DLX_ERR_", 11) == 0;
     bool matched = false;
-    for (size_t k = 0; k < N_TRIGGERS; ++k) {
+    for (size_t k = 0; k < N_ROWS; ++k) {
       size_t len = strlen(rows[k]);
       /* the C cells open the row; the Python cells follow */
       if (strncmp(line, rows[k], len) == 0 && (line[len] == ' ' || line[len] == '\n' || line[len] == '\0')) {
@@ -321,23 +410,24 @@ static int check_doc(const char *path, char rows[][2048]) {
     if (!matched) fprintf(stderr, "errors_catalogue: %s: stale row: %s", path, line), bad = 1;
   }
   fclose(f);
-  for (size_t k = 0; k < N_TRIGGERS; ++k)
+  for (size_t k = 0; k < N_ROWS; ++k)
     if (!seen[k]) fprintf(stderr, "errors_catalogue: %s lacks the row\n  %s\n", path, rows[k]), bad = 1;
   if (bad) fprintf(stderr, "errors_catalogue: %s is out of date: run scripts/gen_errors.sh\n", path);
-  else printf("%s: %d status rows, all current\n", path, status_rows);
+  else printf("%s: %d status rows and %d more, all current\n", path, status_rows, (int)N_EXTRA);
   return bad;
 }
 
 int main(int argc, char **argv) {
-  static char rows[N_TRIGGERS][2048];
+  static char rows[N_ROWS][2048];
   int bad = check_complete();
   for (size_t k = 0; k < N_TRIGGERS; ++k) bad |= make_row(k, rows[k], sizeof rows[k]) != 0;
+  for (size_t k = 0; k < N_EXTRA; ++k) bad |= make_extra_row(k, rows[N_TRIGGERS + k], sizeof rows[0]) != 0;
   if (bad) return 1;
   if (argc == 3 && strcmp(argv[1], "--check") == 0) return check_doc(argv[2], rows);
   if (argc != 1) {
     fprintf(stderr, "usage: %s [--check docs/errors.md]\n", argv[0]);
     return 2;
   }
-  for (size_t k = 0; k < N_TRIGGERS; ++k) printf("%s\n", rows[k]);
+  for (size_t k = 0; k < N_ROWS; ++k) printf("%s\n", rows[k]);
   return 0;
 }

@@ -13,7 +13,8 @@
  * with be->copy (one byte view, so aliasing survives the move). Both must return the same status (the
  * row's), and the whole arenas must then be equal byte for byte: the output's elements (codes for packed
  * sub-byte outputs) and every byte around them. The CPU also runs each case on one thread and on three
- * threads with a tiny grain, so that the split and tiled paths see every case. */
+ * threads with a tiny grain, so that the split and tiled paths see every case. Reductions have their own
+ * table (test_reductions_every_backend), compared the same way, byte for byte. */
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -684,18 +685,51 @@ static bool compare(int ci, const tcase *c, const inst *in, const unsigned char 
   return true;
 }
 
-/* Run case c on backend be over a copy of in's arena; the arena after the op in result. */
 #ifdef DLX_WITH_CUDA
 /* The CUDA kernels' per-thread bodies on the host (kernels.h) as a compute half, with the CPU's gemm. */
 static const dlx__compute_ops emulated_compute = {
     .name = "cuda-kernels-emulated",
     .execute = dlx__cuda_execute_emulated,
+    .reduce = dlx__cuda_reduce_emulated,
     .unpack = dlx__cuda_unpack_emulated,
     .pack = dlx__cuda_pack_emulated,
     .gemm = dlx__cpu_gemm,
 };
 #endif
 
+/* A device backend's memory holding a copy of arena (its scratch: oneAPI's default allocations are device
+ * USM, which only copies reach), moved by its copy entry (memcpy for host-accessible memory of a backend
+ * with none); NULL on failure. */
+static void *arena_to_device(const dlx__backend *be, const unsigned char *arena, size_t bytes) {
+  const dlx__memory_ops *m = be->memory;
+  const DLDevice dev = {(DLDeviceType)m->device_type, 0};
+  void *mem = NULL;
+  const dlx_status st = dlx__scratch_alloc(be->compute, dev, bytes, &mem, "test_backends");
+  CHECK_OK(st);
+  if (st != DLX_OK) return NULL;
+  const int64_t n = (int64_t)bytes;
+  dlx_view host, dv;
+  CHECK_OK(dlx_view_init(&host, (void *)(uintptr_t)arena, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
+  CHECK_OK(dlx_view_init(&dv, mem, DLX_DTYPE_UINT8, dev, 1, &n, NULL));
+  if (m->copy != NULL) CHECK_OK(m->copy(&dv, &host));
+  else memcpy(mem, arena, bytes);
+  return mem;
+}
+
+/* The device copy back into result, and freed. */
+static void arena_from_device(const dlx__backend *be, void *mem, unsigned char *result, size_t bytes) {
+  const dlx__memory_ops *m = be->memory;
+  const DLDevice dev = {(DLDeviceType)m->device_type, 0};
+  const int64_t n = (int64_t)bytes;
+  dlx_view host, dv;
+  CHECK_OK(dlx_view_init(&host, result, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
+  CHECK_OK(dlx_view_init(&dv, mem, DLX_DTYPE_UINT8, dev, 1, &n, NULL));
+  if (m->copy != NULL) CHECK_OK(m->copy(&host, &dv));
+  else memcpy(result, mem, bytes);
+  dlx__scratch_free(be->compute, dev, mem);
+}
+
+/* Run case c on backend be over a copy of in's arena; the arena after the op in result. */
 static dlx_status run_backend(const dlx__backend *be, const tcase *c, const inst *in, unsigned char *result) {
   const int nop = 1 + nin_of(c);
   const dlx__memory_ops *m = be->memory;
@@ -708,26 +742,12 @@ static dlx_status run_backend(const dlx__backend *be, const tcase *c, const inst
     dlx__backend_override_host(was);
     return st;
   }
-  /* a device backend: memory it computes on (its scratch: oneAPI's default allocations are device USM,
-   * which only copies reach), the arena moved there and back (memcpy for host-accessible memory of a
-   * backend with no copy) */
   const DLDevice dev = {(DLDeviceType)m->device_type, 0};
-  void *mem = NULL;
-  dlx_status st = dlx__scratch_alloc(be->compute, dev, in->bytes, &mem, "test_backends");
-  CHECK_OK(st);
-  if (st != DLX_OK) return DLX_ERR_BACKEND;
-  const int64_t n = (int64_t)in->bytes;
-  dlx_view host_in, host_out, dv;
-  CHECK_OK(dlx_view_init(&host_in, in->init, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
-  CHECK_OK(dlx_view_init(&host_out, result, DLX_DTYPE_UINT8, CPU, 1, &n, NULL));
-  CHECK_OK(dlx_view_init(&dv, mem, DLX_DTYPE_UINT8, dev, 1, &n, NULL));
-  if (m->copy != NULL) CHECK_OK(m->copy(&dv, &host_in));
-  else memcpy(mem, in->init, in->bytes);
+  void *mem = arena_to_device(be, in->init, in->bytes);
+  if (mem == NULL) return DLX_ERR_BACKEND;
   rebase(in, nop, mem, dev, v);
-  st = call_op(c, v);
-  if (m->copy != NULL) CHECK_OK(m->copy(&host_out, &dv));
-  else memcpy(result, mem, in->bytes);
-  dlx__scratch_free(be->compute, dev, mem);
+  const dlx_status st = call_op(c, v);
+  arena_from_device(be, mem, result, in->bytes);
   return st;
 }
 
@@ -826,6 +846,219 @@ static void test_every_backend(void) {
   printf("), %d skipped%s%s; %d cases (%d must fail) x %d thread configs; %lld elements compared\n", nskip,
          skipped[0] ? ": " : "", skipped, ncases, nerror_cases, (int)(sizeof configs / sizeof configs[0]),
          (long long)elements_compared);
+}
+
+/* ======================================================================================================
+ * Reductions on every backend: a table of (op, dtype, layout) cases, each compared byte for byte with the
+ * reference path (compute/reduce_reference.c): the CPU at 1 and 3 threads with a tiny grain (and, through
+ * ctest, at every SIMD level), the CUDA kernels' emulation in both of their mappings with a small grid
+ * (grid-stride loops), and any device backend with a device. Byte for byte, NaN included: the rule fixes
+ * the order of every operation, and a NaN result of sum, prod or mean is the canonical NaN.
+ * ==================================================================================================== */
+
+typedef struct rlayout {
+  const char *name;
+  int8_t nd;
+  char style; /* make_strides' */
+  int64_t sh[4];
+  int8_t naxes; /* -1: every axis */
+  int32_t axes[3];
+  int8_t keepdims;
+} rlayout;
+
+static const rlayout rlayouts[] = {
+    {"all, 1-d", 1, 'c', {1000}, -1, {0}, 0},
+    {"all, 2-d", 2, 'c', {37, 29}, -1, {0}, 0},
+    {"axis 0", 2, 'c', {33, 47}, 1, {0}, 0},
+    {"axis -1, keepdims", 2, 'c', {33, 47}, 1, {-1}, 1},
+    {"transposed, axis 1", 2, 't', {21, 40}, 1, {1}, 0},
+    {"reversed, every axis", 3, 'n', {4, 5, 6}, -1, {0}, 0},
+    {"padded, axes (0, 2)", 3, 'p', {5, 6, 7}, 2, {0, 2}, 1},
+    {"broadcast rows", 2, 'z', {50, 9}, 1, {0}, 0},
+    {"0-d", 0, 'c', {0}, -1, {0}, 0},
+    {"axis=()", 2, 'q', {3, 4}, 0, {0}, 0},
+    {"extents 1", 3, 'c', {1, 7, 1}, 2, {0, 2}, 0},
+    {"several blocks", 2, 'c', {3, 9001}, 1, {1}, 0},
+    {"several blocks, columns", 2, 'c', {8200, 5}, 1, {0}, 1},
+    {"blocks side by side (transposed)", 2, 't', {33, 4096}, -1, {0}, 0},
+    {"blocks spanning rows", 3, 'c', {3, 5, 3000}, 2, {0, 2}, 0},
+    {"empty reduction", 2, 'c', {4, 0}, 1, {1}, 0},
+    {"no output", 2, 'c', {0, 5}, 1, {1}, 0},
+};
+#define NRLAYOUTS ((int)(sizeof rlayouts / sizeof rlayouts[0]))
+
+typedef struct rcase {
+  dlx_reduce_op op;
+  DLDataType dt;
+  int layout;
+  dlx_status expect;
+} rcase;
+
+static rcase rcases[2400];
+static int nrcases;
+
+static void add_reduction(dlx_reduce_op op, DLDataType dt, int lay) {
+  const dlx__kd k = dlx__kd_of(dt);
+  dlx_status e = DLX_OK;
+  const bool empty = rlayouts[lay].sh[1] == 0 && rlayouts[lay].nd == 2;
+  if (k == DLX_KD_NONE || dlx__kd_is_subbyte(k)) e = DLX_ERR_UNSUPPORTED;
+  else if (empty && (op == DLX_REDUCE_MIN || op == DLX_REDUCE_MAX || op == DLX_REDUCE_ARGMIN || op == DLX_REDUCE_ARGMAX))
+    e = DLX_ERR_INVALID_ARGUMENT;
+  if (nrcases < (int)(sizeof rcases / sizeof rcases[0])) rcases[nrcases++] = (rcase){op, dt, lay, e};
+}
+
+/* Every op on every dtype, three layouts each (every layout for float32 and bfloat16), and int128. */
+static void build_reductions(void) {
+  nrcases = 0;
+  for (int op = 0; op < DLX_REDUCE_COUNT; ++op) {
+    for (int k = 0; k < DLX_KD_COUNT; ++k) {
+      const bool all = k == DLX_KD_F32 || k == DLX_KD_BF16;
+      for (int j = 0; j < (all ? NRLAYOUTS : is_subbyte(k) ? 1 : 3); ++j)
+        add_reduction((dlx_reduce_op)op, kd_dtypes[k], all ? j : (op * 7 + k * 5 + j * 6) % NRLAYOUTS);
+    }
+    add_reduction((dlx_reduce_op)op, DLX_DTYPE_INT128, op % NRLAYOUTS);
+  }
+}
+
+/* The input and output of case c: views over one arena (input values over the input's span, stale output
+ * bytes), and the output's byte count. */
+typedef struct rinst {
+  unsigned char *arena;
+  size_t bytes, out_bytes;
+  dlx_view in, out;
+} rinst;
+
+static void make_reduction(const rcase *c, rinst *r) {
+  const rlayout *L = &rlayouts[c->layout];
+  dlx_view *a = &r->in, *o = &r->out;
+  memset(a, 0, sizeof *a);
+  a->dtype = c->dt;
+  a->device = CPU;
+  a->ndim = L->nd;
+  for (int d = 0; d < L->nd; ++d) a->shape[d] = L->sh[d];
+  make_strides(L->style, L->nd, L->sh, a->strides);
+  if (dlx_dtype_is_subbyte(c->dt)) a->flags = DLX_VIEW_SUBBYTE_PADDED;
+  int64_t lo, hi;
+  byte_extent(a, &lo, &hi);
+  static unsigned char placeholder; /* until the arena exists: dlx_reduce_result wants data */
+  a->data = &placeholder;
+  int32_t ond = 0;
+  int64_t oshape[DLX_MAX_NDIM];
+  DLDataType odt = DLX_DTYPE_FLOAT32;
+  if (dlx__kd_of(c->dt) != DLX_KD_NONE && !dlx__kd_is_subbyte(dlx__kd_of(c->dt)))
+    CHECK_OK(dlx_reduce_result(c->op, a, L->naxes, L->axes, L->keepdims, &ond, oshape, &odt));
+  memset(o, 0, sizeof *o);
+  o->dtype = odt;
+  o->device = CPU;
+  o->ndim = ond;
+  for (int d = 0; d < ond; ++d) o->shape[d] = oshape[d];
+  CHECK_OK(dlx_layout_compact_strides(ond, oshape, NULL, o->strides));
+  r->out_bytes = (size_t)dlx_view_size(o) * dlx_dtype_itemsize(odt);
+  const size_t in_bytes = (size_t)(hi - lo);
+  r->bytes = GUARD + in_bytes + GUARD + r->out_bytes + GUARD;
+  r->arena = malloc(r->bytes);
+  for (size_t i = 0; i < r->bytes; ++i) r->arena[i] = (unsigned char)rnd();
+  a->data = r->arena + GUARD - lo;
+  o->data = r->arena + GUARD + in_bytes + GUARD;
+  const size_t size = dlx_dtype_itemsize(c->dt);
+  for (size_t off = 0; off + size <= in_bytes; off += size) gen_element(r->arena + GUARD + off, c->dt, hint_of(c->dt));
+}
+
+static dlx_status call_reduction(const rcase *c, const dlx_view *out, const dlx_view *in) {
+  const rlayout *L = &rlayouts[c->layout];
+  return dlx_reduce(c->op, out, in, L->naxes, L->axes, L->keepdims);
+}
+
+/* Case c on backend be (config cf: threads, or the emulation's mapping), the arena after it in result. */
+static dlx_status run_reduction(const dlx__backend *be, int cf, const rcase *c, const rinst *r, unsigned char *result) {
+  const dlx__memory_ops *m = be->memory;
+  dlx_view in = r->in, out = r->out;
+  if (m->copy == NULL && m->device_type == kDLCPU) {
+    memcpy(result, r->arena, r->bytes);
+    in.data = result + ((unsigned char *)r->in.data - r->arena);
+    out.data = result + ((unsigned char *)r->out.data - r->arena);
+    const dlx__compute_ops *was = dlx__backend_override_host(be->compute == &dlx__cpu_compute ? NULL : be->compute);
+#ifdef DLX_WITH_CUDA
+    dlx__cuda_set_reduce_mapping(cf + 1);
+    dlx__cuda_set_launch_shape(256, cf == 0 ? 65536 : 3);
+#endif
+    dlx_set_num_threads(cf == 0 ? 1 : 3);
+    const int64_t g = dlx__ops_set_grain(cf == 0 ? 0 : 4);
+    const dlx_status st = call_reduction(c, &out, &in);
+    dlx__ops_set_grain(g);
+    dlx_set_num_threads(0);
+#ifdef DLX_WITH_CUDA
+    dlx__cuda_set_reduce_mapping(0);
+    dlx__cuda_set_launch_shape(256, 65536);
+#endif
+    dlx__backend_override_host(was);
+    return st;
+  }
+  /* a device backend: the arena moved to its memory and back, as test_every_backend does */
+  const DLDevice dev = {(DLDeviceType)m->device_type, 0};
+  void *mem = arena_to_device(be, r->arena, r->bytes);
+  if (mem == NULL) return DLX_ERR_BACKEND;
+  in.data = (unsigned char *)mem + ((unsigned char *)r->in.data - r->arena);
+  out.data = (unsigned char *)mem + ((unsigned char *)r->out.data - r->arena);
+  in.device = out.device = dev;
+  const dlx_status st = call_reduction(c, &out, &in);
+  arena_from_device(be, mem, result, r->bytes);
+  return st;
+}
+
+static void test_reductions_every_backend(void) {
+  build_reductions();
+  const dlx__backend *run[8];
+  int nrun = 0;
+  for (int i = 0; i < dlx__backend_count() && nrun < 7; ++i) {
+    const dlx__backend *be = dlx__backend_at(i);
+    if (be->memory->device_count() > 0) run[nrun++] = be;
+    else printf("reductions: skip backend %s: no device\n", be->name);
+  }
+#ifdef DLX_WITH_CUDA
+  static const dlx__backend emulated = {"cuda-kernels-emulated", &dlx__cpu_memory, &emulated_compute};
+  run[nrun++] = &emulated;
+#endif
+  int64_t failed = 0, compared = 0;
+  for (int ci = 0; ci < nrcases; ++ci) {
+    const rcase *c = &rcases[ci];
+    rng_state = 0x7ed0c000u + (uint64_t)ci * 0x9e3779b97f4a7c15u;
+    rinst r;
+    make_reduction(c, &r);
+    unsigned char *ref = malloc(r.bytes), *got = malloc(r.bytes);
+    memcpy(ref, r.arena, r.bytes);
+    dlx_view in = r.in, out = r.out;
+    in.data = ref + ((unsigned char *)r.in.data - r.arena);
+    out.data = ref + ((unsigned char *)r.out.data - r.arena);
+    const bool was = dlx__ops_set_reference(true);
+    const dlx_status st_ref = call_reduction(c, &out, &in);
+    dlx__ops_set_reference(was);
+    if (st_ref != c->expect) {
+      ++failed;
+      fprintf(stderr, "    reduction %d (op %d, %s, layout \"%s\"): reference returned %s (%s), expected %s\n", ci,
+              (int)c->op, dt_name(c->dt), rlayouts[c->layout].name, dlx_status_name(st_ref), dlx_last_error(),
+              dlx_status_name(c->expect));
+    }
+    for (int b = 0; b < nrun; ++b) {
+      for (int cf = 0; cf < 2; ++cf) {
+        const dlx_status st = run_reduction(run[b], cf, c, &r, got);
+        if (st == st_ref && memcmp(ref, got, r.bytes) == 0) {
+          compared += st == DLX_OK ? (int64_t)r.out_bytes : 0;
+          continue;
+        }
+        if (failed++ < 20)
+          fprintf(stderr, "    reduction %d (op %d, %s -> %s, layout \"%s\") on %s, config %d: %s (%s), reference %s%s\n",
+                  ci, (int)c->op, dt_name(c->dt), dt_name(r.out.dtype), rlayouts[c->layout].name, run[b]->name, cf,
+                  dlx_status_name(st), dlx_last_error(), dlx_status_name(st_ref), st == st_ref ? ": bytes differ" : "");
+      }
+    }
+    free(ref);
+    free(got);
+    free(r.arena);
+  }
+  CHECK_EQ(failed, 0);
+  printf("reductions: %d cases x %d backends x 2 configs; %lld output bytes compared\n", nrcases, nrun,
+         (long long)compared);
 }
 
 /* ======================================================================================================
@@ -1179,6 +1412,7 @@ static void test_dlpack_stream_rules(void) {
 
 static const dlx_test_case tests[] = {
     {"every_backend", test_every_backend},
+    {"reductions_every_backend", test_reductions_every_backend},
     {"no_sync_on_scalar_ops", test_no_sync_on_scalar_ops},
     {"events_through_the_table", test_events_through_the_table},
     {"dlpack_stream_rules", test_dlpack_stream_rules},

@@ -6,7 +6,7 @@
  * streams: per-thread current streams, dlx_cuda_stream_wait and dlx_tensor_record / dlx_tensor_wait without
  * a host wait (a stream held back by a host function shows what waits for what); cuBLAS gemm of every dtype
  * (float32, float64, complex64, complex128, float16, bfloat16) against a float64 reference on the CPU, and
- * against CBLAS where the CPU has it.
+ * against CBLAS where the CPU has it; reductions against the CPU's bytes.
  *
  * Needs a CUDA device: without one it prints why and exits 77, which CTest reports as skipped
  * (SKIP_RETURN_CODE). The error paths that need no device are in test_tensor.c (record / wait / stream
@@ -706,8 +706,61 @@ static void test_gemm_every_dtype(void) {
   dlx_tensor_release(h);
 }
 
+/* Reductions on the GPU against the CPU, byte for byte (kernels/reduce.h's rule): float32 and bfloat16
+ * sums and means over every axis, each axis and the transpose of a 1500 x 3000 tensor (several blocks per
+ * output, both kernel mappings), and a sum over 2^25 elements (a broadcast: two levels of the tree over
+ * blocks). test_backends runs its whole reduction table here too. */
+static void reduce_both(dlx_reduce_op op, const dlx_view *gpu_in, const dlx_view *cpu_in, int32_t naxes, int32_t axis) {
+  int32_t nd;
+  int64_t shape[DLX_MAX_NDIM];
+  DLDataType dt;
+  CHECK_OK(dlx_reduce_result(op, cpu_in, naxes, &axis, 0, &nd, shape, &dt));
+  dlx_tensor *g = tensor(GPU0, nd, shape, dt), *c = tensor(CPU, nd, shape, dt), *back = tensor(CPU, nd, shape, dt);
+  if (g == NULL || c == NULL || back == NULL) return;
+  CHECK_OK(dlx_reduce(op, dlx_tensor_view(g), gpu_in, naxes, &axis, 0));
+  CHECK_OK(dlx_reduce(op, dlx_tensor_view(c), cpu_in, naxes, &axis, 0));
+  CHECK_OK(dlx_copy(dlx_tensor_view(back), dlx_tensor_view(g)));
+  CHECK(memcmp(dlx_tensor_view(back)->data, dlx_tensor_view(c)->data, storage_bytes(dlx_tensor_view(c))) == 0);
+  dlx_tensor_release(g);
+  dlx_tensor_release(c);
+  dlx_tensor_release(back);
+}
+
+static void test_reductions(void) {
+  for (int bf = 0; bf < 2; ++bf) {
+    const DLDataType dt = bf ? DLX_DTYPE_BFLOAT16 : DLX_DTYPE_FLOAT32;
+    dlx_tensor *h = tensor(CPU, 2, I64(1500, 3000), dt), *d = tensor(GPU0, 2, I64(1500, 3000), dt);
+    if (h == NULL || d == NULL) return;
+    fill_random(dlx_tensor_view(h));
+    CHECK_OK(dlx_copy(dlx_tensor_view(d), dlx_tensor_view(h)));
+    for (int tr = 0; tr < 2; ++tr) {
+      dlx_view hv = *dlx_tensor_view(h), dv = *dlx_tensor_view(d);
+      if (tr) {
+        CHECK_OK(dlx_view_transpose(&hv, &hv));
+        CHECK_OK(dlx_view_transpose(&dv, &dv));
+      }
+      for (int axis = -1; axis < 2; ++axis)
+        for (int op = 0; op < 2; ++op)
+          reduce_both(op ? DLX_REDUCE_MEAN : DLX_REDUCE_SUM, &dv, &hv, axis < 0 ? DLX_REDUCE_ALL_AXES : 1, axis);
+    }
+    dlx_tensor_release(h);
+    dlx_tensor_release(d);
+  }
+  dlx_tensor *one = tensor(GPU0, 1, I64(1), DLX_DTYPE_FLOAT32);
+  if (one == NULL) return;
+  float v = 0.1f;
+  dlx_view hv, dv = *dlx_tensor_view(one);
+  CHECK_OK(dlx_view_init(&hv, &v, DLX_DTYPE_FLOAT32, CPU, 1, I64(1), NULL));
+  CHECK_OK(dlx_copy(&dv, &hv));
+  dv.shape[0] = hv.shape[0] = INT64_C(1) << 25;
+  dv.strides[0] = hv.strides[0] = 0;
+  reduce_both(DLX_REDUCE_SUM, &dv, &hv, DLX_REDUCE_ALL_AXES, 0);
+  dlx_tensor_release(one);
+}
+
 static const dlx_test_case cases[] = {
     {"alloc_and_ids", test_alloc_and_ids},
+    {"reductions", test_reductions},
     {"copies", test_copies},
     {"cache_reuse", test_cache_reuse},
     {"streams", test_streams},

@@ -1,4 +1,5 @@
-/* dlx/ops.h - computing on strided views: fill, copy, cast, elementwise arithmetic, comparisons, fma, gemm.
+/* dlx/ops.h - computing on strided views: fill, copy, cast, elementwise arithmetic, comparisons, fma, gemm,
+ * reductions.
  *
  * Every op works on any strides (zero, negative, transposed) and broadcasts its inputs to the output's
  * shape with NumPy's rules (right-aligned); the output is never broadcast (a zero stride in out is an
@@ -128,6 +129,65 @@ DLX_API dlx_status dlx_scatter(const dlx_view *dst, int32_t n, const dlx_view *c
  * DLX_ERR_UNSUPPORTED). alpha and beta are complex (im ignored for real). */
 DLX_API dlx_status dlx_gemm(double alpha_re, double alpha_im, const dlx_view *a, const dlx_view *b, double beta_re,
                             double beta_im, const dlx_view *c);
+
+/* ---- reductions ---------------------------------------------------------------------------------
+ *
+ * out = op(a) over some axes of a: sum, prod, min, max, mean, argmin, argmax, any, all, as NumPy's
+ * functions of the same names. a may have any strides (negative, zero: broadcast); out has the result's
+ * shape (a's shape without the reduced axes, or with extent 1 there when keepdims), any strides but no
+ * zero stride on an extent above 1, and must not overlap a (DLX_ERR_INVALID_ARGUMENT).
+ *
+ * Result dtypes: out's dtype is the op's dtype D, and for sum, prod, mean, min and max every element of a
+ * is first converted to D with dlx_cast's rules (NumPy's dtype=). dlx_reduce_result gives NumPy 2's
+ * default D: sum and prod of bool and signed integers int64, of unsigned integers uint64, of floats and
+ * complex their own dtype; mean of bool and integers float64; min and max a's dtype; argmin and argmax
+ * int64 (out must be int64); any and all bool (out must be bool). mean needs a floating-point or complex
+ * D; float6/float4 and dtypes with no kernel (int128, float128, complex32, vectors) are
+ * DLX_ERR_UNSUPPORTED.
+ *
+ * Numerics (docs/numerics.md, "Reductions"): integer sums and products wrap in 64 bits, then to D;
+ * float16, bfloat16 and the float8 formats accumulate in float32 and round once to D; float32 in float32,
+ * float64 in float64, complex part by part. The order of every floating-point operation is a fixed
+ * function of a's shape and the axes only: blocks of 4096 elements of the reduced index space (row-major
+ * over the reduced axes), in each block 16 interleaved lanes summed by a pairwise tree and folded in
+ * halves, then a pairwise tree over the blocks. So the bits never depend on the thread count, the SIMD
+ * level, a's memory layout or the backend. A sum starts from +0.0 (a sum of -0.0 is +0.0, as NumPy); a
+ * NaN result of sum, prod or mean is the positive quiet NaN. min and max pick an element's bits: NaN
+ * wins (of several NaNs the smallest bit pattern), -0.0 < +0.0; complex by (real, imaginary), a NaN in
+ * either part winning. argmin and argmax give the first index (flat over the reduced axes) of the
+ * extreme, NaN counting as the extreme. Empty reductions: sum 0, prod 1, mean NaN, any false, all true;
+ * min, max, argmin and argmax over zero elements are DLX_ERR_INVALID_ARGUMENT naming the axis.
+ *
+ * Devices as the elementwise ops (out and a on one backend); large reductions split over the pool's
+ * threads. A reduction over more than 4096 elements per output allocates scratch memory for the partial
+ * results of its blocks (32 bytes per block), and one whose input needs a conversion the
+ * kernels do not make on the fly (a dtype= that narrows) a converted copy of a. */
+typedef enum dlx_reduce_op {
+  DLX_REDUCE_SUM = 0,
+  DLX_REDUCE_PROD,
+  DLX_REDUCE_MIN,
+  DLX_REDUCE_MAX,
+  DLX_REDUCE_MEAN,
+  DLX_REDUCE_ARGMIN,
+  DLX_REDUCE_ARGMAX,
+  DLX_REDUCE_ANY,
+  DLX_REDUCE_ALL,
+  DLX_REDUCE_COUNT
+} dlx_reduce_op;
+
+/* naxes value meaning every axis of a (axes may then be NULL). */
+#define DLX_REDUCE_ALL_AXES (-1)
+
+/* out = op(a) over axes[0..naxes) (negative axes count from the end; DLX_ERR_INDEX past the rank,
+ * DLX_ERR_INVALID_ARGUMENT for a repeated axis), or over every axis when naxes is DLX_REDUCE_ALL_AXES.
+ * naxes 0 reduces nothing (each output element is one converted input element, as NumPy's axis=()). */
+DLX_API dlx_status dlx_reduce(dlx_reduce_op op, const dlx_view *out, const dlx_view *a, int32_t naxes,
+                              const int32_t *axes, int keepdims);
+
+/* The shape (*ndim extents into shape, room for DLX_MAX_NDIM) and NumPy's default dtype of op over those
+ * axes of a, with every check of dlx_reduce that does not need out. */
+DLX_API dlx_status dlx_reduce_result(dlx_reduce_op op, const dlx_view *a, int32_t naxes, const int32_t *axes,
+                                     int keepdims, int32_t *ndim, int64_t *shape, DLDataType *dtype);
 
 /* The pool's thread count for large ops (1 = serial). Default: the machine's cores. n <= 0 resets to
  * the default. Safe from any thread; takes effect for ops started afterwards. */

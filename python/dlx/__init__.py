@@ -10,6 +10,10 @@ from ._dlx import (  # noqa: F401
     Tensor,
     __version__,
     add,
+    all,
+    any,
+    argmax,
+    argmin,
     asarray,
     divide,
     empty,
@@ -24,10 +28,15 @@ from ._dlx import (  # noqa: F401
     less,
     less_equal,
     matmul,
+    max,
+    mean,
+    min,
     multiply,
     not_equal,
+    prod,
     set_num_threads,
     subtract,
+    sum,
     zeros,
 )
 
@@ -71,4 +80,6 @@ __all__ = [
     "DLPACK_VERSION", "Tensor", "add", "asarray", "cuda", "divide", "empty", "empty_like", "equal", "fma", "from_dlpack", "full",
     "get_include", "get_num_threads", "greater", "greater_equal", "less", "less_equal", "matmul", "multiply",
     "not_equal", "oneapi", "set_num_threads", "subtract", "zeros", "__version__",
+    # reductions
+    "all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "sum",
 ]

@@ -8,6 +8,10 @@ from ._dlx import (
     Tensor as Tensor,
     __version__ as __version__,
     add as add,
+    all as all,
+    any as any,
+    argmax as argmax,
+    argmin as argmin,
     asarray as asarray,
     divide as divide,
     empty as empty,
@@ -22,10 +26,15 @@ from ._dlx import (
     less as less,
     less_equal as less_equal,
     matmul as matmul,
+    max as max,
+    mean as mean,
+    min as min,
     multiply as multiply,
     not_equal as not_equal,
+    prod as prod,
     set_num_threads as set_num_threads,
     subtract as subtract,
+    sum as sum,
     zeros as zeros,
 )
 
@@ -35,4 +44,5 @@ __all__ = [
     "DLPACK_VERSION", "Tensor", "add", "asarray", "cuda", "divide", "empty", "empty_like", "equal", "fma",
     "from_dlpack", "full", "get_include", "get_num_threads", "greater", "greater_equal", "less", "less_equal",
     "matmul", "multiply", "not_equal", "oneapi", "set_num_threads", "subtract", "zeros", "__version__",
+    "all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "sum",
 ]  # fmt: skip

@@ -47,6 +47,8 @@ _Operand: TypeAlias = Union[_TensorLike, _PyScalar]
 _IndexItem: TypeAlias = Union[SupportsIndex, slice, None, ellipsis, bool, Tensor, npt.ArrayLike, Sequence[Any]]
 _Index: TypeAlias = Union[_IndexItem, tuple[_IndexItem, ...]]
 _Sizes: TypeAlias = Union[SupportsIndex, Sequence[SupportsIndex]]
+# A reduction's axis=: None (every axis), one axis, or a tuple of them.
+_Axis: TypeAlias = Union[SupportsIndex, tuple[SupportsIndex, ...], None]
 
 # ---- module --------------------------------------------------------------------------------------------
 
@@ -136,6 +138,35 @@ class Tensor:
     def astype(self, dtype: _DTypeLike, /) -> Tensor: ...
     def view(self, dtype: _DTypeLike, /) -> Tensor: ...
 
+    # reductions (src/pyext/reduce.c): dlx.sum & co of this tensor
+    def sum(
+        self, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False, out: _TensorLike | None = None
+    ) -> Tensor: ...
+    def prod(
+        self, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False, out: _TensorLike | None = None
+    ) -> Tensor: ...
+    def min(
+        self, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False, out: _TensorLike | None = None
+    ) -> Tensor: ...
+    def max(
+        self, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False, out: _TensorLike | None = None
+    ) -> Tensor: ...
+    def mean(
+        self, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False, out: _TensorLike | None = None
+    ) -> Tensor: ...
+    def argmin(
+        self, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False, out: _TensorLike | None = None
+    ) -> Tensor: ...
+    def argmax(
+        self, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False, out: _TensorLike | None = None
+    ) -> Tensor: ...
+    def any(
+        self, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False, out: _TensorLike | None = None
+    ) -> Tensor: ...
+    def all(
+        self, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False, out: _TensorLike | None = None
+    ) -> Tensor: ...
+
     # ---- devices and streams (src/pyext/device.c; dlx._dlx._cuda in cuda.c): keep in step with them ----
     def to(self, device: _DeviceLike, *, copy: bool = False) -> Tensor: ...
     def record(self, stream: Any = None) -> Tensor: ...
@@ -212,3 +243,41 @@ def fma(scalar: float, t1: _TensorLike, t2: _TensorLike, *, out: _TensorLike | N
 def set_num_threads(n: int, /) -> None: ...
 def get_num_threads() -> int: ...
 def _check_callbacks() -> tuple[int, int, int, int]: ...
+
+# reductions (src/pyext/reduce.c): NumPy's signature and dtypes, the same bits everywhere (docs/numerics.md)
+def sum(
+    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    out: _TensorLike | None = None,
+) -> Tensor: ...
+def prod(
+    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    out: _TensorLike | None = None,
+) -> Tensor: ...
+def min(
+    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    out: _TensorLike | None = None,
+) -> Tensor: ...
+def max(
+    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    out: _TensorLike | None = None,
+) -> Tensor: ...
+def mean(
+    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    out: _TensorLike | None = None,
+) -> Tensor: ...
+def argmin(
+    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    out: _TensorLike | None = None,
+) -> Tensor: ...
+def argmax(
+    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    out: _TensorLike | None = None,
+) -> Tensor: ...
+def any(
+    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    out: _TensorLike | None = None,
+) -> Tensor: ...
+def all(
+    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    out: _TensorLike | None = None,
+) -> Tensor: ...

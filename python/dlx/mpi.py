@@ -39,13 +39,15 @@ Reductions (``op(name, dtype)``; names "sum", "prod", "min", "max"):
 - float16, bfloat16 and every float8 format: four user-defined commutative MPI ops (``MPI.Op.Create``),
   one per reduction, created on first use; each finds the format from the datatype MPI passes it, so they
   work with this module's datatypes only (any other ends the process: an exception inside an op is fatal
-  in mpi4py). They run dlx's kernels on the CPU. sum and prod decode both operands to float32 with ``astype``, add or multiply
-  in float32 and round back with ``astype``, exactly ``(a.astype("float32") + b.astype("float32"))
-  .astype(dt)``: a reduction over two ranks equals that local expression bit for bit (over more ranks, MPI
-  chooses the order in which the partial results combine, each rounded to the dtype, as with MPI.SUM on
-  float32). A NaN result is NaN, but which NaN (sign, payload) may depend on that order. min and max
-  select one of the operands bit for bit, as IEEE 754-2019 minimum / maximum: NaN wins, -0 < +0, and
-  between two NaNs the one with the smaller bit pattern, so that the op is commutative bit for bit.
+  in mpi4py). They run dlx's reduction kernels on the CPU (``dlx.sum``, ``prod``, ``min``, ``max`` over axis
+  0 of the two buffers copied into the rows of one tensor): sum and prod accumulate in float32 and round
+  once, so a sum is ``(a.astype("float32") + b.astype("float32")).astype(dt)`` but for -0 + -0, which is
+  +0 (a dlx sum starts from +0.0, as NumPy's), and a reduction over two ranks equals the local
+  ``dlx.sum`` of the two bit for bit (over more ranks, MPI chooses the order in which the
+  partial results combine, each rounded to the dtype, as with MPI.SUM on float32). A NaN result is dlx's
+  canonical quiet NaN. min and max select one of the operands bit for bit, as dlx.min / dlx.max and IEEE
+  754-2019 minimum / maximum: NaN wins, -0 < +0, and between two NaNs the one with the smaller bit
+  pattern, so that the op is commutative bit for bit.
   (Native float32/float64 min/max are MPI's own: Open MPI's ``a < b ? a : b`` leaves NaN and +0/-0
   to the order.)
 - Everything else (int128, uint128, float128, complex32, vector types, opaque): TypeError naming the
@@ -222,42 +224,31 @@ def _wrap(address, count, itemsize, dtype, readonly):
 
 
 # ---------------------------------------------------------------------------------------------
-# The narrow-float reductions, with dlx's kernels
+# The narrow-float reductions, with dlx's reduction kernels (dlx.sum, prod, min, max over the pair)
 
 
-def _arith(f):
-    def kernel(a, b, dtype, bits):
-        r = f(a.astype("float32"), b.astype("float32"))
-        b.copy_(r.astype(dtype))
+def _pair(a, b):
+    """a and b as the rows of one (2, n) tensor: a copy, since a view spanning both buffers would also span
+    whatever lies between them (dlx_reduce refuses an out inside its input's span)."""
+    p = _dlx.empty((2, a.size), a.dtype)
+    p[0].copy_(a)
+    p[1].copy_(b)
+    return p
 
-    return kernel
 
+def _reduction(name):
+    # The reduction over the pair's axis 0, into inoutbuf: sum and prod accumulate in float32 and round
+    # once, exactly (a + b) in float32 rounded to the dtype; min and max select one operand's bits
+    # (NaN wins, of two NaNs the smaller bit pattern; -0 < +0), so the op is commutative bit for bit.
+    reduce = getattr(_dlx, name)
 
-def _select(is_min):
-    # b := a where a is the result, bit for bit, through unsigned bit patterns: b + (a - b) * mask wraps
-    # to exactly a or b. mask: a is NaN and (b is not, or a's bits are smaller); a strictly below
-    # (above) b; or a equal to b (+0 and -0) with the sign bit min (max) wants.
-    def kernel(a, b, dtype, bits):
-        af, bf = a.astype("float32"), b.astype("float32")
-        ua, ub = a.view(bits), b.view(bits)
-        a_nan = _dlx.not_equal(af, af)
-        b_num = _dlx.equal(bf, bf)
-        if is_min:
-            strict, tie = _dlx.less(af, bf), _dlx.equal(af, bf) * _dlx.greater(ua, ub)
-        else:
-            strict, tie = _dlx.greater(af, bf), _dlx.equal(af, bf) * _dlx.less(ua, ub)
-        mask = a_nan * (b_num + _dlx.less(ua, ub)) + strict + tie  # bool: * is and, + is or
-        ub += (ua - ub) * mask.astype(bits)
+    def kernel(pair, b):
+        b.copy_(reduce(pair, axis=0))
 
     return kernel
 
 
-_KERNELS = {
-    "sum": _arith(_dlx.add),
-    "prod": _arith(_dlx.multiply),
-    "min": _select(True),
-    "max": _select(False),
-}
+_KERNELS = {name: _reduction(name) for name in ("sum", "prod", "min", "max")}
 
 
 def _user_op(name):
@@ -271,13 +262,13 @@ def _user_op(name):
         entry = _narrow_by_handle.get(mpi_datatype.py2f())
         if entry is None:
             raise TypeError(f"dlx.mpi: the {name} op got datatype {mpi_datatype.Get_name()!r}, not one of dlx.mpi's")
-        dtype, itemsize, bits = entry
+        dtype, itemsize, _ = entry
         n = inoutbuf.nbytes // itemsize
         if n == 0:
             return
         a = _wrap(inbuf.address, n, itemsize, dtype, True)
         b = _wrap(inoutbuf.address, n, itemsize, dtype, False)
-        kernel(a, b, dtype, bits)
+        kernel(_pair(a, b), b)
 
     return MPI.Op.Create(fn, commute=True)
 

@@ -50,6 +50,28 @@ TRIGGERS = [
     ("BACKEND", None, "no trigger until the CUDA backend"),
 ]
 
+# More inputs, each with its row in the second table (the C half's g_extra, by id): (id, Python code or
+# None, why there is no code)
+MORE = [
+    ("reduce.axis", "dlx.sum(dlx.zeros((2, 3)), axis=2)", None),
+    ("reduce.repeated_axis", "dlx.sum(dlx.zeros((2, 3)), axis=(1, -1))", None),
+    ("reduce.out_shape", "dlx.sum(dlx.zeros((2, 3)), axis=1, out=dlx.zeros((3,)))", None),
+    ("reduce.out_dtype", None, "not reachable from Python: dlx.argmax casts its int64 indices into an out= of "
+                               "another dtype"),
+    ("reduce.out_overlap", "t = dlx.zeros((2, 3)); dlx.sum(t, axis=0, out=t[0])", None),
+    ("reduce.empty", "dlx.max(dlx.zeros((2, 0)), axis=1)", None),
+    ("reduce.no_kernel", 'dlx.sum(dlx.zeros((2,), "int128"))', None),
+]
+
+MORE_HEADER = """
+## Reductions
+
+More inputs that `dlx_reduce` (`dlx.sum` & co) refuses, each with its status.
+
+| id | C call | input | status | message | Python | Python exception |
+|---|---|---|---|---|---|---|
+"""
+
 HEADER = """\
 # Bad-input catalogue
 
@@ -99,9 +121,9 @@ def run(code):
     raise AssertionError(f"no exception from: {code}")
 
 
-def python_cells(name):
-    """The two Python cells of a status row."""
-    for status, code, why in TRIGGERS:
+def python_cells(name, table=None):
+    """The two Python cells of a status row (or, table=MORE, of a more input's row)."""
+    for status, code, why in TRIGGERS if table is None else table:
         if status == name:
             if code is None:
                 return "—", cell(why)
@@ -111,6 +133,7 @@ def python_cells(name):
 
 
 ROW = re.compile(r"^\| `DLX_ERR_([A-Z_]+)` \|")
+MORE_ROW = re.compile(r"^\| `([a-z_]+\.[a-z_]+)` \|")
 
 
 def split_row(line):
@@ -126,6 +149,12 @@ def document(c_rows):
             continue
         code, exc = python_cells(m.group(1))
         out.append(f"{line.rstrip()} {code} | {exc} |\n")
+    more = [line for line in c_rows if MORE_ROW.match(line)]
+    if more:
+        out.append(MORE_HEADER)
+    for line in more:
+        code, exc = python_cells(MORE_ROW.match(line).group(1), MORE)
+        out.append(f"{line.rstrip()} {code} | {exc} |\n")
     return "".join(out)
 
 
@@ -136,7 +165,8 @@ def main(argv):
     with open(argv[1]) as f:
         rows = f.readlines()
     names = [ROW.match(r).group(1) for r in rows if ROW.match(r)]
-    missing = sorted(set(names) ^ {t[0] for t in TRIGGERS})
+    more = [MORE_ROW.match(r).group(1) for r in rows if MORE_ROW.match(r)]
+    missing = sorted(set(names) ^ {t[0] for t in TRIGGERS}) + sorted(set(more) ^ {t[0] for t in MORE})
     if missing:
         print(f"errors_catalogue.py: C and Python halves disagree on: {missing}", file=sys.stderr)
         return 1

@@ -156,8 +156,11 @@ def reference(dlx, dtype, op, operands):
 def combine(dlx, dtype, op, a, b):
     if op in ("sum", "prod"):
         f = dlx.add if op == "sum" else dlx.multiply
-        if dtype in NARROW:
-            return f(a.astype("float32"), b.astype("float32")).astype(dtype)
+        if dtype in NARROW:  # dlx.sum / dlx.prod of the pair: float32, rounded once; a sum starts from +0.0
+            pair = dlx.empty((2,) + tuple(a.shape), dtype)
+            pair[0].copy_(a)
+            pair[1].copy_(b)
+            return getattr(dlx, op)(pair, axis=0)
         return f(a, b)  # bool: + is or, * is and; integers wrap; floats and complex as MPI computes them
     if dtype in NARROW:
         return narrow_minmax(dlx, dtype, op, a, b)

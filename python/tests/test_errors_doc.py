@@ -40,3 +40,18 @@ def test_every_status_has_one_row():
 def test_python_columns_are_current(name):
     code, exc = cat.python_cells(name)
     assert doc_rows()[name][5:] == [code, exc], "docs/errors.md is out of date: run scripts/gen_errors.sh"
+
+
+def more_rows():
+    with open(DOC) as f:
+        return {m.group(1): cat.split_row(line) for line in f for m in [cat.MORE_ROW.match(line)] if m}
+
+
+def test_every_more_input_has_one_row():
+    assert list(more_rows()) == [t[0] for t in cat.MORE]
+
+
+@pytest.mark.parametrize("name", [t[0] for t in cat.MORE])
+def test_more_python_columns_are_current(name):
+    code, exc = cat.python_cells(name, cat.MORE)
+    assert more_rows()[name][5:] == [code, exc], "docs/errors.md is out of date: run scripts/gen_errors.sh"

@@ -209,6 +209,13 @@ dlx_status dlx__device_alloc_like(const dlx__memory_ops *m, DLDevice device, con
   return m->alloc(device, bytes, zero, out, fn);
 }
 
+dlx_status dlx__backend_reduce(const dlx__compute_ops *c, const dlx__red_op *op) {
+  if (c->reduce != NULL) return c->reduce(op);
+  char dev[DLX_DEVICE_TEXT_CAP];
+  return dlx_set_error(DLX_ERR_UNSUPPORTED, "dlx_reduce: the %s backend (computing on %s) has no reductions", c->name,
+                       dlx__device_text(dev, sizeof dev, op->device));
+}
+
 dlx_status dlx__scratch_alloc(const dlx__compute_ops *c, DLDevice home, uint64_t bytes, void **out, const char *fn) {
   if (c->scratch_alloc != NULL) return c->scratch_alloc(home, bytes, out, fn);
   const dlx__memory_ops *m;

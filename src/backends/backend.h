@@ -4,7 +4,8 @@
  *    between memory kinds, the pointer query that gives a device id, the device's streams and events,
  *    synchronisation, and the cache controls.
  *  - The compute half (dlx__compute_ops), one per backend: the elementwise executor over a dlx_iter
- *    plan, the packing of float6/float4, gemm, and where its scratch memory comes from.
+ *    plan, reductions (kernels/reduce.h), the packing of float6/float4, gemm, and where its scratch
+ *    memory comes from.
  *
  * A backend is a folder src/backends/<name>/ that defines its halves (a dlx__backend names both), and
  * one row per device type in backend.c saying which halves serve that memory: which compute half runs
@@ -33,6 +34,7 @@
 #include "dlx/layout.h"
 #include "dlx/view.h"
 #include "kernels/ew.h"
+#include "kernels/reduce.h"
 
 /* One gemm call, its operands already in layouts BLAS takes: C (m x n, row-major, leading dimension ldc)
  * = alpha * op(A) @ op(B) + beta * C, where op(X) is X (row-major, ld) or its transpose (ta / tb). The
@@ -169,6 +171,11 @@ typedef struct dlx__compute_ops {
    * out= on device USM works with host inputs. Other backends refuse such inputs ("an op runs on one
    * device"); copies move them through the memory half either way. */
   bool reads_host;
+  /* Optional: a reduction, validated and planned by the compute layer (src/compute/reduce.c; op->nout and
+   * op->nred > 0, op->scratch allocated by this half's scratch_alloc), computed along kernels/reduce.h's
+   * fixed tree so that every backend gives the same bits. Default: DLX_ERR_UNSUPPORTED naming the
+   * backend (dlx__backend_reduce). */
+  dlx_status (*reduce)(const dlx__red_op *op);
   /* C = alpha * op(A) @ op(B) + beta * C; DLX_ERR_UNSUPPORTED when this build has no BLAS for it. */
   dlx_status (*gemm)(const dlx__gemm_call *call);
   /* Optional: scratch memory of an op on device (overlap copies, unpacked operands, gemm's compact
@@ -223,6 +230,8 @@ dlx_status dlx__device_alloc_like(const dlx__memory_ops *m, DLDevice device, con
                                   bool zero, void **out, const char *fn);
 /* Run op on compute half c: its gather entry, else one copy per index position through c->execute. */
 dlx_status dlx__compute_gather(const dlx__compute_ops *c, const dlx__gather_op *op);
+/* Run reduction op on compute half c (its reduce entry, else DLX_ERR_UNSUPPORTED naming c). */
+dlx_status dlx__backend_reduce(const dlx__compute_ops *c, const dlx__red_op *op);
 /* Scratch memory of compute half c on home (its scratch entries, else home's memory half), and its release. */
 dlx_status dlx__scratch_alloc(const dlx__compute_ops *c, DLDevice home, uint64_t bytes, void **out, const char *fn);
 void dlx__scratch_free(const dlx__compute_ops *c, DLDevice home, void *ptr);

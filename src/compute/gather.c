@@ -61,7 +61,7 @@ static dlx_status check_index(const gcall *c, int32_t k) {
   DLX_CHECK_NULL(v);
   char name[32];
   snprintf(name, sizeof name, "index %d", (int)k);
-  DLX_FORWARD(dlx__ops_check_operand(c->fn, name, v));
+  DLX_FORWARD(dlx__ops_check_view(c->fn, name, v));
   char t[DLX_DTYPE_TEXT_CAP];
   DLX_FAIL_IF((v->dtype.code != DLX_CODE_INT && v->dtype.code != DLX_CODE_UINT) || v->dtype.bits > 64 ||
                   v->dtype.lanes != 1,
@@ -152,8 +152,8 @@ static dlx_status validate(gcall *c, const dlx_view *dense, const dlx_view *stri
   DLX_CHECK_NULL(dense);
   DLX_CHECK_NULL(strided);
   DLX_CHECK_NULL(c->idx);
-  DLX_FORWARD(dlx__ops_check_operand(c->fn, c->dense_name, dense));
-  DLX_FORWARD(dlx__ops_check_operand(c->fn, c->strided_name, strided));
+  DLX_FORWARD(dlx__ops_check_view(c->fn, c->dense_name, dense));
+  DLX_FORWARD(dlx__ops_check_view(c->fn, c->strided_name, strided));
   DLX_FAIL_IF(c->n < 1 || c->n > strided->ndim, DLX_ERR_INVALID_ARGUMENT, "%s: %d indices for %s of ndim %d", c->fn,
               (int)c->n, c->strided_name, (int)strided->ndim);
   c->dense = *dense;

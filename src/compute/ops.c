@@ -69,7 +69,7 @@ typedef struct opcall {
 static const char *const op_names[DLX_OP_COUNT] = {DLX__BINOP_LIST(OP_NAME_, _)};
 static const char *const unop_names[DLX_UNOP_COUNT] = {DLX__UNOP_LIST(OP_NAME_, _)};
 
-dlx_status dlx__ops_check_operand(const char *fn, const char *name, const dlx_view *v) {
+dlx_status dlx__ops_check_view(const char *fn, const char *name, const dlx_view *v) {
   DLX_FAIL_IF(v->ndim < 0 || v->ndim > DLX_MAX_NDIM, DLX_ERR_RANK, "%s: %s has ndim %d, outside [0, %d]", fn, name,
               (int)v->ndim, DLX_MAX_NDIM);
   if (!dlx_dtype_is_valid(v->dtype)) {
@@ -199,9 +199,7 @@ static dlx_status alloc_temp(opcall *c, uint64_t bytes, void **out) {
   return DLX_OK;
 }
 
-/* Copy a view's header and its first ndim extents and strides: a dlx_view holds 64 of each (1 KiB),
- * and small ops would otherwise spend most of their time moving unused entries. */
-static void view_copy(dlx_view *dst, const dlx_view *src) {
+void dlx__ops_view_copy(dlx_view *dst, const dlx_view *src) {
   dst->data = src->data;
   dst->dtype = src->dtype;
   dst->device = src->device;
@@ -219,7 +217,7 @@ static dlx_status temp_like(opcall *c, const dlx_view *v, bool padded, dlx_view 
   DLX_FORWARD(dlx_dtype_storage_bytes(v->dtype, (uint64_t)n, padded, &bytes));
   void *p = NULL;
   DLX_FORWARD(alloc_temp(c, bytes, &p));
-  view_copy(out, v);
+  dlx__ops_view_copy(out, v);
   out->data = p;
   out->flags = padded && dlx_dtype_is_subbyte(v->dtype) ? DLX_VIEW_SUBBYTE_PADDED : 0;
   return dlx_layout_compact_strides(v->ndim, v->shape, NULL, out->strides);
@@ -301,7 +299,7 @@ static dlx_status take_by_value(opcall *c, int k) {
     DLX_FORWARD(temp_like(c, v, (v->flags & DLX_VIEW_SUBBYTE_PADDED) != 0, &tmp));
     tmp.device = c->home;
     DLX_FORWARD(c->foreign[k]->copy(&tmp, v));
-    view_copy(v, &tmp);
+    dlx__ops_view_copy(v, &tmp);
     return DLX_OK;
   }
   memset(c->value[k].bytes, 0, sizeof c->value[k].bytes);
@@ -339,12 +337,12 @@ static dlx_status run_call(opcall *c) {
     init_call(&cc, c->fn, DLX_EW_COPY, 1, "temporary", c->names[k + 1], NULL);
     cc.be = c->be;
     cc.home = c->home;
-    view_copy(&cc.out, &tmp);
-    view_copy(&cc.in[0], &c->in[k]);
+    dlx__ops_view_copy(&cc.out, &tmp);
+    dlx__ops_view_copy(&cc.in[0], &c->in[k]);
     dlx_status st = run_call(&cc);
     free_temps(&cc);
     DLX_FORWARD(st);
-    view_copy(&c->in[k], &tmp);
+    dlx__ops_view_copy(&c->in[k], &tmp);
   }
 
   if (dlx__ops_reference_mode()) {
@@ -364,11 +362,11 @@ static dlx_status run_call(opcall *c) {
     DLX_FORWARD(temp_like(c, &c->in[k], true, &tmp));
     /* host memory read in place is the CPU's to unpack (the backend's unpack knows its own memory) */
     DLX_FORWARD((c->host_in[k] ? &dlx__cpu_compute : c->be)->unpack(&c->in[k], tmp.data));
-    view_copy(&c->in[k], &tmp);
+    dlx__ops_view_copy(&c->in[k], &tmp);
   }
   if (!is_packed(&c->out)) return plan_and_execute(c);
   dlx_view packed_out;
-  view_copy(&packed_out, &c->out);
+  dlx__ops_view_copy(&packed_out, &c->out);
   DLX_FORWARD(temp_like(c, &packed_out, true, &c->out));
   DLX_FORWARD(plan_and_execute(c));
   return c->be->pack(&packed_out, c->out.data);
@@ -393,12 +391,12 @@ static dlx_status dtype_mismatch(const opcall *c, int i, int j) {
 
 /* Copy the caller's views in, checking each. */
 static dlx_status load_operands(opcall *c, const dlx_view *out, const dlx_view *a, const dlx_view *b) {
-  DLX_FORWARD(dlx__ops_check_operand(c->fn, c->names[0], out));
-  DLX_FORWARD(dlx__ops_check_operand(c->fn, c->names[1], a));
-  if (c->nin > 1) DLX_FORWARD(dlx__ops_check_operand(c->fn, c->names[2], b));
-  view_copy(&c->out, out);
-  view_copy(&c->in[0], a);
-  if (c->nin > 1) view_copy(&c->in[1], b);
+  DLX_FORWARD(dlx__ops_check_view(c->fn, c->names[0], out));
+  DLX_FORWARD(dlx__ops_check_view(c->fn, c->names[1], a));
+  if (c->nin > 1) DLX_FORWARD(dlx__ops_check_view(c->fn, c->names[2], b));
+  dlx__ops_view_copy(&c->out, out);
+  dlx__ops_view_copy(&c->in[0], a);
+  if (c->nin > 1) dlx__ops_view_copy(&c->in[1], b);
   return DLX_OK;
 }
 

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "kernels/ew.h"
+#include "kernels/reduce.h"
 
 struct dlx__gather_op;
 
@@ -17,6 +18,11 @@ void dlx__ref_run(const dlx__ew_op *op, const dlx_view *const *views);
 /* A gather or scatter (backends/backend.h) element by element over dense's N-d index, position by
  * position as the offsets give them: no plan, no backend. Host-accessible memory only. */
 void dlx__ref_gather(const struct dlx__gather_op *op);
+/* Run reduction op (planned, for its dtypes and counts) element by element from the views themselves (out,
+ * in and the reduced axes mask[in->ndim]): each output's elements gathered in the reduced row-major order
+ * and combined by kernels/reduce.h's tree written as its recursive definition (compute/reduce_reference.c),
+ * with no plan, no threads, no vectors. Host-accessible memory only. */
+void dlx__red_ref_run(const dlx__red_op *op, const dlx_view *out, const dlx_view *in, const bool *mask, int keepdims);
 
 /* Route every op of the calling thread through dlx__ref_run, so that tests can compare it with the
  * backends. Returns the previous setting. */

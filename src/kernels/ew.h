@@ -13,6 +13,7 @@
 
 #include "dlx/layout.h"
 #include "dlx/ops.h"
+#include "kernels/convert.h" /* DLX_HD: the helpers below are device code too */
 
 /* Kernel dtype index: the native C types first (they have typed loops), then the narrow floats, which
  * compute in float32 ("staged": decoded in blocks, computed, encoded back). */
@@ -53,13 +54,13 @@ typedef enum dlx__kd {
 /* Kernel index of a dtype, DLX_KD_NONE when no kernel exists (int128, float128, complex32, vectors). */
 dlx__kd dlx__kd_of(DLDataType dt);
 
-static inline bool dlx__kd_is_native(dlx__kd k) { return k >= 0 && k < DLX_KD_NATIVE_COUNT; }
+static inline DLX_HD bool dlx__kd_is_native(dlx__kd k) { return k >= 0 && k < DLX_KD_NATIVE_COUNT; }
 /* float6 / float4: cast, fill and copy only (ops.h) */
-static inline bool dlx__kd_is_subbyte(dlx__kd k) { return k >= DLX_KD_F6_E2M3FN && k <= DLX_KD_F4_E2M1FN; }
+static inline DLX_HD bool dlx__kd_is_subbyte(dlx__kd k) { return k >= DLX_KD_F6_E2M3FN && k <= DLX_KD_F4_E2M1FN; }
 /* Index among the narrow formats (0 for float16). */
-static inline int dlx__kd_narrow_index(dlx__kd k) { return (int)k - DLX_KD_F16; }
+static inline DLX_HD int dlx__kd_narrow_index(dlx__kd k) { return (int)k - DLX_KD_F16; }
 /* The DLPack type code of a narrow format (the codec's key). */
-static inline uint8_t dlx__kd_narrow_code(dlx__kd k) {
+static inline DLX_HD uint8_t dlx__kd_narrow_code(dlx__kd k) {
   return k == DLX_KD_F16 ? DLX_CODE_FLOAT
          : k == DLX_KD_BF16 ? DLX_CODE_BFLOAT
                             : (uint8_t)(k - DLX_KD_F8_E3M4 + DLX_CODE_FLOAT8_E3M4);

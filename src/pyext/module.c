@@ -2,6 +2,7 @@
  * create.c, ops.c, check.c), the submodules _cuda (cuda.c) and _oneapi (oneapi.c), the C API capsule (capi.c) and,
  * in test builds, dlx._testing (testing.c); and the strings interned for the hot paths. */
 #include "internal.h" /* Python.h first, as CPython requires */
+#include "reduce.h"
 
 #include "dlx/version.h"
 
@@ -47,6 +48,7 @@ PyMODINIT_FUNC PyInit__dlx(void) {
   Py_INCREF(dlx__py_version_tuple);
   if (PyModule_AddObject(m, "DLPACK_VERSION", dlx__py_version_tuple) < 0) goto fail;
   if (PyModule_AddFunctions(m, dlx__py_ops_methods) < 0) goto fail;
+  if (PyModule_AddFunctions(m, dlx__py_reduce_methods) < 0) goto fail; /* dlx.sum & co (reduce.c) */
   if (PyModule_AddFunctions(m, dlx__py_consumer_methods) < 0 || PyModule_AddFunctions(m, dlx__py_create_methods) < 0 ||
       PyModule_AddFunctions(m, dlx__py_check_methods) < 0)
     goto fail;

@@ -1,6 +1,7 @@
 /* dlx.Tensor: the type, its allocation, attributes and CuTe layouts, and its method table, whose entries
  * live in the files named for what they do (producer.c, device.c, ops.c, methods.c, numpy.c, tolist.c). */
 #include "internal.h" /* Python.h first, as CPython requires */
+#include "reduce.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -382,6 +383,7 @@ static PyMethodDef tensor_methods[] = {
     {"tolist", (PyCFunction)dlx__py_tensor_tolist, METH_NOARGS, dlx__py_doc_tolist},
     {"item", (PyCFunction)dlx__py_tensor_item, METH_NOARGS, dlx__py_doc_item},
     {"__complex__", (PyCFunction)dlx__py_tensor_complex, METH_NOARGS, "complex(t) of a one-element tensor"},
+    DLX__PY_REDUCE_METHODS /* sum, prod, min, max, mean, argmin, argmax, any, all (reduce.c) */
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,7 +18,9 @@
  * grid, 3 blocks of 32 threads, one thread), so the grid-stride loops run many iterations per thread.
  * Packed float6/float4: unpack and pack against the CPU's, over random strided views (negative strides
  * included), the bits around the elements preserved. Also: the kernels' 64-bit divider and offset
- * calculator on shapes past 2^32 elements, and the dimension limit's error. */
+ * calculator on shapes past 2^32 elements, and the dimension limit's error. Reductions: every op and
+ * dtype over random shapes, axes and strides through both of the kernels' mappings and several grid sizes,
+ * against the CPU's bits, and the tree over blocks in more than one level. */
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -31,6 +33,7 @@
 #include "kernels/convert.h"
 #include "kernels/ew.h"
 #include "dlx/layout.h"
+#include "dlx/ops.h"
 #include "dlx/view.h"
 
 #define CPU ((DLDevice){kDLCPU, 0})
@@ -212,7 +215,7 @@ typedef struct scase {
 /* Place the views' memory in a fresh arena (operand regions 64-byte aligned plus `mis` bytes) and fill
  * it: random stale bytes, input values over each input's whole span. */
 static void place(scase *c, const int *mis) {
-  int64_t lo[3], hi[3], base[3];
+  int64_t lo[3], hi[3], base[3] = {0, 0, 0};
   size_t total = GUARD;
   if (c->alias) { /* input 0 is the output's elements, viewed with its own dtype */
     c->v[1].ndim = c->v[0].ndim;
@@ -651,6 +654,96 @@ static void test_index_math(void) {
   printf("index math: %lld divisions and offsets checked\n", (long long)checks);
 }
 
+/* ---- reductions ------------------------------------------------------------------------------------ */
+
+static const dlx__compute_ops emulated_reduce = {.name = "cuda-kernels-emulated", .reduce = dlx__cuda_reduce_emulated};
+
+/* op over axes of v on the CPU and on the emulated kernels (mapping m, a grid of at most `blocks`), bytes
+ * compared; the result's bytes into *bytes for the caller's checks. */
+static bool reduce_both(dlx_reduce_op op, const dlx_view *v, int32_t naxes, const int32_t *axes, int keep, int m,
+                        int blocks) {
+  int32_t ond;
+  int64_t oshape[DLX_MAX_NDIM];
+  DLDataType odt;
+  CHECK_OK(dlx_reduce_result(op, v, naxes, axes, keep, &ond, oshape, &odt));
+  dlx_view o;
+  static unsigned char one;
+  CHECK_OK(dlx_view_init(&o, &one, odt, CPU, ond, oshape, NULL));
+  const size_t bytes = (size_t)dlx_view_size(&o) * dlx_dtype_itemsize(odt) + 1;
+  unsigned char *ref = calloc(1, bytes), *got = calloc(1, bytes);
+  o.data = ref;
+  const dlx_status st_ref = dlx_reduce(op, &o, v, naxes, axes, keep);
+  o.data = got;
+  dlx__cuda_set_reduce_mapping(m);
+  dlx__cuda_set_launch_shape(256, blocks);
+  const dlx__compute_ops *was = dlx__backend_override_host(&emulated_reduce);
+  const dlx_status st = dlx_reduce(op, &o, v, naxes, axes, keep);
+  dlx__backend_override_host(was);
+  dlx__cuda_set_reduce_mapping(0);
+  dlx__cuda_set_launch_shape(256, 65536);
+  const bool same = st == st_ref && memcmp(ref, got, bytes) == 0;
+  if (!same && failures_shown++ < 40)
+    fprintf(stderr, "    reduction op %d of %s (ndim %d, naxes %d%s), mapping %d, %d blocks: cpu %s, emulated %s (%s)\n",
+            (int)op, dlx_dtype_name(v->dtype), (int)v->ndim, (int)naxes, keep ? ", keepdims" : "", m, blocks,
+            dlx_status_name(st_ref), dlx_status_name(st), dlx_last_error());
+  free(ref);
+  free(got);
+  return same;
+}
+
+/* Random reductions: every op and dtype, random shapes, axes and strides (the layouts of the elementwise
+ * cases), both mappings and three grid sizes, against the CPU's bits. */
+static void test_reductions(void) {
+  rng_state = 0x88;
+  int64_t runs = 0, bad = 0;
+  for (int rep = 0; rep < 700; ++rep) {
+    const dlx_reduce_op op = (dlx_reduce_op)(rep % DLX_REDUCE_COUNT);
+    int k = (int)(rnd() % DLX_KD_COUNT);
+    if (is_subbyte_kd(k)) k = DLX_KD_F32;
+    static const char styles[] = {'c', 't', 'p', 'n', 'r', 'r'};
+    const int nd = (int)rrange(0, 3);
+    int64_t shape[4];
+    /* small, and now and then one long dimension (several blocks) beside short ones */
+    const int long_dim = nd > 0 && chance(15) ? (int)(rnd() % (uint64_t)nd) : -1;
+    for (int d = 0; d < nd; ++d) shape[d] = d == long_dim ? rrange(4097, 9000) : chance(10) ? 1 : rrange(2, 12);
+    scase c;
+    memset(&c, 0, sizeof c);
+    c.nop = 1;
+    set_view(&c.v[0], kd_dtypes[k], nd, shape, styles[rnd() % sizeof styles]);
+    for (int d = 0; d < nd; ++d)
+      if (chance(10)) c.v[0].strides[d] = 0;
+    c.alias = true; /* place(): fill the operand's span with values */
+    int mis[3] = {0, 0, 0};
+    c.nop = 2;
+    c.v[1] = c.v[0];
+    place(&c, mis);
+    int32_t axes[3], naxes = 0;
+    for (int d = 0; d < nd; ++d)
+      if (chance(50)) axes[naxes++] = d;
+    const int32_t na = chance(25) ? DLX_REDUCE_ALL_AXES : naxes;
+    const int keep = chance(30);
+    for (int m = 1; m <= 2; ++m) {
+      bad += !reduce_both(op, &c.v[0], na, axes, keep, m, (int)(rnd() % 3 == 0 ? 1 : rnd() % 3 == 0 ? 3 : 65536));
+      ++runs;
+    }
+    free(c.arena);
+  }
+  CHECK_EQ(bad, 0);
+  printf("reductions: %lld emulated runs against the CPU\n", (long long)runs);
+}
+
+/* More partials than one group of the tree over blocks: 2^25 elements (a broadcast, no memory behind it
+ * but one element) is 8192 blocks, reduced in two levels of pass 2. */
+static void test_reduction_levels(void) {
+  float one = 0.1f;
+  const int64_t n = INT64_C(1) << 25;
+  dlx_view v;
+  CHECK_OK(dlx_view_init(&v, &one, DLX_DTYPE_FLOAT32, CPU, 1, &n, (const int64_t[]){0}));
+  /* (one op: the levels run the slots' generic rules whatever the op; 2^25 emulated loads take a while) */
+  CHECK(reduce_both(DLX_REDUCE_MEAN, &v, DLX_REDUCE_ALL_AXES, NULL, 0, 1, 65536));
+  printf("reduction levels: 2^25 elements through two levels of the tree over blocks\n");
+}
+
 static void test_summary(void) {
   uint64_t launches = 0, vectorised = 0;
   dlx__cuda_emulation_counts(&launches, &vectorised);
@@ -663,7 +756,8 @@ static void test_summary(void) {
 
 static const dlx_test_case tests[] = {
     {"moves", test_moves},   {"casts", test_casts},   {"unary", test_unary},           {"binary", test_binary},
-    {"fma", test_fma},       {"packed", test_packed}, {"index_math", test_index_math}, {"summary", test_summary},
+    {"fma", test_fma},       {"packed", test_packed}, {"index_math", test_index_math},
+    {"reductions", test_reductions}, {"reduction_levels", test_reduction_levels}, {"summary", test_summary},
 };
 
 DLX_TEST_MAIN(tests)

@@ -281,6 +281,7 @@ const dlx__memory_ops dlx__cpu_memory = {
 const dlx__compute_ops dlx__cpu_compute = {
     .name = "cpu",
     .execute = cpu_execute,
+    .reduce = dlx__cpu_reduce,
     .unpack = cpu_unpack,
     .pack = cpu_pack,
     .gemm = dlx__cpu_gemm,

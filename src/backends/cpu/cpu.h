@@ -19,6 +19,9 @@ uint64_t dlx__cpu_cache_empty(void);
 /* Tests: set the bounds (emptying the cache), as the environment variables would. */
 void dlx__cpu_cache_configure(uint64_t max_bytes, uint64_t max_blocks);
 
+/* The reduce entry of dlx__cpu_compute (reduce.c). */
+dlx_status dlx__cpu_reduce(const dlx__red_op *op);
+
 /* The gemm entry of dlx__cpu_compute (gemm_cblas.c): CBLAS, or DLX_ERR_UNSUPPORTED without it. */
 dlx_status dlx__cpu_gemm(const dlx__gemm_call *call);
 

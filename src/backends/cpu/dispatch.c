@@ -20,13 +20,13 @@
 enum { LEVEL_BASELINE, LEVEL_AVX2, LEVEL_AVX512, LEVEL_COUNT };
 
 static const dlx__cpu_kernel_set levels[LEVEL_COUNT] = {
-    {"baseline", &dlx__cpu_native_baseline, &dlx__cpu_narrow_baseline},
+    {"baseline", &dlx__cpu_native_baseline, &dlx__cpu_narrow_baseline, &dlx__cpu_reduce_baseline},
 #if DLX_CPU_X86_LEVELS
-    {"avx2", &dlx__cpu_native_avx2, &dlx__cpu_narrow_avx2},
-    {"avx512", &dlx__cpu_native_avx512, &dlx__cpu_narrow_avx512},
+    {"avx2", &dlx__cpu_native_avx2, &dlx__cpu_narrow_avx2, &dlx__cpu_reduce_avx2},
+    {"avx512", &dlx__cpu_native_avx512, &dlx__cpu_narrow_avx512, &dlx__cpu_reduce_avx512},
 #else
-    {"avx2", NULL, NULL},
-    {"avx512", NULL, NULL},
+    {"avx2", NULL, NULL, NULL},
+    {"avx512", NULL, NULL, NULL},
 #endif
 };
 

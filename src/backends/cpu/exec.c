@@ -33,6 +33,18 @@ typedef struct exec {
   int64_t per_chunk;
 } exec;
 
+int64_t dlx__cpu_chunks(int64_t elements, int64_t units) {
+  int64_t grain = atomic_load(&grain_override);
+  if (grain <= 0) grain = DEFAULT_GRAIN;
+  int64_t chunks = elements / grain;
+  const int threads = dlx__pool_threads_available();
+  /* a few chunks per thread: whoever is free (the caller, when a worker starts late) takes the next */
+  if (chunks > (int64_t)threads * CHUNKS_PER_THREAD) chunks = (int64_t)threads * CHUNKS_PER_THREAD;
+  if (threads == 1) chunks = 1;
+  if (chunks > units) chunks = units;
+  return chunks < 1 ? 1 : chunks;
+}
+
 /* Elements [begin, end) in the plan's row-major order. */
 static void run_elements(const exec *e, int64_t begin, int64_t end) {
   const dlx_iter *it = e->it;
@@ -155,15 +167,7 @@ void dlx__cpu_run_plan(const dlx_iter *plan, const int64_t *itemsize, dlx__loop_
   } else {
     e.units = e.it->size;
   }
-  int64_t grain = atomic_load(&grain_override);
-  if (grain <= 0) grain = DEFAULT_GRAIN;
-  int64_t chunks = e.it->size / grain;
-  const int threads = dlx__pool_threads_available();
-  /* a few chunks per thread: whoever is free (the caller, when a worker starts late) takes the next */
-  if (chunks > (int64_t)threads * CHUNKS_PER_THREAD) chunks = (int64_t)threads * CHUNKS_PER_THREAD;
-  if (threads == 1) chunks = 1;
-  if (chunks > e.units) chunks = e.units;
-  if (chunks < 1) chunks = 1;
+  const int64_t chunks = dlx__cpu_chunks(e.it->size, e.units);
   e.per_chunk = (e.units + chunks - 1) / chunks;
   if (chunks == 1) exec_chunk(&e, 0);
   else dlx__parallel_for(chunks, exec_chunk, &e);

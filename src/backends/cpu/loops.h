@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "kernels/ew.h"
+#include "kernels/reduce.h"
 
 /* The inner loop signature every kernel shares (NumPy's ufunc inner loop, in bytes). */
 typedef void (*dlx__loop_fn)(char *const *data, const int64_t *strides, int64_t n, const void *aux);
@@ -150,15 +151,38 @@ typedef struct dlx__cpu_narrow_loops {
   dlx__loop_fn unary[DLX_UNOP_COUNT][DLX_KD_NARROW_COUNT];
 } dlx__cpu_narrow_loops;
 
+/* The reductions' loops (loops_reduce_body.h; the driver is reduce.c). A unit's elements arrive in pieces:
+ * next(ctx, &x) points x at the next piece (contiguous, of the accumulation type) and returns its length,
+ * a multiple of 16 but for the last piece, 0 at the end. */
+typedef int64_t (*dlx__red_next_fn)(void *ctx, const void **x);
+/* kernels/reduce.h's tree over one unit's elements (at most a block), its partial result into *out. */
+typedef void (*dlx__red_tree_fn)(dlx__red_next_fn next, void *ctx, dlx__red_slot *out);
+/* The same for w units side by side in memory (unit u's element k at x + u * itemsize + k * stride, k <
+ * len), out[0..w): w <= outer_w of the table; state: outer_state bytes of the caller's, 64-byte aligned. */
+typedef void (*dlx__red_outer_fn)(const char *x, int64_t len, int64_t stride, int64_t w, dlx__red_slot *out,
+                                  void *state);
+
+typedef struct dlx__cpu_reduce_loops {
+  dlx__red_tree_fn tree[2][4];   /* [product][f32, f64, c64, c128]: sums, and real products (NULL: complex) */
+  dlx__red_tree_fn tree_narrow[2][2]; /* [product][bfloat16, float16]: pieces of codes, into float32 */
+  dlx__red_outer_fn outer[2][4]; /* [product][f32 from f32, f32 from bfloat16, f32 from float16, f64 from f64] */
+  int outer_w[4];                /* the most units each takes */
+  size_t outer_state;            /* bytes of working memory any of them needs */
+  /* x[0] + ... + x[n-1] (or the product), wrapping: 64-bit integer sums of either sign */
+  uint64_t (*int_sum)(const uint64_t *x, int64_t n, bool product);
+} dlx__cpu_reduce_loops;
+
 /* One level's kernels (target.h: baseline, avx2, avx512). */
 typedef struct dlx__cpu_kernel_set {
   const char *name;
   const dlx__cpu_native_loops *native;
   const dlx__cpu_narrow_loops *narrow;
+  const dlx__cpu_reduce_loops *reduce;
 } dlx__cpu_kernel_set;
 
 extern const dlx__cpu_native_loops dlx__cpu_native_baseline, dlx__cpu_native_avx2, dlx__cpu_native_avx512;
 extern const dlx__cpu_narrow_loops dlx__cpu_narrow_baseline, dlx__cpu_narrow_avx2, dlx__cpu_narrow_avx512;
+extern const dlx__cpu_reduce_loops dlx__cpu_reduce_baseline, dlx__cpu_reduce_avx2, dlx__cpu_reduce_avx512;
 
 /* ---- dispatch (dispatch.c) ---------------------------------------------------------------------- */
 
@@ -208,6 +232,10 @@ void dlx__cpu_select_loop(const dlx__ew_op *op, dlx__cpu_loop *out);
 /* Run fn over a plan, split over the pool's threads, in 2-D tiles when an operand walks the other way
  * (exec.c). itemsize[k]: operand k's element size. */
 void dlx__cpu_run_plan(const dlx_iter *plan, const int64_t *itemsize, dlx__loop_fn fn, const void *aux);
+
+/* How many chunks work of `elements` elements in `units` indivisible units is split into for the pool's
+ * threads (1 below the grain, a few per thread above it; exec.c). */
+int64_t dlx__cpu_chunks(int64_t elements, int64_t units);
 
 /* Override the element count above which an op is split over threads (0 restores the default), so
  * that tests reach the threaded paths with small tensors. Returns the previous value. */

@@ -1,7 +1,7 @@
 /* The CUDA backend's halves (backends/backend.h). Memory: device memory through the caching allocator
  * (memory.c), pinned and managed host memory, copies between memory kinds (copy.c), the calling thread's
- * streams and events (device.c). Compute: the elementwise kernels (kernels*.cu) on the calling thread's
- * stream of the op's device, cuBLAS gemm (gemm.c). */
+ * streams and events (device.c). Compute: the elementwise and reduction kernels (kernels*.cu) on the
+ * calling thread's stream of the op's device, cuBLAS gemm (gemm.c). */
 #include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/kernels.h"
 #include "core/error_internal.h"
@@ -13,6 +13,13 @@ static dlx_status cuda_execute(const dlx__ew_op *op, const dlx_iter *plan) {
   DLX_FORWARD(dlx__cuda_check_device(id, "dlx_ops"));
   DLX_FORWARD(dlx__cuda_use_device(id, "dlx_ops"));
   return dlx__cuda_execute(op, plan, dlx__cuda_stream(id));
+}
+
+static dlx_status cuda_reduce(const dlx__red_op *op) {
+  const int32_t id = op->device.device_id;
+  DLX_FORWARD(dlx__cuda_check_device(id, "dlx_reduce"));
+  DLX_FORWARD(dlx__cuda_use_device(id, "dlx_reduce"));
+  return dlx__cuda_reduce(op, dlx__cuda_stream(id));
 }
 
 static dlx_status cuda_unpack(const dlx_view *packed, void *padded) {
@@ -74,6 +81,7 @@ const dlx__memory_ops dlx__cuda_memory = {
 const dlx__compute_ops dlx__cuda_compute = {
     .name = "cuda",
     .execute = cuda_execute,
+    .reduce = cuda_reduce,
     .unpack = cuda_unpack,
     .pack = cuda_pack,
     .gemm = dlx__cuda_gemm,

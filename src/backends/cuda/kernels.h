@@ -48,6 +48,10 @@ dlx_status dlx__cuda_pack(const dlx_view *packed, const void *padded, void *stre
 /* The gather or scatter op (backends/backend.h) on stream, its byte offsets at `offsets` in device memory
  * (op->offsets is the host's copy). Asynchronous; DLX_ERR_BACKEND when the launch fails. */
 dlx_status dlx__cuda_gather(const dlx__gather_op *op, const void *offsets, void *stream);
+/* Reduction op (kernels/reduce.h; device pointers, op->scratch device memory) on stream, along the fixed
+ * tree (kernels_reduce.cu). Asynchronous. DLX_ERR_UNSUPPORTED past DLX_CUDA_MAX_DIMS kept or reduced
+ * dimensions; DLX_ERR_BACKEND when a launch fails. */
+dlx_status dlx__cuda_reduce(const dlx__red_op *op, void *stream);
 
 /* The same kernels' per-thread bodies, run on the host over every thread of the grid the launch would
  * use, on host pointers. For tests; never touch the CUDA runtime. */
@@ -56,6 +60,7 @@ dlx_status dlx__cuda_unpack_emulated(const dlx_view *packed, void *padded);
 dlx_status dlx__cuda_pack_emulated(const dlx_view *packed, const void *padded);
 /* (the offsets read from op->offsets, on the host) */
 dlx_status dlx__cuda_gather_emulated(const dlx__gather_op *op);
+dlx_status dlx__cuda_reduce_emulated(const dlx__red_op *op);
 
 /* ---- test hooks --------------------------------------------------------------------------------- */
 
@@ -63,6 +68,10 @@ dlx_status dlx__cuda_gather_emulated(const dlx__gather_op *op);
  * 65536; larger work loops grid-stride). 0 keeps a value. Returns nothing; process-wide, for tests that
  * make the emulation walk grid-stride loops with small grids. Not thread-safe against running ops. */
 void dlx__cuda_set_launch_shape(int threads_per_block, int max_blocks);
+
+/* Which mapping pass 1 of a reduction uses: 0 the kernels' choice, 1 inner (a thread block per unit), 2
+ * outer (16 units per thread block); both compute the same tree. Process-wide, for tests. */
+void dlx__cuda_set_reduce_mapping(int mapping);
 
 /* The byte offset of every operand of plan at linear index (row-major over plan->shape), computed by the
  * kernels' offset calculator (64-bit multiply-high division); offsets has room for plan->nop entries.

@@ -1,7 +1,7 @@
 /* The oneAPI backend's tables (backends/backend.h): SYCL USM through dpctl's C API, loaded at run time
  * (loader.c), with no SYCL compiler and no kernels of its own.
  *
- * Compute: host and shared USM are host memory, so ops on them run the CPU backend's loops, after a
+ * Compute: host and shared USM are host memory, so ops (reductions too) on them run the CPU backend's loops, after a
  * check of every operand's USM kind in the op device's default context (the one place the backend sees
  * the pointers of an op); inputs in plain host memory are read in place too (reads_host: out= in device
  * USM with host inputs). Device USM inputs are refused with a pointer at dlx_copy, except in copies,
@@ -103,6 +103,21 @@ static dlx_status oneapi_execute(const dlx__ew_op *op, const dlx_iter *plan) {
   return refuse_device_usm("dlx_ops", operand_name(input_on_device), plan->data[input_on_device], id);
 }
 
+/* Reductions on host and shared USM run the CPU's kernels; device USM (the input, the output or the
+ * scratch, which is shared USM here) is refused with the pointer at dlx_copy. */
+static dlx_status oneapi_reduce(const dlx__red_op *op) {
+  const int32_t id = op->device.device_id;
+  const dlx__oneapi_runtime *s = NULL;
+  DLX_FORWARD(dlx__oneapi_device("dlx_reduce", id, &s));
+  const void *ptrs[2] = {op->out_data, op->in_data};
+  for (int k = 0; k < 2; ++k) {
+    dlx_oneapi_usm kind;
+    DLX_FORWARD(dlx__oneapi_kind(s, ptrs[k], id, "dlx_reduce", &kind));
+    if (kind == DLX_ONEAPI_USM_DEVICE) return refuse_device_usm("dlx_reduce", k == 0 ? "out" : "a", ptrs[k], id);
+  }
+  return dlx__cpu_compute.reduce(op);
+}
+
 /* A compact padded view of packed's shape over buf (the other side of an unpack or a pack). */
 static dlx_status padded_view(const dlx_view *packed, void *buf, dlx_view *out) {
   DLX_FORWARD(dlx_view_init(out, buf, packed->dtype, packed->device, packed->ndim, packed->shape, NULL));
@@ -171,6 +186,7 @@ const dlx__memory_ops dlx__oneapi_memory = {
 const dlx__compute_ops dlx__oneapi_compute = {
     .name = "oneapi",
     .execute = oneapi_execute,
+    .reduce = oneapi_reduce,
     .unpack = oneapi_unpack,
     .pack = oneapi_pack,
     .gemm = oneapi_gemm,
