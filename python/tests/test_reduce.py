@@ -457,3 +457,30 @@ def test_errors():
         dlx.sum([1, 2, 3])
     with pytest.raises(ValueError, match="unknown dtype"):
         dlx.sum(t, dtype="float33")
+
+
+# --- NumPy's functions on dlx tensors (the protocol of python/dlx/_numpy_protocol.py) ---------------------------
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all"])
+@pytest.mark.parametrize("kw", [{}, {"axis": 0}, {"axis": 1, "keepdims": True}, {"axis": (0, 1)}])
+def test_numpy_reductions_run_in_dlx(name, kw):
+    """np.sum(t), np.max(t), np.mean(t) and the others run dlx's kernels (a dlx.Tensor comes back) and give
+    NumPy's values; arguments dlx does not take (initial=, where=) go to NumPy, on the tensor's memory."""
+    if name in ("argmin", "argmax") and isinstance(kw.get("axis"), tuple):
+        pytest.skip("NumPy's argmin/argmax take one axis")
+    a = np.array([[3.5, -1.0, 2.0], [0.0, 7.25, -4.5]], np.float32)
+    t = dlx.asarray(a)
+    got, want = getattr(np, name)(t, **kw), getattr(np, name)(a, **kw)
+    assert isinstance(got, dlx.Tensor), f"np.{name}(t, {kw}) did not run in dlx"
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+
+
+def test_numpy_reduction_arguments_dlx_lacks_fall_back_to_numpy():
+    a = np.arange(6, dtype=np.float64).reshape(2, 3)
+    t = dlx.asarray(a)
+    got = np.min(t, initial=-2.0)
+    assert not isinstance(got, dlx.Tensor) and got == np.min(a, initial=-2.0)
+    mask = np.array([[True, False, True], [False, True, True]])
+    assert np.sum(t, where=mask) == np.sum(a, where=mask)

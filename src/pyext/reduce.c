@@ -187,8 +187,11 @@ REDUCTION(all, DLX_REDUCE_ALL)
   " over axis (None: every axis; an int or a tuple of ints), keeping reduced axes as extent 1 when "  \
   "keepdims. The order of every floating-point operation is fixed by the shape and the axes "        \
   "(docs/numerics.md): the same bits on any thread count, SIMD level, layout and device."
+/* "name(params)\n--\n\n": CPython's text signature, so that inspect.signature (and NumPy's function protocol,
+ * python/dlx/_numpy_protocol.py, which routes np.sum(t, ...) here only when the arguments fit) can read it */
 #define FN(name, sig, what)                                                                          \
-  {#name, (PyCFunction)(void (*)(void))m_##name, METH_VARARGS | METH_KEYWORDS, #name sig "\n\n" what DOC_TAIL}
+  {#name, (PyCFunction)(void (*)(void))m_##name, METH_VARARGS | METH_KEYWORDS,                        \
+   #name "(t, axis=None, dtype=None, keepdims=False, out=None)\n--\n\n" #name sig "\n\n" what DOC_TAIL}
 PyMethodDef dlx__py_reduce_methods[] = {
     FN(sum, "(t, axis=None, dtype=None, keepdims=False, out=None) -> Tensor",
        "The sum (bool and signed integers in int64, unsigned in uint64, float16 / bfloat16 / float8 in float32)"),
