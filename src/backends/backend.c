@@ -416,12 +416,7 @@ static dlx_status check_pointer(const dlx_view *v, const char *fn) {
   if (m->device_count() == 0) return DLX_OK;
   DLDevice d;
   DLX_FORWARD(m->pointer_device(v->data, &d));
-  if (d.device_type == v->device.device_type && d.device_id == v->device.device_id) return DLX_OK;
-  char said[DLX_DEVICE_TEXT_CAP], found[DLX_DEVICE_TEXT_CAP];
-  return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: the view says %s, but its data at 0x%" PRIxPTR " is %s%s", fn,
-                       dlx__device_text(said, sizeof said, v->device), (uintptr_t)v->data,
-                       d.device_type == kDLCPU ? "memory CUDA does not know, " : "on ",
-                       dlx__device_text(found, sizeof found, d));
+  return dlx__device_label_check(v, d, fn);
 }
 
 static dlx_status check_import(const dlx_view *v) {

@@ -67,13 +67,16 @@ static DLDevice driver_device(const void *ptr) {
 static dlx_status check_pointer(const dlx_view *v, const char *fn) {
   pthread_once(&once, load_driver);
   if (get_attribute == NULL || v->data == NULL) return DLX_OK;
-  const DLDevice d = driver_device(v->data);
-  if (d.device_type == v->device.device_type && d.device_id == v->device.device_id) return DLX_OK;
-  char said[DLX_DEVICE_TEXT_CAP], found[DLX_DEVICE_TEXT_CAP];
+  return dlx__device_label_check(v, driver_device(v->data), fn);
+}
+
+dlx_status dlx__device_label_check(const dlx_view *v, DLDevice found, const char *fn) {
+  if (found.device_type == v->device.device_type && found.device_id == v->device.device_id) return DLX_OK;
+  char said[DLX_DEVICE_TEXT_CAP], is[DLX_DEVICE_TEXT_CAP];
   return dlx_set_error(DLX_ERR_DEVICE_MISMATCH, "%s: the view says %s, but its data at 0x%" PRIxPTR " is %s%s", fn,
                        dlx__device_text(said, sizeof said, v->device), (uintptr_t)v->data,
-                       d.device_type == kDLCPU ? "memory CUDA does not know, " : "on ",
-                       dlx__device_text(found, sizeof found, d));
+                       found.device_type == kDLCPU ? "memory CUDA does not know, " : "on ",
+                       dlx__device_text(is, sizeof is, found));
 }
 
 /* the driver's check for CUDA device and managed memory; no import rule */

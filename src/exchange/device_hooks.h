@@ -29,6 +29,10 @@ typedef struct dlx__device_hooks {
  * any import or export; not synchronised against running imports. */
 DLX__SHARED void dlx__exchange_set_device_hooks(const dlx__device_hooks *hooks);
 
+/* CCCL's rule once the runtime has said where v's data is (found): DLX_OK when it is where v's label says,
+ * else DLX_ERR_DEVICE_MISMATCH naming both (one message for every runtime that is asked). */
+DLX__SHARED dlx_status dlx__device_label_check(const dlx_view *v, DLDevice found, const char *fn);
+
 /* What is installed, for the exchange layer's own use. */
 extern dlx__device_hooks dlx__exchange_hooks;
 

@@ -4,6 +4,8 @@
  * make (same_kind). */
 #include "internal.h" /* Python.h first, as CPython requires */
 
+#include <math.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -278,4 +280,16 @@ int dlx__py_parse_dtype(PyObject *o, DLDataType *dt) {
                "float / complex, not %.100s",
                Py_TYPE(o)->tp_name);
   return -1;
+}
+
+int dlx__py_float_has_int(double d) {
+  if (isnan(d)) {
+    PyErr_SetString(PyExc_ValueError, "cannot convert float NaN to integer");
+    return -1;
+  }
+  if (isinf(d)) {
+    PyErr_SetString(PyExc_OverflowError, "cannot convert float infinity to integer");
+    return -1;
+  }
+  return 0;
 }

@@ -100,14 +100,7 @@ static int put_int(PyObject *o, const fill_ctx *f) {
   PyObject *num = NULL;
   if (PyFloat_Check(o)) {
     double d = PyFloat_AS_DOUBLE(o);
-    if (isnan(d)) {
-      PyErr_SetString(PyExc_ValueError, "cannot convert float NaN to integer");
-      return -1;
-    }
-    if (isinf(d)) {
-      PyErr_SetString(PyExc_OverflowError, "cannot convert float infinity to integer");
-      return -1;
-    }
+    if (dlx__py_float_has_int(d) != 0) return -1;
     if ((num = PyLong_FromDouble(d)) == NULL) return -1;
     o = num;
   } /* else a bool or an int: scan saw nothing else, and the integer conversions run no Python code */

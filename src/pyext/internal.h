@@ -95,6 +95,9 @@ typedef enum dlx__py_dtclass {
   DLX__PY_CLASS_OTHER
 } dlx__py_dtclass;
 dlx__py_dtclass dlx__py_dtype_class(DLDataType dt);
+/* NumPy's refusal of a float that has no integer value, for a float going into an integer dtype: NaN is
+ * ValueError, infinity OverflowError. 0 when d is finite, else -1 with the exception. */
+int dlx__py_float_has_int(double d);
 /* What a Python scalar operand is (NONE: not a Python scalar; NumPy scalars count as tensors). */
 typedef enum dlx__py_skind {
   DLX__PY_SCALAR_NONE = 0,

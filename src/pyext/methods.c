@@ -32,14 +32,7 @@ int dlx__py_assign(const dlx_view *dst, PyObject *value) {
     }
     if (k == DLX__PY_SCALAR_FLOAT && (c == DLX__PY_CLASS_INT || c == DLX__PY_CLASS_UINT)) {
       double d = PyFloat_AsDouble(value);
-      if (isnan(d)) {
-        PyErr_SetString(PyExc_ValueError, "cannot convert float NaN to integer");
-        return -1;
-      }
-      if (isinf(d)) {
-        PyErr_SetString(PyExc_OverflowError, "cannot convert float infinity to integer");
-        return -1;
-      }
+      if (dlx__py_float_has_int(d) != 0) return -1;
       /* through float64 and the cast rules: truncation toward zero, as NumPy's setitem */
       st = dlx_scalar_view(&sv, &sbuf, DLX_DTYPE_FLOAT64, d, 0.0);
       if (st == DLX_OK) DLX__PY_RUN_OP(st, dlx_view_size(dst), dlx_cast(dst, &sv));
