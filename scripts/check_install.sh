@@ -109,8 +109,10 @@ esac
 # pkg-config dlx-exchange: -ldlx_exchange alone, the static archive chosen
 exflags=$(PKG_CONFIG_PATH="$PCDIR" pkg-config --cflags dlx-exchange)
 exlibs=$(PKG_CONFIG_PATH="$PCDIR" pkg-config --libs-only-L dlx-exchange)
-[ "$(PKG_CONFIG_PATH="$PCDIR" pkg-config --libs-only-l dlx-exchange)" = "-ldlx_exchange" ] ||
-  { echo "dlx-exchange.pc asks for more than -ldlx_exchange"; exit 1; }
+exl=$(PKG_CONFIG_PATH="$PCDIR" pkg-config --libs-only-l dlx-exchange)
+# shellcheck disable=SC2086 # word splitting drops the space pkg-config ends its line with
+exl=$(echo $exl)
+[ "$exl" = "-ldlx_exchange" ] || { echo "dlx-exchange.pc asks for more than -ldlx_exchange: $exl"; exit 1; }
 # shellcheck disable=SC2086
 "$CC_BIN" -std=c11 -Wall -Wextra -Werror examples/consumer/exchange_only.c $exflags $exlibs \
   -Wl,-Bstatic -ldlx_exchange -Wl,-Bdynamic -o "$TMP/exchange-pc"
