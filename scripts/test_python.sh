@@ -27,7 +27,8 @@ if [ -d examples/python_ext ]; then
 fi
 
 echo "== python tests"
-"$VPY" -m pytest python/tests -q -rs "$@"
+# shellcheck disable=SC2046 # the jobs flag is two words or none
+"$VPY" -m pytest python/tests -q -rs $(dlx_pytest_jobs) "$@"
 
 # docs/conformance.md: `python -m dlx check` against NumPy, PyTorch, JAX, dpctl and dlx, both ways; fails
 # when the doc is not what the peers do now (a new failure, a fixed one, another version)

@@ -17,11 +17,14 @@
 # which imports nothing but dlx, ctypes and the standard library, with detect_leaks=1 and the
 # suppression file python/tests/lsan-cpython.supp (CPython's own known leaks, each commented).
 #
-# Environment: DLX_ASAN_JOBS (compile jobs, default nproc), DLX_LEAK_ROUNDS (default 100),
+# Environment: DLX_ASAN_JOBS (compile jobs, default nproc), DLX_PYTEST_JOBS (pytest workers, see
+# scripts/venv.sh), DLX_LEAK_ROUNDS (default 100),
 # DLX_STRESS_* (test_stress.py sizes; CI keeps the short defaults).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# shellcheck source=scripts/venv.sh
+. scripts/venv.sh
 VPY=.venv/bin/python
 if [ ! -x "$VPY" ]; then
   echo "test_python_asan.sh: no .venv (run scripts/test_python.sh first)" >&2
@@ -80,7 +83,8 @@ reports() {
 echo "== pytest under ASan + UBSan (module: $so)"
 log=$OUT/pytest.log
 set +e
-ASAN_OPTIONS="$ASAN_BASE:detect_leaks=0" "$VPY" -m pytest python/tests -q -rs -p no:cacheprovider "$@" 2>&1 | tee "$log"
+# shellcheck disable=SC2046 # the jobs flag is two words or none; each worker is a sanitized process
+ASAN_OPTIONS="$ASAN_BASE:detect_leaks=0" "$VPY" -m pytest python/tests -q -rs -p no:cacheprovider $(dlx_pytest_jobs) "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 found=$(reports "$log")

@@ -27,7 +27,7 @@ dlx_venv_setup() {
   "$VPY" -m pip install -q --upgrade pip
   # scipy-openblas32: dlx's run-time dependency (the CBLAS dlx.matmul loads), installed here because dlx
   # itself is installed with --no-deps
-  "$VPY" -m pip install -q pytest hypothesis "numpy>=2" ml_dtypes "jax[cpu]" scipy-openblas32
+  "$VPY" -m pip install -q pytest pytest-xdist hypothesis "numpy>=2" ml_dtypes "jax[cpu]" scipy-openblas32
   echo "== building and installing dlx into .venv (a test build: DLX_PY_TESTING=1 adds dlx._testing)"
   local cuda=()
   if [ -n "${DLX_CUDA_MODULE_FILE:-}" ] && [ -f "$DLX_CUDA_MODULE_FILE" ]; then
@@ -38,6 +38,18 @@ dlx_venv_setup() {
     cuda=(-C cmake.define.DLX_WITH_CUDA=OFF)
   fi
   DLX_PY_TESTING=1 "$VPY" -m pip install -q --force-reinstall --no-deps "${cuda[@]+"${cuda[@]}"}" .
+}
+
+# dlx_pytest_jobs: pytest-xdist's worker flag for the Python suites: DLX_PYTEST_JOBS workers, by default
+# the CPU count up to 4 (the suite is a few thousand short tests, so it scales with processes; more than 4
+# mostly adds start-up); nothing (one process) for 1 or 0, or where pytest-xdist is missing.
+dlx_pytest_jobs() {
+  local n=${DLX_PYTEST_JOBS:-}
+  if [ -z "$n" ]; then
+    n=$(nproc 2>/dev/null || echo 1)
+    [ "$n" -le 4 ] || n=4
+  fi
+  if [ "$n" -gt 1 ] && "$VPY" -c "import xdist" >/dev/null 2>&1; then echo "-n $n"; fi
 }
 
 # dlx_venv_peer <module> <pip spec...>: install unless importable; on failure record why.

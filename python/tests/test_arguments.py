@@ -150,6 +150,9 @@ class Index:
     def __index__(self):
         return self.v
 
+    def __repr__(self):  # the test ids: the same in every process (pytest-xdist compares them)
+        return f"Index({self.v})"
+
 
 SHAPES = [np.int64(3), [np.int64(3)], (np.uint8(2), np.int32(3)), np.array(4), np.array([2, 3]), Index(2),
           [Index(2), 3], (), 0, [0, np.int16(2)]]
