@@ -39,14 +39,7 @@
 
 #define CPU ((DLDevice){kDLCPU, 0})
 
-static uint64_t rng_state;
-static uint64_t rnd(void) { /* splitmix64, seeded per case: a failing case reproduces alone */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-static bool chance(int percent) { return (int)(rnd() % 100) < percent; }
+#include "rng.h"
 
 /* Every dtype with a kernel, in dlx__kd order. */
 static const DLDataType kd_dtypes[DLX_KD_COUNT] = {

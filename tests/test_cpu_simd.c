@@ -31,13 +31,8 @@
 static const char *const level_names[] = {"baseline", "avx2", "avx512"};
 #define NLEVELS 3
 
-static uint64_t rng_state = 0x2545f4914f6cdd1du;
-static uint64_t rnd(void) { /* splitmix64, fixed seed: failures reproduce */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
+#define DLX_TEST_RNG_SEED 0x2545f4914f6cdd1du
+#include "rng.h"
 
 static uint32_t bits_of(float f) { return dlx__cvt_f32_bits(f); }
 static float float_of(uint32_t u) { return dlx__cvt_f32_from_bits(u); }

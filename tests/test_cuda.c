@@ -33,13 +33,8 @@
 #define CPU ((DLDevice){kDLCPU, 0})
 #define GPU0 ((DLDevice){kDLCUDA, 0})
 
-static uint64_t rng_state = 0x1234567;
-static uint64_t rnd(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
+#define DLX_TEST_RNG_SEED 0x1234567
+#include "rng.h"
 
 static double now_ms(void) {
   struct timespec ts;

@@ -25,14 +25,8 @@
 
 static const DLDevice CPU = {kDLCPU, 0};
 
-static uint64_t rng_state = 0x9a7e5eedu;
-static uint64_t rnd(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+#define DLX_TEST_RNG_SEED 0x9a7e5eedu
+#include "rng.h"
 
 static bool is_packed(const dlx_view *v) {
   return dlx_dtype_is_subbyte(v->dtype) && (v->flags & DLX_VIEW_SUBBYTE_PADDED) == 0;

@@ -26,14 +26,8 @@ static dlx_view mkview(void *data, DLDataType dt, int32_t ndim, const int64_t *s
   return v;
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-static uint64_t rnd(void) { /* splitmix64: a fixed seed keeps failures reproducible */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+#define DLX_TEST_RNG_SEED 0x9e3779b97f4a7c15u
+#include "rng.h"
 
 static void check_order(int32_t ndim, const int32_t *got, const int32_t *want, int line) {
   for (int32_t i = 0; i < ndim; ++i) {

@@ -47,15 +47,8 @@
 #define I64(...) ((const int64_t[]){__VA_ARGS__})
 #define CPU ((DLDevice){kDLCPU, 0})
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-static uint64_t rnd(void) { /* splitmix64, fixed seed: failures reproduce */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
-static bool chance(int percent) { return (int)(rnd() % 100) < percent; }
+#define DLX_TEST_RNG_SEED 0x9e3779b97f4a7c15u
+#include "rng.h"
 
 /* Every dtype with a kernel, in dlx__kd order. */
 static const DLDataType kd_dtypes[DLX_KD_COUNT] = {

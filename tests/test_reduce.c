@@ -28,15 +28,8 @@
 #define I64(...) ((const int64_t[]){__VA_ARGS__})
 #define AX(...) ((const int32_t[]){__VA_ARGS__})
 
-static uint64_t rng_state = 0x7265647563650001u;
-static uint64_t rnd(void) { /* splitmix64, fixed seed */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-static bool chance(int percent) { return (int)(rnd() % 100) < percent; }
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+#define DLX_TEST_RNG_SEED 0x7265647563650001u
+#include "rng.h"
 
 static unsigned char placeholder_[16];
 /* A view; data NULL: a placeholder until the caller sets it (dlx_view_init wants data for elements). */

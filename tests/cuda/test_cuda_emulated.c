@@ -38,15 +38,7 @@
 
 #define CPU ((DLDevice){kDLCPU, 0})
 
-static uint64_t rng_state;
-static uint64_t rnd(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-static bool chance(int percent) { return (int)(rnd() % 100) < percent; }
-static int64_t rrange(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+#include "rng.h"
 
 /* Every dtype with a kernel, in dlx__kd order. */
 static const DLDataType kd_dtypes[DLX_KD_COUNT] = {
@@ -76,7 +68,7 @@ static const double specials[] = {
  * it rounds up when rounded once, but to even (down) when rounded to float32 first and then to the
  * narrow format (m = 1 float4 ... 10 float16). They tell the float64 path from a float32 detour. */
 static double witness(void) {
-  const int m = (int)rrange(1, 10), k = (int)rrange(-6, 14), tiny = (int)rrange(30, 50);
+  const int m = (int)rnd_in(1, 10), k = (int)rnd_in(-6, 14), tiny = (int)rnd_in(30, 50);
   /* built in bits (the tests link no libm) */
   const uint64_t bits = (chance(50) ? UINT64_C(1) << 63 : 0) | ((uint64_t)(1023 + k) << 52) |
                         (UINT64_C(1) << (52 - (m + 1))) | (UINT64_C(1) << (52 - tiny));
@@ -127,7 +119,7 @@ static uint64_t int_value(bool sgn, unsigned bits) {
   if (r < 70) return (uint64_t)((int64_t)(rnd() % 9) - 4);
   if (r < 80 && bits >= 32) {
     /* an integer witness of double rounding: 2^k + 2^(k-m-1) + 1, k > 24, so that float32 loses the 1 */
-    const int m = (int)rrange(1, 10), k = (int)rrange(25, (int)bits - 2);
+    const int m = (int)rnd_in(1, 10), k = (int)rnd_in(25, (int)bits - 2);
     const uint64_t v = ((uint64_t)1 << k) + ((uint64_t)1 << (k - m - 1)) + 1;
     return sgn && chance(50) ? (uint64_t)0 - v : v;
   }
@@ -277,14 +269,14 @@ static void make_layout(scase *c, int li) {
     c->alias = same_size && c->op.kind != DLX_EW_FILL && chance(15) && c->v[1].ndim == 1;
   } else {
     /* N-d: any style; inputs broadcast by dropped or stretched dimensions, or 0-d */
-    const int nd = (int)rrange(0, 4);
-    for (int d = 0; d < nd; ++d) shape[d] = chance(10) ? 1 : rrange(2, nd <= 2 ? 23 : 7);
+    const int nd = (int)rnd_in(0, 4);
+    for (int d = 0; d < nd; ++d) shape[d] = chance(10) ? 1 : rnd_in(2, nd <= 2 ? 23 : 7);
     if (chance(3) && nd > 0) shape[0] = 0; /* empty */
     set_view(&c->v[0], c->op.dtype[0], nd, shape, styles[rnd() % sizeof styles]);
     for (int k = 1; k <= nin; ++k) {
       int knd = nd;
       int64_t ksh[4];
-      if (chance(20)) knd = (int)rrange(0, nd);
+      if (chance(20)) knd = (int)rnd_in(0, nd);
       for (int d = 0; d < knd; ++d) ksh[d] = shape[nd - knd + d] > 1 && chance(20) ? 1 : shape[nd - knd + d];
       const char st = styles[rnd() % sizeof styles];
       set_view(&c->v[k], c->op.dtype[k], knd, ksh, st);
@@ -537,11 +529,11 @@ static void test_packed(void) {
     const DLDataType dt = dts[rep % 3];
     dlx_view v;
     int64_t shape[4];
-    const int nd = rep % 5 == 0 ? 1 : (int)rrange(0, 4);
-    for (int d = 0; d < nd; ++d) shape[d] = rrange(1, nd == 1 ? 300 : 9);
+    const int nd = rep % 5 == 0 ? 1 : (int)rnd_in(0, 4);
+    for (int d = 0; d < nd; ++d) shape[d] = rnd_in(1, nd == 1 ? 300 : 9);
     set_view(&v, dt, nd, shape, rep % 5 == 0 ? (chance(50) ? 'c' : 'n') : styles[rnd() % sizeof styles]);
     v.flags = 0; /* packed */
-    if (nd == 1 && chance(30)) v.strides[0] *= rrange(2, 5); /* float4 stride 2: every code its own byte */
+    if (nd == 1 && chance(30)) v.strides[0] *= rnd_in(2, 5); /* float4 stride 2: every code its own byte */
     int64_t lo, hi;
     elem_extent(&v, &lo, &hi);
     const int64_t n = dlx_view_size(&v);
@@ -615,10 +607,10 @@ static void test_index_math(void) {
     dlx_iter it;
     memset(&it, 0, sizeof it);
     it.nop = 3;
-    it.ndim = (int32_t)rrange(1, DLX_CUDA_MAX_DIMS);
+    it.ndim = (int32_t)rnd_in(1, DLX_CUDA_MAX_DIMS);
     it.size = 1;
     for (int d = 0; d < it.ndim; ++d) {
-      it.shape[d] = d == 0 || chance(60) ? rrange(2, 9) : rrange(1000, 3000000);
+      it.shape[d] = d == 0 || chance(60) ? rnd_in(2, 9) : rnd_in(1000, 3000000);
       if ((double)it.size * (double)it.shape[d] > 9e18) it.shape[d] = 1;
       it.size *= it.shape[d];
       for (int k = 0; k < 3; ++k) it.strides[k][d] = chance(20) ? 0 : (int64_t)(rnd() % 20001) - 10000;
@@ -701,11 +693,11 @@ static void test_reductions(void) {
     int k = (int)(rnd() % DLX_KD_COUNT);
     if (is_subbyte_kd(k)) k = DLX_KD_F32;
     static const char styles[] = {'c', 't', 'p', 'n', 'r', 'r'};
-    const int nd = (int)rrange(0, 3);
+    const int nd = (int)rnd_in(0, 3);
     int64_t shape[4];
     /* small, and now and then one long dimension (several blocks) beside short ones */
     const int long_dim = nd > 0 && chance(15) ? (int)(rnd() % (uint64_t)nd) : -1;
-    for (int d = 0; d < nd; ++d) shape[d] = d == long_dim ? rrange(4097, 9000) : chance(10) ? 1 : rrange(2, 12);
+    for (int d = 0; d < nd; ++d) shape[d] = d == long_dim ? rnd_in(4097, 9000) : chance(10) ? 1 : rnd_in(2, 12);
     scase c;
     memset(&c, 0, sizeof c);
     c.nop = 1;
