@@ -45,26 +45,11 @@ static const ref_spec specs[] = {
 };
 #define NSPECS (sizeof specs / sizeof specs[0])
 
-static uint64_t f64_bits(double d) {
-  uint64_t u;
-  memcpy(&u, &d, sizeof u);
-  return u;
-}
-static double f64_from(uint64_t u) {
-  double d;
-  memcpy(&d, &u, sizeof d);
-  return d;
-}
-static uint32_t f32_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-static float f32_from(uint32_t u) {
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
+/* bit views of doubles and floats: convert.h's (a memcpy each; nothing to get wrong in them) */
+#define f64_bits dlx__cvt_f64_bits
+#define f64_from dlx__cvt_f64_from_bits
+#define f32_bits dlx__cvt_f32_bits
+#define f32_from dlx__cvt_f32_from_bits
 static bool is_nan(double x) { return x != x; }
 
 /* 2^k by repeated doubling/halving: exact, and no libm. */
