@@ -686,6 +686,7 @@ static const dlx__compute_ops emulated_compute = {
     .reduce = dlx__cuda_reduce_emulated,
     .unpack = dlx__cuda_unpack_emulated,
     .pack = dlx__cuda_pack_emulated,
+    .gather = dlx__cuda_gather_emulated,
     .gemm = dlx__cpu_gemm,
 };
 #endif
@@ -1403,12 +1404,42 @@ static void test_dlpack_stream_rules(void) {
   CHECK_EQ(dlx__dlpack_stream_value(rocm, NULL), 0);
 }
 
+/* dlx_gather's device rules, which only a second backend with memory can reach: indices are read on the
+ * host (an index in device memory is refused, naming it), and src and out share one device. */
+static void test_gather_device_rules(void) {
+  dlx__backend_override_device(kDLCUDA, &emu_backend);
+  float src[6] = {0, 1, 2, 3, 4, 5}, out[6] = {9, 9, 9, 9, 9, 9};
+  int64_t idx[2] = {1, 0}, s23[2] = {2, 3}, s2[1] = {2};
+  const DLDevice cuda = {kDLCUDA, 0};
+  dlx_view vs, vo, vi, vo_dev, vi_dev;
+  CHECK_OK(dlx_view_init(&vs, src, DLX_DTYPE_FLOAT32, CPU, 2, s23, NULL));
+  CHECK_OK(dlx_view_init(&vo, out, DLX_DTYPE_FLOAT32, CPU, 2, s23, NULL));
+  CHECK_OK(dlx_view_init(&vi, idx, DLX_DTYPE_INT64, CPU, 1, s2, NULL));
+  CHECK_OK(dlx_view_init(&vo_dev, out, DLX_DTYPE_FLOAT32, cuda, 2, s23, NULL));
+  CHECK_OK(dlx_view_init(&vi_dev, idx, DLX_DTYPE_INT64, cuda, 1, s2, NULL));
+  const dlx_view *ip[1] = {&vi}, *ip_dev[1] = {&vi_dev};
+  CHECK_FAIL(dlx_gather(&vo, &vs, 1, ip_dev), DLX_ERR_DEVICE_MISMATCH,
+             "dlx_gather: index 0 is on cuda:0; indices are read on the host");
+  CHECK_FAIL(dlx_gather(&vo_dev, &vs, 1, ip), DLX_ERR_DEVICE_MISMATCH,
+             "dlx_gather: out is on cuda:0 but src is on cpu:0: indexing runs on one device");
+  CHECK_FAIL(dlx_scatter(&vo_dev, 1, ip, &vs), DLX_ERR_DEVICE_MISMATCH, "indexing runs on one device");
+  const float fresh[6] = {9, 9, 9, 9, 9, 9};
+  CHECK(memcmp(out, fresh, sizeof out) == 0);
+  /* both on the emulated device: it runs */
+  CHECK_OK(dlx_view_init(&vs, src, DLX_DTYPE_FLOAT32, cuda, 2, s23, NULL));
+  CHECK_OK(dlx_gather(&vo_dev, &vs, 1, ip));
+  const float want[6] = {3, 4, 5, 0, 1, 2};
+  CHECK(memcmp(out, want, sizeof out) == 0);
+  dlx__backend_override_device(kDLCUDA, NULL);
+}
+
 static const dlx_test_case tests[] = {
     {"every_backend", test_every_backend},
     {"reductions_every_backend", test_reductions_every_backend},
     {"no_sync_on_scalar_ops", test_no_sync_on_scalar_ops},
     {"events_through_the_table", test_events_through_the_table},
     {"dlpack_stream_rules", test_dlpack_stream_rules},
+    {"gather_device_rules", test_gather_device_rules},
 };
 
 DLX_TEST_MAIN(tests)
