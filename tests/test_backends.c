@@ -1433,6 +1433,41 @@ static void test_gather_device_rules(void) {
   dlx__backend_override_device(kDLCUDA, NULL);
 }
 
+/* dlx/cuda.h's controls check their arguments and the device once, above the backend: through the
+ * emulated device (one device, and no stream, pointer or cache entries), each refusal names why. Without
+ * the override, a build without CUDA or without a device says which. */
+static void test_cuda_controls(void) {
+  void *s = NULL;
+  DLDevice d;
+  dlx_cuda_memory_stats st;
+  int x = 0;
+  if (!dlx_cuda_built())
+    CHECK_FAIL(dlx_cuda_synchronize(0), DLX_ERR_UNSUPPORTED, "dlx_cuda_synchronize: dlx was built without CUDA");
+  else if (dlx_cuda_device_count() == 0)
+    CHECK_FAIL(dlx_cuda_synchronize(0), DLX_ERR_INVALID_DEVICE,
+               "dlx_cuda_synchronize: device cuda:0 does not exist: no CUDA device is present");
+  dlx__backend_override_device(kDLCUDA, &emu_backend);
+  CHECK_EQ(dlx_cuda_device_count(), 1);
+  CHECK_FAIL(dlx_cuda_synchronize(1), DLX_ERR_INVALID_DEVICE, "dlx_cuda_synchronize: device cuda:1 does not exist (1 device)");
+  CHECK_FAIL(dlx_cuda_stream_wait(-1, NULL, NULL), DLX_ERR_INVALID_DEVICE, "device cuda:-1 does not exist (1 device)");
+  CHECK_FAIL(dlx_cuda_get_stream(0, NULL), DLX_ERR_NULL_ARGUMENT, "stream");
+  CHECK_FAIL(dlx_cuda_stream_create(0, 0, NULL), DLX_ERR_NULL_ARGUMENT, "stream");
+  CHECK_FAIL(dlx_cuda_memory_stats_get(0, NULL), DLX_ERR_NULL_ARGUMENT, "out");
+  CHECK_FAIL(dlx_cuda_pointer_device(&x, NULL), DLX_ERR_NULL_ARGUMENT, "out");
+  CHECK_FAIL(dlx_cuda_pointer_device(NULL, &d), DLX_ERR_NULL_DATA, "dlx_cuda_pointer_device: ptr is NULL");
+  CHECK_FAIL(dlx_cuda_set_stream(0, NULL, &s), DLX_ERR_UNSUPPORTED, "dlx_cuda_set_stream: the emu backend has no such control");
+  CHECK_FAIL(dlx_cuda_stream_create(0, 0, &s), DLX_ERR_UNSUPPORTED, "no such control");
+  CHECK_FAIL(dlx_cuda_stream_destroy(0, s), DLX_ERR_UNSUPPORTED, "no such control");
+  CHECK_FAIL(dlx_cuda_memory_stats_get(0, &st), DLX_ERR_UNSUPPORTED, "no such control");
+  CHECK_FAIL(dlx_cuda_pointer_device(&x, &d), DLX_ERR_UNSUPPORTED, "no such control");
+  /* the entries the emulated half has run */
+  CHECK_OK(dlx_cuda_get_stream(0, &s));
+  CHECK_OK(dlx_cuda_synchronize(0));
+  CHECK_OK(dlx_cuda_stream_synchronize(0, s));
+  CHECK_OK(dlx_cuda_empty_cache()); /* no cache entry: nothing to empty */
+  dlx__backend_override_device(kDLCUDA, NULL);
+}
+
 static const dlx_test_case tests[] = {
     {"every_backend", test_every_backend},
     {"reductions_every_backend", test_reductions_every_backend},
@@ -1440,6 +1475,7 @@ static const dlx_test_case tests[] = {
     {"events_through_the_table", test_events_through_the_table},
     {"dlpack_stream_rules", test_dlpack_stream_rules},
     {"gather_device_rules", test_gather_device_rules},
+    {"cuda_controls", test_cuda_controls},
 };
 
 DLX_TEST_MAIN(tests)
