@@ -1404,9 +1404,10 @@ static void test_dlpack_stream_rules(void) {
   CHECK_EQ(dlx__dlpack_stream_value(rocm, NULL), 0);
 }
 
-/* dlx_gather's device rules, which only a second backend with memory can reach: indices are read on the
- * host (an index in device memory is refused, naming it), and src and out share one device. */
-static void test_gather_device_rules(void) {
+/* The device rules only a second backend with memory can reach: dlx_gather reads indices on the host (an
+ * index in device memory is refused, naming it) and wants src and out on one device, as the elementwise
+ * ops do; a queue exists only on a device the half has. */
+static void test_device_rules(void) {
   dlx__backend_override_device(kDLCUDA, &emu_backend);
   float src[6] = {0, 1, 2, 3, 4, 5}, out[6] = {9, 9, 9, 9, 9, 9};
   int64_t idx[2] = {1, 0}, s23[2] = {2, 3}, s2[1] = {2};
@@ -1430,6 +1431,16 @@ static void test_gather_device_rules(void) {
   CHECK_OK(dlx_gather(&vo_dev, &vs, 1, ip));
   const float want[6] = {3, 4, 5, 0, 1, 2};
   CHECK(memcmp(out, want, sizeof out) == 0);
+  /* the elementwise ops' rule, the same: operands of more than one element on two devices are refused */
+  CHECK_OK(dlx_view_init(&vs, src, DLX_DTYPE_FLOAT32, CPU, 2, s23, NULL));
+  CHECK_FAIL(dlx_binary(DLX_OP_ADD, &vo_dev, &vo_dev, &vs), DLX_ERR_DEVICE_MISMATCH,
+             "dlx_binary: a is on cuda:0 but b is on cpu:0: an op runs on one device (move one first with dlx_copy)");
+  /* a queue on a device the half does not have */
+  dlx__queue q;
+  CHECK_FAIL(dlx__device_queue((DLDevice){kDLCUDA, 3}, "test", &q), DLX_ERR_INVALID_DEVICE,
+             "test: the tensor is on cuda:3, which does not exist (1 emulated device)");
+  CHECK_OK(dlx__device_queue(cuda, "test", &q));
+  CHECK(q.mem == &emu_memory && q.device == 0);
   dlx__backend_override_device(kDLCUDA, NULL);
 }
 
@@ -1474,7 +1485,7 @@ static const dlx_test_case tests[] = {
     {"no_sync_on_scalar_ops", test_no_sync_on_scalar_ops},
     {"events_through_the_table", test_events_through_the_table},
     {"dlpack_stream_rules", test_dlpack_stream_rules},
-    {"gather_device_rules", test_gather_device_rules},
+    {"device_rules", test_device_rules},
     {"cuda_controls", test_cuda_controls},
 };
 
