@@ -351,6 +351,32 @@ static void test_scatter_repeats_last_wins(void) {
   CHECK_OK(dlx_view_init(&vs, &seven, DLX_DTYPE_INT32, CPU, 0, NULL, NULL));
   CHECK_OK(dlx_scatter(&vd, 1, ip, &vs));
   CHECK(dst[1] == 7 && dst[3] == 7 && dst[0] == 0);
+  /* both ways of finding repeats: a bitmap over the blocks (few blocks for the positions), and a sort of
+   * the positions (few positions into many blocks: here 3000 x 3000, past the bitmap's 2^23), each with
+   * and without threads */
+  enum { SIDE = 3000 };
+  static uint8_t big[SIDE * SIDE];
+  int64_t s2[2] = {SIDE, SIDE}, n5[1] = {5};
+  const int64_t rows[5] = {7, SIDE - 1, 7, 0, 7}, cols[5] = {3, SIDE - 1, 3, 0, 3}; /* (7, 3) three times */
+  const uint8_t v5[5] = {10, 20, 30, 40, 50};
+  uint8_t u7 = 7;
+  dlx_view vb, vr, vc, v5v, vu7;
+  CHECK_OK(dlx_view_init(&vb, big, DLX_DTYPE_UINT8, CPU, 2, s2, NULL));
+  CHECK_OK(dlx_view_init(&vr, (void *)rows, DLX_DTYPE_INT64, CPU, 1, n5, NULL));
+  CHECK_OK(dlx_view_init(&vc, (void *)cols, DLX_DTYPE_INT64, CPU, 1, n5, NULL));
+  CHECK_OK(dlx_view_init(&v5v, (void *)v5, DLX_DTYPE_UINT8, CPU, 1, n5, NULL));
+  CHECK_OK(dlx_view_init(&vu7, &u7, DLX_DTYPE_UINT8, CPU, 0, NULL, NULL));
+  const dlx_view *ip2[2] = {&vr, &vc}, *ip1[1] = {&vr};
+  for (int threads = 1; threads <= 3; threads += 2) {
+    dlx_set_num_threads(threads);
+    memset(big, 0, sizeof big);
+    CHECK_OK(dlx_scatter(&vb, 2, ip2, &v5v)); /* 9e6 blocks for 5 positions: sorted; the last (7, 3) wins */
+    CHECK(big[7 * SIDE + 3] == 50 && big[(SIDE - 1) * SIDE + SIDE - 1] == 20 && big[0] == 40);
+    memset(big, 0, sizeof big);
+    CHECK_OK(dlx_scatter(&vb, 1, ip1, &vu7)); /* 3000 row blocks: the bitmap; 7 broadcast to the rows */
+    CHECK(big[7 * SIDE + 123] == 7 && big[(SIDE - 1) * SIDE] == 7 && big[0] == 7 && big[SIDE] == 0);
+  }
+  dlx_set_num_threads(0);
 }
 
 static void test_overlap(void) {

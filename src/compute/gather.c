@@ -50,6 +50,7 @@ typedef struct gcall {
   bool strided_temp;
   int64_t eff_strides[DLX_MAX_NDIM];
   int64_t *offsets; /* host memory, count entries */
+  int64_t *blocks;  /* a scatter's block numbers (row-major over the indexed dimensions), or NULL: step 3 */
   void *temps[3];
   int ntemps;
 } gcall;
@@ -181,8 +182,9 @@ static dlx_status out_of_bounds(const gcall *c, int32_t k, bool is_unsigned, int
                        c->fn, v, (int)k, c->strided.shape[k]);
 }
 
-/* Index view k read into vals (count entries, broadcast to B), checked, and added into the offsets. */
-static dlx_status add_index(gcall *c, int32_t k, int64_t *vals) {
+/* Index view k read into vals (count entries, broadcast to B), checked, and added into the offsets (and
+ * into the block numbers, where kept, with block_step the count of blocks one step of dimension k spans). */
+static dlx_status add_index(gcall *c, int32_t k, int64_t block_step, int64_t *vals) {
   const dlx_view *iv = c->idx[k];
   const bool is_unsigned = iv->dtype.code == DLX_CODE_UINT && iv->dtype.bits == 64;
   dlx_view buf;
@@ -198,6 +200,7 @@ static dlx_status add_index(gcall *c, int32_t k, int64_t *vals) {
     const int64_t w = v < 0 ? v + extent : v;
     if (w < 0 || w >= extent) return out_of_bounds(c, k, is_unsigned, v);
     c->offsets[i] += w * step;
+    if (c->blocks != NULL) c->blocks[i] += w * block_step;
   }
   return DLX_OK;
 }
@@ -212,9 +215,26 @@ static int by_offset_then_position(const void *a, const void *b) {
   return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/* Of positions that select one block, all but the last (row-major in B) are skipped. */
-static dlx_status skip_repeats(gcall *c) {
+/* Of positions that select one block, all but the last (row-major in B) are skipped. With block numbers,
+ * one pass from the last position back marks each block in a bitmap (a bit a block: it stays in cache
+ * where a table of positions would not) and skips a position whose block is marked already; without
+ * (the bitmap would be much larger than the offsets: few positions into many blocks), the positions are
+ * sorted. */
+static dlx_status skip_repeats(gcall *c, int64_t nblocks) {
   if (c->count < 2) return DLX_OK;
+  if (c->blocks != NULL) {
+    uint8_t *seen = calloc((size_t)(nblocks + 7) / 8, 1);
+    DLX_FAIL_IF(seen == NULL, DLX_ERR_OUT_OF_MEMORY, "%s: %" PRId64 " blocks: no memory to mark them", c->fn,
+                nblocks);
+    for (int64_t i = c->count - 1; i >= 0; --i) {
+      const int64_t b = c->blocks[i];
+      const uint8_t bit = (uint8_t)(1u << (b & 7));
+      if (seen[b >> 3] & bit) c->offsets[i] = DLX__GATHER_SKIP;
+      seen[b >> 3] |= bit;
+    }
+    free(seen);
+    return DLX_OK;
+  }
   pos_off *p = malloc((size_t)c->count * sizeof *p);
   DLX_FAIL_IF(p == NULL, DLX_ERR_OUT_OF_MEMORY, "%s: %" PRId64 " index positions: no memory to order them", c->fn,
               c->count);
@@ -243,15 +263,31 @@ static dlx_status plan_strided(gcall *c) {
 static dlx_status resolve_offsets(gcall *c) {
   DLX_FORWARD(plan_strided(c));
   const size_t bytes = (size_t)(c->count > 0 ? c->count : 1) * sizeof(int64_t);
+  /* the blocks the indices select from, saturated (an extent of 0 leaves none; any index is then out of
+   * bounds); numbered only where their bitmap is no larger than the offsets (8 bytes a position), or 1 MiB */
+  int64_t nblocks = 1;
+  for (int32_t k = 0; k < c->n; ++k) {
+    const int64_t e = c->strided.shape[k];
+    nblocks = e == 0 ? 0 : nblocks > INT64_MAX / e ? INT64_MAX : nblocks * e;
+    if (nblocks == 0) break;
+  }
+  const bool numbered = c->scatter && c->count >= 2 && nblocks > 0 && nblocks <= 64 * c->count + (INT64_C(1) << 23);
   c->offsets = calloc(1, bytes);
+  c->blocks = numbered ? calloc(1, bytes) : NULL;
   int64_t *vals = malloc(bytes);
   dlx_status st = DLX_OK;
-  if (c->offsets == NULL || vals == NULL)
+  if (c->offsets == NULL || vals == NULL || (numbered && c->blocks == NULL))
     st = dlx_set_error(DLX_ERR_OUT_OF_MEMORY, "%s: %" PRId64 " index positions: no memory for their offsets", c->fn,
                        c->count);
-  for (int32_t k = 0; st == DLX_OK && k < c->n; ++k) st = add_index(c, k, vals);
+  int64_t block_step = numbered ? nblocks : 0; /* blocks per step of dimension k: exact, every extent >= 1 */
+  for (int32_t k = 0; st == DLX_OK && k < c->n; ++k) {
+    block_step /= numbered ? c->strided.shape[k] : 1;
+    st = add_index(c, k, block_step, vals);
+  }
   free(vals);
-  if (st == DLX_OK && c->scatter) st = skip_repeats(c);
+  if (st == DLX_OK && c->scatter) st = skip_repeats(c, nblocks);
+  free(c->blocks);
+  c->blocks = NULL;
   return st;
 }
 
