@@ -71,35 +71,93 @@ DLX_API dlx_status dlx_copy(const dlx_view *dst, const dlx_view *src);
 /* dst[...] = src converted to dst's dtype (any pair of numeric dtypes, bool included; src broadcast). */
 DLX_API dlx_status dlx_cast(const dlx_view *dst, const dlx_view *src);
 
+/* The ops, numbered as src/kernels/op_table.h lists them (one row per op: its NumPy name, the dtypes it
+ * takes, its result). The constants after the first block follow NumPy's ufunc names. Every op follows
+ * NumPy 2's semantics for the dtypes it takes (docs/numerics.md lists every deliberate difference); each
+ * has an exactly defined result, so every backend gives the same bits. A dtype an op does not take is
+ * DLX_ERR_UNSUPPORTED naming both. "Integers" below are int8..int64 and uint8..uint64; "floats" are
+ * float32, float64 and the narrow formats (float16, bfloat16, float8), which compute in float32 and round
+ * once to their format. */
 typedef enum dlx_binop {
-  DLX_OP_ADD = 0,
-  DLX_OP_SUB,
-  DLX_OP_MUL,
-  DLX_OP_DIV,
-  DLX_OP_LT,
+  DLX_OP_ADD = 0, /* a + b; bool: or */
+  DLX_OP_SUB,     /* a - b; not bool */
+  DLX_OP_MUL,     /* a * b; bool: and */
+  DLX_OP_DIV,     /* a / b (integers truncate toward zero; x / 0 is 0); not bool */
+  DLX_OP_LT,      /* the six comparisons write bool; complex only eq/ne */
   DLX_OP_LE,
   DLX_OP_GT,
   DLX_OP_GE,
   DLX_OP_EQ,
   DLX_OP_NE,
+  DLX_OP_MAXIMUM,      /* the larger; a NaN in either wins; a tie (0 and -0) gives b (NumPy's SIMD loops);
+                        * bool, integers, floats */
+  DLX_OP_MINIMUM,      /* the smaller, as maximum */
+  DLX_OP_FMAX,         /* the larger, a NaN loses to a number (C's fmax); a tie gives a */
+  DLX_OP_FMIN,         /* the smaller, as fmax */
+  DLX_OP_REMAINDER,    /* a - floor(a / b) * b with b's sign (Python's %); integers: x % 0 is 0; floats: NaN
+                        * for b == 0, -0.0 % b is +0.0 for b > 0 (NumPy); integers and floats */
+  DLX_OP_FLOOR_DIVIDE, /* floor(a / b) (Python's //); integers: x // 0 is 0, INT_MIN // -1 is INT_MIN;
+                        * floats: a / b for b == 0 */
+  DLX_OP_POWER,        /* a ** b for integers, wrapping; b < 0 gives 1 / a ** -b truncated (0 unless a is 1
+                        * or -1; NumPy raises ValueError there, and so does the Python module) */
+  DLX_OP_COPYSIGN,     /* |a| with b's sign bit; floats */
+  DLX_OP_BITWISE_AND,  /* bool and integers */
+  DLX_OP_BITWISE_OR,
+  DLX_OP_BITWISE_XOR,
+  DLX_OP_LEFT_SHIFT,   /* a << b; integers; b >= the bit width or b < 0 gives 0 (NumPy) */
+  DLX_OP_RIGHT_SHIFT,  /* a >> b, arithmetic for signed a; b >= the width or b < 0 gives 0, or -1 for a < 0 */
+  DLX_OP_LOGICAL_AND,  /* bool result of a != 0 and b != 0; every dtype */
+  DLX_OP_LOGICAL_OR,
+  DLX_OP_LOGICAL_XOR,
   DLX_OP_COUNT
 } dlx_binop;
 
 typedef enum dlx_unop {
   DLX_UNOP_NEG = 0, /* -a: integers wrap (0 - a); floats and complex flip the sign bit of each part, NaN
                      * included, as NumPy: -(1+inf j) is -1-inf j, -(0+0j) is -0-0j; bool is refused */
+  DLX_UNOP_ABSOLUTE,    /* |a|: integers wrap (|INT_MIN| is INT_MIN), floats clear the sign bit; bool too;
+                         * complex is refused (its modulus is not exactly rounded: the math functions) */
+  DLX_UNOP_SIGN,        /* -1, 0 or 1 (NaN stays NaN, -0.0 gives +0.0); integers and floats */
+  DLX_UNOP_SQUARE,      /* a * a; integers wrap; complex by dlx_binary's product */
+  DLX_UNOP_SQRT,        /* correctly rounded (IEEE 754); floats */
+  DLX_UNOP_RECIPROCAL,  /* 1 / a; integers: 1 / 0 is 0 (documented; NumPy's int32/int64 give INT_MIN there) */
+  DLX_UNOP_FLOOR,       /* bool and integers unchanged; floats */
+  DLX_UNOP_CEIL,
+  DLX_UNOP_TRUNC,
+  DLX_UNOP_RINT,        /* to the nearest integer, ties to even; floats */
+  DLX_UNOP_ISNAN,       /* the predicates write bool; every dtype (complex: either part) */
+  DLX_UNOP_ISINF,
+  DLX_UNOP_ISFINITE,
+  DLX_UNOP_SIGNBIT,     /* the sign bit, NaN included; floats */
+  DLX_UNOP_LOGICAL_NOT, /* bool of a == 0; every dtype */
+  DLX_UNOP_INVERT,      /* ~a; bool (not) and integers */
+  DLX_UNOP_POSITIVE,    /* a copy of a (bits kept); not bool (NumPy refuses it) */
   DLX_UNOP_COUNT
 } dlx_unop;
 
-/* out = op(a), elementwise with a broadcast to out's shape; out has a's dtype. */
+/* Ops of three operands. */
+typedef enum dlx_ternop {
+  DLX_TERNOP_WHERE = 0, /* a ? b : c: a is bool, b and c (any numeric dtype, out's) are picked bit for bit */
+  DLX_TERNOP_CLIP,      /* minimum(maximum(a, b), c): a clipped to [b, c], NaN in any operand wins;
+                         * bool, integers and floats */
+  DLX_TERNOP_COUNT
+} dlx_ternop;
+
+/* out = op(a), elementwise with a broadcast to out's shape; out has a's dtype, or bool for the
+ * predicates (isnan, isinf, isfinite, signbit) and logical_not. */
 DLX_API dlx_status dlx_unary(dlx_unop op, const dlx_view *out, const dlx_view *a);
 
 /* out = a op b, elementwise with broadcasting. A scalar operand is a 0-d view (dlx_scalar_view);
  * reversed-scalar forms (s - t, s / t) are the same call with the operands swapped. a and b share a dtype,
  * with one exception: the six comparisons also take int64 with uint64 (either order) and compare their
  * exact values (-1 < 2^64 - 1, 2^63 - 1 < 2^63 + 1), as NumPy 2 does, where a common dtype (float64)
- * would round them. */
+ * would round them. out has a's dtype, or bool for the comparisons and the logical ops. */
 DLX_API dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view *a, const dlx_view *b);
+
+/* out = op(a, b, c), elementwise with broadcasting: where (a bool; b, c and out of one dtype) and clip
+ * (a, b, c and out of one dtype). */
+DLX_API dlx_status dlx_ternary(dlx_ternop op, const dlx_view *out, const dlx_view *a, const dlx_view *b,
+                               const dlx_view *c);
 
 /* out = scalar * t1 + t2 (augpy's fma). t1 has t2's dtype, or is the signed partner of t2's unsigned
  * integer dtype (an int8 delta scaled onto a uint8 image); out has t2's dtype. Integer results are

@@ -49,25 +49,22 @@ typedef struct opcall {
   dlx__ew_kind kind;
   dlx_unop unop;
   dlx_binop op;
+  dlx_ternop ternop;
   double scalar;
   int nin;
-  const char *names[3]; /* out, inputs */
+  const char *names[1 + DLX__EW_MAX_IN]; /* out, inputs */
   const dlx__compute_ops *be;
   DLDevice home;        /* where the backend computes (and keeps temporaries) */
-  const dlx__memory_ops *foreign[2]; /* input k lives on another backend: the memory half that moves it */
-  bool byval[2];        /* input k is passed by value (a host scalar of an op on device memory) */
-  bool host_in[2];      /* input k is host memory that the backend's loops read in place (reads_host) */
-  dlx__ew_value value[2];
+  const dlx__memory_ops *foreign[DLX__EW_MAX_IN]; /* input k lives on another backend: the memory half that moves it */
+  bool byval[DLX__EW_MAX_IN];   /* input k is passed by value (a host scalar of an op on device memory) */
+  bool host_in[DLX__EW_MAX_IN]; /* input k is host memory that the backend's loops read in place (reads_host) */
+  dlx__ew_value value[DLX__EW_MAX_IN];
   dlx_view out;
-  dlx_view in[2];
-  void *temps[4];
+  dlx_view in[DLX__EW_MAX_IN];
+  void *temps[6];
   int ntemps;
 } opcall;
 
-/* the ops' names, from the op lists (kernels/ew_names.h) */
-#define OP_NAME_(OP, _) #OP,
-static const char *const op_names[DLX_OP_COUNT] = {DLX__BINOP_LIST(OP_NAME_, _)};
-static const char *const unop_names[DLX_UNOP_COUNT] = {DLX__UNOP_LIST(OP_NAME_, _)};
 
 dlx_status dlx__ops_check_view(const char *fn, const char *name, const dlx_view *v) {
   DLX_FAIL_IF(v->ndim < 0 || v->ndim > DLX_MAX_NDIM, DLX_ERR_RANK, "%s: %s has ndim %d, outside [0, %d]", fn, name,
@@ -131,13 +128,18 @@ static dlx_status mismatch(const opcall *c, int i, int j, const dlx_view *vi, co
  * output may be one a caller made after an input (the Python module's results are), and then naming it
  * would blame an operand the user never wrote. */
 static dlx_status check_inputs_agree(const opcall *c) {
-  if (c->nin < 2 || is_host_scalar(&c->in[0]) || is_host_scalar(&c->in[1])) return DLX_OK;
-  const dlx__compute_ops *b0, *b1;
-  DLDevice h0, h1;
-  DLX_FORWARD(dlx__backend_compute(c->in[0].device, c->fn, c->names[1], &b0, &h0));
-  DLX_FORWARD(dlx__backend_compute(c->in[1].device, c->fn, c->names[2], &b1, &h1));
-  if (b0 == b1 && h0.device_type == h1.device_type && h0.device_id == h1.device_id) return DLX_OK;
-  return mismatch(c, 1, 2, &c->in[0], &c->in[1], " (move one first with dlx_copy)");
+  for (int i = 0; i < c->nin; ++i) {
+    for (int j = i + 1; j < c->nin; ++j) {
+      if (is_host_scalar(&c->in[i]) || is_host_scalar(&c->in[j])) continue;
+      const dlx__compute_ops *bi, *bj;
+      DLDevice hi, hj;
+      DLX_FORWARD(dlx__backend_compute(c->in[i].device, c->fn, c->names[i + 1], &bi, &hi));
+      DLX_FORWARD(dlx__backend_compute(c->in[j].device, c->fn, c->names[j + 1], &bj, &hj));
+      if (bi == bj && hi.device_type == hj.device_type && hi.device_id == hj.device_id) continue;
+      return mismatch(c, i + 1, j + 1, &c->in[i], &c->in[j], " (move one first with dlx_copy)");
+    }
+  }
+  return DLX_OK;
 }
 
 /* Every operand on the output's backend and device, with three exceptions that cross between backends:
@@ -229,21 +231,24 @@ static dlx_status temp_like(opcall *c, const dlx_view *v, bool padded, dlx_view 
 
 static void init_call(opcall *c, const char *fn, dlx__ew_kind kind, int nin, const char *out_name, const char *n1,
                       const char *n2) {
-  /* field by field: the views (3 KiB) are filled by load_operands */
+  /* field by field: the views (4 KiB) are filled by load_operands */
   c->unop = DLX_UNOP_NEG;
   c->op = DLX_OP_ADD;
+  c->ternop = DLX_TERNOP_WHERE;
   c->scalar = 0.0;
   c->ntemps = 0;
   c->be = NULL;
-  c->foreign[0] = c->foreign[1] = NULL;
-  c->byval[0] = c->byval[1] = false;
-  c->host_in[0] = c->host_in[1] = false;
+  for (int k = 0; k < DLX__EW_MAX_IN; ++k) {
+    c->foreign[k] = NULL;
+    c->byval[k] = c->host_in[k] = false;
+  }
   c->fn = fn;
   c->kind = kind;
   c->nin = nin;
   c->names[0] = out_name;
   c->names[1] = n1;
   c->names[2] = n2;
+  c->names[3] = "c";
 }
 
 static dlx__ew_op ew_op_of(const opcall *c) {
@@ -251,13 +256,15 @@ static dlx__ew_op ew_op_of(const opcall *c) {
   op.kind = c->kind;
   op.unop = c->unop;
   op.op = c->op;
+  op.ternop = c->ternop;
   op.scalar = c->scalar;
   op.nin = c->nin;
   op.dtype[0] = c->out.dtype;
   op.dtype[1] = c->in[0].dtype;
   op.dtype[2] = c->nin > 1 ? c->in[1].dtype : c->in[0].dtype;
+  op.dtype[3] = c->nin > 2 ? c->in[2].dtype : op.dtype[2];
   op.device = c->home;
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < DLX__EW_MAX_IN; ++k) {
     op.host[k] = c->host_in[k];
     op.byval[k] = c->byval[k];
     if (c->byval[k]) op.value[k] = c->value[k];
@@ -267,7 +274,7 @@ static dlx__ew_op ew_op_of(const opcall *c) {
 
 /* Byte-sized operands: plan and hand over to the backend. */
 static dlx_status plan_and_execute(opcall *c) {
-  const dlx_view *views[3] = {&c->out, &c->in[0], &c->in[1]};
+  const dlx_view *views[1 + DLX__EW_MAX_IN] = {&c->out, &c->in[0], &c->in[1], &c->in[2]};
   const int nop = 1 + c->nin;
   dlx_iter it;
   DLX_FORWARD(dlx_iter_init(&it, nop, views, DLX_ITER_OUTPUT_FULL));
@@ -321,7 +328,7 @@ static dlx_status run_call(opcall *c) {
   /* Inputs on another backend: a copy is the mover's transfer; a scalar goes to the backend by value. */
   for (int k = 0; k < c->nin; ++k) {
     if (c->foreign[k] == NULL) continue;
-    if (c->kind == DLX_EW_COPY) return c->foreign[k]->copy(&c->out, &c->in[k]);
+    if (c->kind == DLX_EW_COPY && c->nin == 1) return c->foreign[k]->copy(&c->out, &c->in[k]);
     DLX_FORWARD(take_by_value(c, k));
   }
 
@@ -348,7 +355,7 @@ static dlx_status run_call(opcall *c) {
   if (dlx__ops_reference_mode()) {
     DLX_FAIL_IF(!dlx_device_is_host_accessible(c->home), DLX_ERR_UNSUPPORTED,
                 "%s: the reference path runs on host memory only", c->fn);
-    const dlx_view *views[3] = {&c->out, &c->in[0], &c->in[1]};
+    const dlx_view *views[1 + DLX__EW_MAX_IN] = {&c->out, &c->in[0], &c->in[1], &c->in[2]};
     const dlx__ew_op op = ew_op_of(c);
     dlx__ref_run(&op, views);
     return DLX_OK;
@@ -389,15 +396,18 @@ static dlx_status dtype_mismatch(const opcall *c, int i, int j) {
                        dlx__dtype_text(a, sizeof a, vi->dtype), c->names[j], dlx__dtype_text(b, sizeof b, vj->dtype));
 }
 
-/* Copy the caller's views in, checking each. */
-static dlx_status load_operands(opcall *c, const dlx_view *out, const dlx_view *a, const dlx_view *b) {
+/* Copy the caller's views in, checking each (ins: the inputs, c->nin of them). */
+static dlx_status load_operands_n(opcall *c, const dlx_view *out, const dlx_view *const *ins) {
   DLX_FORWARD(dlx__ops_check_view(c->fn, c->names[0], out));
-  DLX_FORWARD(dlx__ops_check_view(c->fn, c->names[1], a));
-  if (c->nin > 1) DLX_FORWARD(dlx__ops_check_view(c->fn, c->names[2], b));
+  for (int k = 0; k < c->nin; ++k) DLX_FORWARD(dlx__ops_check_view(c->fn, c->names[k + 1], ins[k]));
   dlx__ops_view_copy(&c->out, out);
-  dlx__ops_view_copy(&c->in[0], a);
-  if (c->nin > 1) dlx__ops_view_copy(&c->in[1], b);
+  for (int k = 0; k < c->nin; ++k) dlx__ops_view_copy(&c->in[k], ins[k]);
   return DLX_OK;
+}
+
+static dlx_status load_operands(opcall *c, const dlx_view *out, const dlx_view *a, const dlx_view *b) {
+  const dlx_view *ins[2] = {a, b};
+  return load_operands_n(c, out, ins);
 }
 
 /* Packed sub-byte data other than 4- or 6-bit scalars (float4 x3 vectors...) has no walker. */
@@ -469,20 +479,54 @@ static dlx_status check_arith_dtype(const opcall *c, const char *what, dlx__kd k
   return DLX_OK;
 }
 
+/* The dtypes a class takes, in words, for messages. */
+static const char *class_text(unsigned cats) {
+  switch (cats) {
+    case DLX__CLS_ALL: return "every numeric dtype";
+    case DLX__CLS_NOBOOL: return "numbers but bool";
+    case DLX__CLS_ORDERED: return "bool, integers and floats";
+    case DLX__CLS_INTREAL: return "integers and floats";
+    case DLX__CLS_REAL: return "floats";
+    case DLX__CLS_INT: return "integers";
+    default: return "bool and integers";
+  }
+}
+
+/* Operand `what`'s dtype (kernel index k) in the op's class (op_table.h), with the op's name. */
+static dlx_status check_op_dtype(const opcall *c, const dlx__op_info *info, dlx__kd k, DLDataType dt) {
+  DLX_FORWARD(check_arith_dtype(c, info->name, k, dt));
+  if (dlx__op_takes(info, k)) return DLX_OK;
+  char t[DLX_DTYPE_TEXT_CAP];
+  return dlx_set_error(DLX_ERR_UNSUPPORTED, "%s: %s is not supported for %s (it takes %s%s)", c->fn, info->name,
+                       dlx__dtype_text(t, sizeof t, dt), class_text(info->cats),
+                       k == DLX_KD_C64 || k == DLX_KD_C128 ? "; complex numbers are not ordered, or the result is "
+                                                             "not exactly rounded" : "");
+}
+
+/* out's dtype: bool for a bool-valued op, else the input's (operand `in`). */
+static dlx_status check_out_dtype(const opcall *c, const dlx__op_info *info, int in) {
+  if (!info->bool_result) return dlx_dtype_equal(c->out.dtype, c->in[in - 1].dtype) ? DLX_OK : dtype_mismatch(c, 0, in);
+  if (dlx_dtype_equal(c->out.dtype, DLX_DTYPE_BOOL)) return DLX_OK;
+  char t[DLX_DTYPE_TEXT_CAP];
+  return dlx_set_error(DLX_ERR_DTYPE_MISMATCH, "%s: %s writes bool, but out is %s", c->fn, info->name,
+                       dlx__dtype_text(t, sizeof t, c->out.dtype));
+}
+
 dlx_status dlx_unary(dlx_unop op, const dlx_view *out, const dlx_view *a) {
   DLX_CHECK_NULL(out);
   DLX_CHECK_NULL(a);
   DLX_FAIL_IF((unsigned)op >= (unsigned)DLX_UNOP_COUNT, DLX_ERR_INVALID_ARGUMENT,
               "dlx_unary: op %d is not a dlx_unop (0..%d)", (int)op, DLX_UNOP_COUNT - 1);
+  const dlx__op_info *info = &dlx__unop_info[op];
   opcall c;
   init_call(&c, "dlx_unary", DLX_EW_UNARY, 1, "out", "a", NULL);
   c.unop = op;
   DLX_FORWARD(load_operands(&c, out, a, NULL));
   const dlx__kd k = dlx__kd_of(c.in[0].dtype);
-  DLX_FORWARD(check_arith_dtype(&c, unop_names[op], k, c.in[0].dtype));
-  DLX_FAIL_IF(k == DLX_KD_BOOL, DLX_ERR_UNSUPPORTED, "dlx_unary: %s is not supported for bool (NumPy refuses it too)",
-              unop_names[op]);
-  if (!dlx_dtype_equal(c.out.dtype, c.in[0].dtype)) return dtype_mismatch(&c, 0, 1);
+  DLX_FORWARD(check_op_dtype(&c, info, k, c.in[0].dtype));
+  DLX_FORWARD(check_out_dtype(&c, info, 1));
+  /* an op that keeps the codes (positive) is a copy, whatever the dtype */
+  if (info->nar == DLX__NAR_MOVE) c.kind = DLX_EW_COPY;
   DLX_FORWARD(check_call(&c));
   return run_and_free(&c);
 }
@@ -493,6 +537,7 @@ dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view *a, cons
   DLX_CHECK_NULL(b);
   DLX_FAIL_IF((unsigned)op >= (unsigned)DLX_OP_COUNT, DLX_ERR_INVALID_ARGUMENT,
               "dlx_binary: op %d is not a dlx_binop (0..%d)", (int)op, DLX_OP_COUNT - 1);
+  const dlx__op_info *info = &dlx__binop_info[op];
   opcall c;
   init_call(&c, "dlx_binary", DLX_EW_BINARY, 2, "out", "a", "b");
   c.op = op;
@@ -501,22 +546,36 @@ dlx_status dlx_binary(dlx_binop op, const dlx_view *out, const dlx_view *a, cons
   const bool mixed =
       dlx__op_is_comparison(op) && dlx__mixed_pair(dlx__kd_of(c.in[0].dtype), dlx__kd_of(c.in[1].dtype)) >= 0;
   if (!mixed && !dlx_dtype_equal(c.in[0].dtype, c.in[1].dtype)) return dtype_mismatch(&c, 1, 2);
-  const dlx__kd k = dlx__kd_of(c.in[0].dtype);
-  DLX_FORWARD(check_arith_dtype(&c, op_names[op], k, c.in[0].dtype));
+  DLX_FORWARD(check_op_dtype(&c, info, dlx__kd_of(c.in[0].dtype), c.in[0].dtype));
+  DLX_FORWARD(check_out_dtype(&c, info, 1));
+  DLX_FORWARD(check_call(&c));
+  return run_and_free(&c);
+}
+
+dlx_status dlx_ternary(dlx_ternop op, const dlx_view *out, const dlx_view *a, const dlx_view *b, const dlx_view *cv) {
+  DLX_CHECK_NULL(out);
+  DLX_CHECK_NULL(a);
+  DLX_CHECK_NULL(b);
+  DLX_CHECK_NULL(cv);
+  DLX_FAIL_IF((unsigned)op >= (unsigned)DLX_TERNOP_COUNT, DLX_ERR_INVALID_ARGUMENT,
+              "dlx_ternary: op %d is not a dlx_ternop (0..%d)", (int)op, DLX_TERNOP_COUNT - 1);
+  const dlx__op_info *info = &dlx__ternop_info[op];
+  opcall c;
+  init_call(&c, "dlx_ternary", DLX_EW_TERNARY, 3, "out", "a", "b");
+  c.ternop = op;
+  const dlx_view *ins[3] = {a, b, cv};
+  DLX_FORWARD(load_operands_n(&c, out, ins));
   char t[DLX_DTYPE_TEXT_CAP];
-  DLX_FAIL_IF(k == DLX_KD_BOOL && (op == DLX_OP_SUB || op == DLX_OP_DIV), DLX_ERR_UNSUPPORTED,
-              "dlx_binary: %s is not supported for bool (add is or, mul is and)", op_names[op]);
-  DLX_FAIL_IF((k == DLX_KD_C64 || k == DLX_KD_C128) && dlx__op_is_comparison(op) && op != DLX_OP_EQ && op != DLX_OP_NE,
-              DLX_ERR_UNSUPPORTED, "dlx_binary: %s is not supported for %s (complex numbers are not ordered)",
-              op_names[op], dlx__dtype_text(t, sizeof t, c.in[0].dtype));
-  if (dlx__op_is_comparison(op)) {
-    if (!dlx_dtype_equal(c.out.dtype, DLX_DTYPE_BOOL)) {
-      return dlx_set_error(DLX_ERR_DTYPE_MISMATCH, "dlx_binary: %s writes bool, but out is %s", op_names[op],
-                           dlx__dtype_text(t, sizeof t, c.out.dtype));
-    }
-  } else if (!dlx_dtype_equal(c.out.dtype, c.in[0].dtype)) {
-    return dtype_mismatch(&c, 0, 1);
+  /* where: a bool condition; the values and out share any dtype with a kernel. clip: one dtype of its class. */
+  const int first_value = op == DLX_TERNOP_WHERE ? 2 : 1;
+  if (op == DLX_TERNOP_WHERE && !dlx_dtype_equal(c.in[0].dtype, DLX_DTYPE_BOOL)) {
+    return dlx_set_error(DLX_ERR_DTYPE_MISMATCH, "dlx_ternary: where's condition a must be bool, not %s",
+                         dlx__dtype_text(t, sizeof t, c.in[0].dtype));
   }
+  for (int k = first_value + 1; k <= 3; ++k)
+    if (!dlx_dtype_equal(c.in[k - 1].dtype, c.in[first_value - 1].dtype)) return dtype_mismatch(&c, first_value, k);
+  DLX_FORWARD(check_op_dtype(&c, info, dlx__kd_of(c.in[first_value - 1].dtype), c.in[first_value - 1].dtype));
+  DLX_FORWARD(check_out_dtype(&c, info, first_value));
   DLX_FORWARD(check_call(&c));
   return run_and_free(&c);
 }

@@ -184,119 +184,139 @@ static void store(const dlx_view *v, int64_t off, const rv *x) {
   }
 }
 
-/* The four arithmetic rules of a category at dtype N; the comparisons likewise. */
-#define ARITH(op, CAT, N, x, y)                                                                        \
-  ((op) == DLX_OP_ADD   ? ADD_##CAT(x, y, N)                                                           \
-   : (op) == DLX_OP_SUB ? SUB_##CAT(x, y, N)                                                           \
-   : (op) == DLX_OP_MUL ? MUL_##CAT(x, y, N)                                                           \
-                        : DIV_##CAT(x, y, N))
-#define ORDER(op, CAT, N, x, y)                                                                        \
-  ((op) == DLX_OP_LT   ? LT_##CAT(x, y, N)                                                             \
-   : (op) == DLX_OP_LE ? LE_##CAT(x, y, N)                                                             \
-   : (op) == DLX_OP_GT ? GT_##CAT(x, y, N)                                                             \
-   : (op) == DLX_OP_GE ? GE_##CAT(x, y, N)                                                             \
-   : (op) == DLX_OP_EQ ? EQ_##CAT(x, y, N)                                                             \
-                       : NE_##CAT(x, y, N))
+/* ---- the ops of op_table.h, computed in a's wide category --------------------------------------------
+ *
+ * One function per row, generated from the table: each category the row's class takes runs the row's rule
+ * of kernels/expr.h at the category's widest dtype (int64, uint64: wrap-around, truncated to the output's
+ * width by the store, gives the same bits as the typed rule at the narrower width), float32 (narrow floats
+ * too) or float64; a category outside the class is never reached (the compute layer refuses it). */
+
+#define REF_IF_1(t) t
+#define REF_IF_0(t)
+#define REF_IF__(f) REF_IF_##f
+#define REF_IF_(f) REF_IF__(f)
+
+/* r = v, a result of category CAT (SAME: a's category) or a bool (BOOL) */
+#define REF_SET_SAME_BOOL(r, v) (r).u = (v)
+#define REF_SET_SAME_SINT(r, v) (r).i = (v)
+#define REF_SET_SAME_UINT(r, v) (r).u = (v)
+#define REF_SET_SAME_F32(r, v) set_f32(&(r), (v), 0.0f)
+#define REF_SET_SAME_F64(r, v) (r).f = (v)
+#define REF_SET_SAME_C64(r, v) do { const dlx__cf32 z_ = (v); set_f32(&(r), z_.re, z_.im); } while (0)
+#define REF_SET_SAME_C128(r, v) do { const dlx__cf64 z_ = (v); (r).f = z_.re; (r).im = z_.im; } while (0)
+#define REF_SET_BOOL_(r, v) do { const uint8_t b_ = (uint8_t)(v); memset(&(r), 0, sizeof(r)); (r).cat = RV_BOOL; (r).u = b_; } while (0)
+#define REF_SET_BOOL_BOOL REF_SET_BOOL_
+#define REF_SET_BOOL_SINT REF_SET_BOOL_
+#define REF_SET_BOOL_UINT REF_SET_BOOL_
+#define REF_SET_BOOL_F32 REF_SET_BOOL_
+#define REF_SET_BOOL_F64 REF_SET_BOOL_
+#define REF_SET_BOOL_C64 REF_SET_BOOL_
+#define REF_SET_BOOL_C128 REF_SET_BOOL_
+#define REF_SET(res, RV, r, v) REF_SET_##res##_##RV(r, v)
+
+/* a's value in the wide type of each category */
+#define REF_B8(x) ((uint8_t)(x)->u)
+#define REF_I64(x) ((x)->i)
+#define REF_U64(x) ((x)->u)
+#define REF_F32(x) ((x)->g)
+#define REF_F64(x) ((x)->f)
+#define REF_C64(x) dlx_cf32_make((x)->g, (x)->gim)
+#define REF_C128(x) dlx_cf64_make((x)->f, (x)->im)
+
+#define REF_BIN_(A, op, E, np, k, cls, res, nar, py, swap)                                                      \
+  static rv refb_##op(const rv *a, const rv *b) {                                                              \
+    rv r = *a;                                                                                                 \
+    switch (a->cat) {                                                                                          \
+      case RV_BOOL: REF_IF_(DLX__CLSHAS_##cls##_BOOL)(REF_SET(res, BOOL, r, BIN_RULE(op, b8, REF_B8(a), REF_B8(b)));) break; \
+      case RV_SINT: REF_IF_(DLX__CLSHAS_##cls##_SINT)(REF_SET(res, SINT, r, BIN_RULE(op, i64, REF_I64(a), REF_I64(b)));) break; \
+      case RV_UINT: REF_IF_(DLX__CLSHAS_##cls##_UINT)(REF_SET(res, UINT, r, BIN_RULE(op, u64, REF_U64(a), REF_U64(b)));) break; \
+      case RV_F32: REF_IF_(DLX__CLSHAS_##cls##_REAL)(REF_SET(res, F32, r, BIN_RULE(op, f32, REF_F32(a), REF_F32(b)));) break; \
+      case RV_F64: REF_IF_(DLX__CLSHAS_##cls##_REAL)(REF_SET(res, F64, r, BIN_RULE(op, f64, REF_F64(a), REF_F64(b)));) break; \
+      case RV_C64: REF_IF_(DLX__CLSHAS_##cls##_CPLX)(REF_SET(res, C64, r, BIN_RULE(op, c64, REF_C64(a), REF_C64(b)));) break; \
+      case RV_C128: REF_IF_(DLX__CLSHAS_##cls##_CPLX)(REF_SET(res, C128, r, BIN_RULE(op, c128, REF_C128(a), REF_C128(b)));) break; \
+    }                                                                                                          \
+    return r;                                                                                                  \
+  }
+DLX__BINOP_TABLE(REF_BIN_, _)
+
+#define REF_UN_(A, op, E, np, k, cls, res, nar, py)                                                             \
+  static rv refu_##op(const rv *a) {                                                                           \
+    rv r = *a;                                                                                                 \
+    switch (a->cat) {                                                                                          \
+      case RV_BOOL: REF_IF_(DLX__CLSHAS_##cls##_BOOL)(REF_SET(res, BOOL, r, UN_RULE(op, b8, REF_B8(a)));) break; \
+      case RV_SINT: REF_IF_(DLX__CLSHAS_##cls##_SINT)(REF_SET(res, SINT, r, UN_RULE(op, i64, REF_I64(a)));) break; \
+      case RV_UINT: REF_IF_(DLX__CLSHAS_##cls##_UINT)(REF_SET(res, UINT, r, UN_RULE(op, u64, REF_U64(a)));) break; \
+      case RV_F32: REF_IF_(DLX__CLSHAS_##cls##_REAL)(REF_SET(res, F32, r, UN_RULE(op, f32, REF_F32(a)));) break; \
+      case RV_F64: REF_IF_(DLX__CLSHAS_##cls##_REAL)(REF_SET(res, F64, r, UN_RULE(op, f64, REF_F64(a)));) break; \
+      case RV_C64: REF_IF_(DLX__CLSHAS_##cls##_CPLX)(REF_SET(res, C64, r, UN_RULE(op, c64, REF_C64(a)));) break; \
+      case RV_C128: REF_IF_(DLX__CLSHAS_##cls##_CPLX)(REF_SET(res, C128, r, UN_RULE(op, c128, REF_C128(a)));) break; \
+    }                                                                                                          \
+    return r;                                                                                                  \
+  }
+DLX__UNOP_TABLE(REF_UN_, _)
 
 /* A comparison of int64 with uint64 (either order; the compute layer admits no other mixed pair):
  * expr.h's three-way rule on the exact values, then cmp OP 0 as its MIX_RULE does. */
+#define REF_MIX_CASE_(op, E, A, B) \
+  case DLX_OP_##E: return MIX_RULE(op, A, B, REF_##A(a), REF_##B(b));
+#define REF_i64(x) ((x)->i)
+#define REF_u64(x) ((x)->u)
 static uint8_t mixed_compare(dlx_binop op, const rv *a, const rv *b) {
-  const int c = a->cat == RV_SINT ? dlx__cmp3_i64_u64(a->i, b->u) : dlx__cmp3_u64_i64(a->u, b->i);
-  return ORDER(op, SINT, i32, c, 0);
+  if (a->cat == RV_SINT) {
+    switch (op) {
+#define REF_MIX_SU_(op, E, A, B) REF_MIX_PICK_##A(op, E, A, B)
+#define REF_MIX_PICK_i64(op, E, A, B) REF_MIX_CASE_(op, E, A, B)
+#define REF_MIX_PICK_u64(op, E, A, B)
+      MIX_TABLE(REF_MIX_SU_)
+      default: return 0;
+    }
+  }
+  switch (op) {
+#define REF_MIX_US_(op, E, A, B) REF_MIX_PICK2_##A(op, E, A, B)
+#define REF_MIX_PICK2_u64(op, E, A, B) REF_MIX_CASE_(op, E, A, B)
+#define REF_MIX_PICK2_i64(op, E, A, B)
+    MIX_TABLE(REF_MIX_US_)
+    default: return 0;
+  }
 }
 
 static rv binop(dlx_binop op, const rv *a, const rv *b) {
-  rv r = *a;
   if (dlx__op_is_comparison(op) && a->cat != b->cat) {
+    rv r;
     memset(&r, 0, sizeof r);
     r.cat = RV_BOOL;
     r.u = mixed_compare(op, a, b);
     return r;
   }
-  if (dlx__op_is_comparison(op)) {
-    uint8_t res = 0;
-    switch (a->cat) {
-      case RV_BOOL: res = ORDER(op, BOOL, b8, (uint8_t)a->u, (uint8_t)b->u); break;
-      case RV_SINT: res = ORDER(op, SINT, i64, a->i, b->i); break;
-      case RV_UINT: res = ORDER(op, UINT, u64, a->u, b->u); break;
-      case RV_F32: res = ORDER(op, REAL, f32, a->g, b->g); break;
-      case RV_F64: res = ORDER(op, REAL, f64, a->f, b->f); break;
-      case RV_C64: {
-        const dlx__cf32 x = dlx_cf32_make(a->g, a->gim), y = dlx_cf32_make(b->g, b->gim);
-        res = op == DLX_OP_EQ ? EQ_CPLX(x, y, c64) : NE_CPLX(x, y, c64);
-        break;
-      }
-      case RV_C128: {
-        const dlx__cf64 x = dlx_cf64_make(a->f, a->im), y = dlx_cf64_make(b->f, b->im);
-        res = op == DLX_OP_EQ ? EQ_CPLX(x, y, c128) : NE_CPLX(x, y, c128);
-        break;
-      }
-    }
-    memset(&r, 0, sizeof r);
-    r.cat = RV_BOOL;
-    r.u = res;
-    return r;
+  switch (op) {
+#define REF_BIN_CASE_(A, op, E, np, k, cls, res, nar, py, swap) \
+  case DLX_OP_##E: return refb_##op(a, b);
+    DLX__BINOP_TABLE(REF_BIN_CASE_, _)
+    default: return *a; /* the compute layer refuses any other value */
   }
-  switch (a->cat) {
-    case RV_BOOL: r.u = op == DLX_OP_ADD ? ADD_BOOL(a->u, b->u, b8) : MUL_BOOL(a->u, b->u, b8); break;
-    /* 64-bit wrap-around, truncated to the output's width by the store: the same bits as the typed rule
-     * at the narrower width (INT8_MIN / -1 included) */
-    case RV_SINT: r.i = ARITH(op, SINT, i64, a->i, b->i); break;
-    case RV_UINT: r.u = ARITH(op, UINT, u64, a->u, b->u); break;
-    case RV_F32: set_f32(&r, ARITH(op, REAL, f32, a->g, b->g), 0.0f); break;
-    case RV_F64: r.f = ARITH(op, REAL, f64, a->f, b->f); break;
-    case RV_C64: {
-      const dlx__cf32 x = dlx_cf32_make(a->g, a->gim), y = dlx_cf32_make(b->g, b->gim);
-      const dlx__cf32 z = ARITH(op, CPLX, c64, x, y);
-      set_f32(&r, z.re, z.im);
-      break;
-    }
-    case RV_C128: {
-      const dlx__cf64 x = dlx_cf64_make(a->f, a->im), y = dlx_cf64_make(b->f, b->im);
-      const dlx__cf64 z = ARITH(op, CPLX, c128, x, y);
-      r.f = z.re;
-      r.im = z.im;
-      break;
-    }
-  }
-  return r;
 }
-
-/* op(a) for op OP of the unary list (kernels/ew_names.h), in a's category (bool never gets here: the
- * compute layer refuses it). Narrow floats compute in float32 here, as every backend's result decodes. */
-#define REF_UNARY_(OP, _)                                                                              \
-  static rv un_##OP(const rv *a) {                                                                     \
-    rv r = *a;                                                                                         \
-    switch (a->cat) {                                                                                  \
-      case RV_BOOL: break;                                                                             \
-      /* 64-bit wrap-around, truncated by the store, as in binop */                                    \
-      case RV_SINT: r.i = UN_RULE(OP, i64, a->i); break;                                               \
-      case RV_UINT: r.u = UN_RULE(OP, u64, a->u); break;                                               \
-      case RV_F32: set_f32(&r, UN_RULE(OP, f32, a->g), 0.0f); break;                                   \
-      case RV_F64: r.f = UN_RULE(OP, f64, a->f); break;                                                \
-      case RV_C64: {                                                                                   \
-        const dlx__cf32 z = UN_RULE(OP, c64, dlx_cf32_make(a->g, a->gim));                             \
-        set_f32(&r, z.re, z.im);                                                                       \
-        break;                                                                                         \
-      }                                                                                                \
-      case RV_C128: {                                                                                  \
-        const dlx__cf64 z = UN_RULE(OP, c128, dlx_cf64_make(a->f, a->im));                             \
-        r.f = z.re;                                                                                    \
-        r.im = z.im;                                                                                   \
-        break;                                                                                         \
-      }                                                                                                \
-    }                                                                                                  \
-    return r;                                                                                          \
-  }
-DLX__UNOP_LIST(REF_UNARY_, _)
 
 static rv unop(dlx_unop op, const rv *a) {
   switch (op) {
-#define REF_UNARY_CASE_(OP, _) \
-  case ENUM_##OP: return un_##OP(a);
-    DLX__UNOP_LIST(REF_UNARY_CASE_, _)
+#define REF_UN_CASE_(A, op, E, np, k, cls, res, nar, py) \
+  case DLX_UNOP_##E: return refu_##op(a);
+    DLX__UNOP_TABLE(REF_UN_CASE_, _)
     default: return *a; /* the compute layer refuses any other value */
   }
+}
+
+/* clip(a, lo, hi) in a's category (the class ORDERED: bool, integers, floats). */
+static rv clip_elem(const rv *a, const rv *lo, const rv *hi) {
+  rv r = *a;
+  switch (a->cat) {
+    case RV_BOOL: r.u = CLIP_RULE(b8, REF_B8(a), REF_B8(lo), REF_B8(hi)); break;
+    case RV_SINT: r.i = CLIP_RULE(i64, a->i, lo->i, hi->i); break;
+    case RV_UINT: r.u = CLIP_RULE(u64, a->u, lo->u, hi->u); break;
+    case RV_F32: set_f32(&r, CLIP_RULE(f32, a->g, lo->g, hi->g), 0.0f); break;
+    case RV_F64: r.f = CLIP_RULE(f64, a->f, lo->f, hi->f); break;
+    default: break; /* complex: refused by the compute layer */
+  }
+  return r;
 }
 
 /* out = s * t1 + t2, in out's (t2's) category. */
@@ -327,16 +347,25 @@ static rv fma_elem(double s, const rv *a, const rv *b) {
   return r;
 }
 
+/* A byte move of one element: bytes, or bit fields of packed elements. */
+static void move_elem(const dlx_view *dst, int64_t oo, const dlx_view *src, int64_t io) {
+  if (is_packed(dst) || is_packed(src)) {
+    set_code(dst, oo, get_code(src, io));
+  } else {
+    const int64_t size = (int64_t)dlx_dtype_itemsize(dst->dtype);
+    memcpy((char *)dst->data + oo * size, (const char *)src->data + io * size, (size_t)size);
+  }
+}
+
 static void element(const dlx__ew_op *op, const dlx_view *const *v, int64_t oo, const int64_t *io) {
   /* a cast to the same dtype is a copy (bytes kept as they are, as the backends do) */
   if (dlx__ew_is_move(op)) {
-    /* dtype-blind: bytes, or bit fields of packed elements */
-    if (is_packed(v[0]) || is_packed(v[1])) {
-      set_code(v[0], oo, get_code(v[1], io[0]));
-    } else {
-      const int64_t size = (int64_t)dlx_dtype_itemsize(v[0]->dtype);
-      memcpy((char *)v[0]->data + oo * size, (const char *)v[1]->data + io[0] * size, (size_t)size);
-    }
+    move_elem(v[0], oo, v[1], io[0]);
+    return;
+  }
+  if (op->kind == DLX_EW_TERNARY && op->ternop == DLX_TERNOP_WHERE) {
+    const bool cond = *((const unsigned char *)v[1]->data + io[0]) != 0;
+    move_elem(v[0], oo, cond ? v[2] : v[3], cond ? io[1] : io[2]);
     return;
   }
   const rv a = load(v[1], io[0]);
@@ -344,7 +373,8 @@ static void element(const dlx__ew_op *op, const dlx_view *const *v, int64_t oo, 
     store(v[0], oo, &a);
     return;
   }
-  if (op->kind == DLX_EW_UNARY && !dlx__kd_is_native(dlx__kd_of(v[0]->dtype))) {
+  if (op->kind == DLX_EW_UNARY && !dlx__kd_is_native(dlx__kd_of(v[1]->dtype)) &&
+      dlx__unop_info[op->unop].nar == DLX__NAR_CODE) {
     /* narrow formats negate their codes (NaN payloads kept) */
     const dlx__cvt_format fmt = dlx__cvt_format_value(v[0]->dtype.code);
     set_code(v[0], oo, dlx__cvt_negate(&fmt, get_code(v[1], io[0])));
@@ -356,6 +386,12 @@ static void element(const dlx__ew_op *op, const dlx_view *const *v, int64_t oo, 
     return;
   }
   const rv b = load(v[2], io[1]);
+  if (op->kind == DLX_EW_TERNARY) {
+    const rv c = load(v[3], io[2]);
+    const rv r = clip_elem(&a, &b, &c);
+    store(v[0], oo, &r);
+    return;
+  }
   const rv r = op->kind == DLX_EW_BINARY ? binop(op->op, &a, &b) : fma_elem(op->scalar, &a, &b);
   store(v[0], oo, &r);
 }
@@ -363,7 +399,7 @@ static void element(const dlx__ew_op *op, const dlx_view *const *v, int64_t oo, 
 void dlx__ref_run(const dlx__ew_op *op, const dlx_view *const *views) {
   const dlx_view *o = views[0];
   const int32_t nd = o->ndim;
-  int64_t st[2][DLX_MAX_NDIM];
+  int64_t st[DLX__EW_MAX_IN][DLX_MAX_NDIM];
   for (int k = 0; k < op->nin; ++k) {
     const dlx_view *v = views[k + 1];
     for (int32_t d = 0; d < nd; ++d) {
@@ -374,7 +410,7 @@ void dlx__ref_run(const dlx__ew_op *op, const dlx_view *const *views) {
   const int64_t n = dlx_view_size(o);
   int64_t idx[DLX_MAX_NDIM] = {0};
   for (int64_t e = 0; e < n; ++e) {
-    int64_t oo = 0, io[2] = {0, 0};
+    int64_t oo = 0, io[DLX__EW_MAX_IN] = {0, 0, 0};
     for (int32_t d = 0; d < nd; ++d) {
       oo += idx[d] * o->strides[d];
       for (int k = 0; k < op->nin; ++k) io[k] += idx[d] * st[k][d];

@@ -14,6 +14,7 @@
 #include "dlx/layout.h"
 #include "dlx/ops.h"
 #include "kernels/convert.h" /* DLX_HD: the helpers below are device code too */
+#include "kernels/op_table.h"
 
 /* Kernel dtype index: the native C types first (they have typed loops), then the narrow floats, which
  * compute in float32 ("staged": decoded in blocks, computed, encoded back). */
@@ -66,7 +67,18 @@ static inline DLX_HD uint8_t dlx__kd_narrow_code(dlx__kd k) {
                             : (uint8_t)(k - DLX_KD_F8_E3M4 + DLX_CODE_FLOAT8_E3M4);
 }
 
-typedef enum dlx__ew_kind { DLX_EW_COPY, DLX_EW_FILL, DLX_EW_CAST, DLX_EW_UNARY, DLX_EW_BINARY, DLX_EW_FMA } dlx__ew_kind;
+typedef enum dlx__ew_kind {
+  DLX_EW_COPY,
+  DLX_EW_FILL,
+  DLX_EW_CAST,
+  DLX_EW_UNARY,
+  DLX_EW_BINARY,
+  DLX_EW_FMA,
+  DLX_EW_TERNARY
+} dlx__ew_kind;
+
+/* The most inputs an op takes (where, clip). */
+#define DLX__EW_MAX_IN 3
 
 /* The largest element an op takes by value (complex128, int128, float32x4). Larger elements (vector
  * dtypes of many lanes, which only copy and fill move) are staged through a copy instead. */
@@ -83,21 +95,23 @@ typedef struct dlx__ew_op {
   dlx__ew_kind kind;
   dlx_unop unop;       /* DLX_EW_UNARY */
   dlx_binop op;        /* DLX_EW_BINARY */
+  dlx_ternop ternop;   /* DLX_EW_TERNARY */
   double scalar;       /* DLX_EW_FMA: out = scalar * in0 + in1 */
-  int nin;             /* inputs: 1 (copy, fill, cast, unary) or 2 */
-  DLDataType dtype[3]; /* out, in0, in1; byte-sized (padded when sub-byte) */
+  int nin;             /* inputs: 1 (copy, fill, cast, unary), 2 (binary, fma) or 3 (ternary) */
+  DLDataType dtype[1 + DLX__EW_MAX_IN]; /* out, in0, in1, in2; byte-sized (padded when sub-byte); binary and fma
+                                         * ops repeat in1 in dtype[3], unary ops in0 in dtype[2] and [3] */
   DLDevice device;     /* where it runs: the backend's home for the output (cpu:0 for host memory) */
   /* Inputs given by value: a one-element input in host memory of an op on another backend's memory (a
    * host scalar of an op on the GPU: t + 1, t.fill_(2)). Its element was read on the host when the op
    * was queued: byval[k] is set for input k, its bytes are in value[k] (a padded code for float6/float4),
    * the plan's pointer of that operand points at a host copy of them and its every stride is 0. A device backend hands
    * the bytes to its kernel with the launch, so no copy (and no host synchronisation) stages them. */
-  bool byval[2];
-  dlx__ew_value value[2];
+  bool byval[DLX__EW_MAX_IN];
+  dlx__ew_value value[DLX__EW_MAX_IN];
   /* Inputs in host-accessible memory of an op on a backend whose loops read host memory in place
    * (dlx__compute_ops.reads_host: oneAPI, which runs the CPU loops): host[k] is set for input k, whose
    * plan pointer is plain host memory, no memory of the backend's device. */
-  bool host[2];
+  bool host[DLX__EW_MAX_IN];
 } dlx__ew_op;
 
 /* Same-dtype moves (copy, fill, a cast to the operand's own dtype) are dtype-blind byte copies. */
@@ -106,7 +120,6 @@ static inline bool dlx__ew_is_move(const dlx__ew_op *op) {
          (op->kind == DLX_EW_CAST && dlx_dtype_equal(op->dtype[0], op->dtype[1]));
 }
 
-static inline bool dlx__op_is_comparison(dlx_binop op) { return op >= DLX_OP_LT && op <= DLX_OP_NE; }
 
 /* The one pair of different input dtypes a binary op takes: int64 with uint64 (either order), in the six
  * comparisons only, compared exactly (expr.h's MIX_RULE). Its index in the backends' tables, or -1 for

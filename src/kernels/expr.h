@@ -19,6 +19,7 @@
 
 #include "kernels/convert.h"
 #include "kernels/ew_names.h"
+#include "kernels/op_table.h"
 
 #define DLX_EXPR static inline DLX_HD
 
@@ -242,18 +243,132 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
 #define NE_BOOL(a, b, N) CMP_((a) != 0, (b) != 0, !=)
 #define NE_CPLX(a, b, N) ((uint8_t)((a).re != (b).re || (a).im != (b).im))
 
-/* The result type of an op: the operands' for arithmetic, bool (one byte) for comparisons; the rule's
- * prefix for each op's lower-case name. */
-#define OUT_add(N) S_##N
-#define OUT_sub(N) S_##N
-#define OUT_mul(N) S_##N
-#define OUT_div(N) S_##N
-#define OUT_lt(N) uint8_t
-#define OUT_le(N) uint8_t
-#define OUT_gt(N) uint8_t
-#define OUT_ge(N) uint8_t
-#define OUT_eq(N) uint8_t
-#define OUT_ne(N) uint8_t
+/* ---- the ops after the first ten (op_table.h's rows), one rule per category the row's class takes ---- */
+
+/* libm's float32 / float64 function of one name (sqrtf / sqrt): IEEE 754 makes each one used here exact
+ * (sqrt correctly rounded; floor, ceil, trunc, rint, fabs, copysign, fmod exact), so C, CUDA and every
+ * SIMD level agree */
+#define MF_f32(fn) fn##f
+#define MF_f64(fn) fn
+#define BITS_i8 8u
+#define BITS_i16 16u
+#define BITS_i32 32u
+#define BITS_i64 64u
+#define BITS_u8 8u
+#define BITS_u16 16u
+#define BITS_u32 32u
+#define BITS_u64 64u
+
+/* maximum / minimum propagate NaN (the first operand's when both are NaN) and give b on a tie (0 and -0),
+ * as NumPy's SIMD loops do; fmax / fmin drop a NaN for the other operand and give a on a tie (C's fmax) */
+#define MAXIMUM_BOOL(a, b, N) ((a) > (b) ? (a) : (b))
+#define MAXIMUM_SINT MAXIMUM_BOOL
+#define MAXIMUM_UINT MAXIMUM_BOOL
+#define MAXIMUM_REAL(a, b, N) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) > (b) ? (a) : (b))
+#define MINIMUM_BOOL(a, b, N) ((a) < (b) ? (a) : (b))
+#define MINIMUM_SINT MINIMUM_BOOL
+#define MINIMUM_UINT MINIMUM_BOOL
+#define MINIMUM_REAL(a, b, N) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) < (b) ? (a) : (b))
+#define FMAX_BOOL(a, b, N) ((a) >= (b) ? (a) : (b))
+#define FMAX_SINT FMAX_BOOL
+#define FMAX_UINT FMAX_BOOL
+#define FMAX_REAL(a, b, N) (((b) != (b) || (a) >= (b)) ? (a) : (b))
+#define FMIN_BOOL(a, b, N) ((a) <= (b) ? (a) : (b))
+#define FMIN_SINT FMIN_BOOL
+#define FMIN_UINT FMIN_BOOL
+#define FMIN_REAL(a, b, N) (((b) != (b) || (a) <= (b)) ? (a) : (b))
+
+/* Python's % and // (the result of % has b's sign; // rounds toward -inf). Integers: x % 0 and x // 0
+ * are 0, INT_MIN // -1 is INT_MIN (the wrapped negation); no trap. Floats as NumPy's divmod: fmod (exact),
+ * the remainder moved into b's sign, the quotient (a - mod) / b rounded to the nearest integer; b == 0
+ * gives fmod's NaN and a / b; a zero remainder takes b's sign, a zero quotient the sign of a / b. */
+#define REMAINDER_SINT(a, b, N) \
+  ((b) == 0 || (b) == -1 ? (S_##N)0 : (S_##N)(((a) % (b) != 0 && (((a) % (b) < 0) != ((b) < 0))) ? (a) % (b) + (b) : (a) % (b)))
+#define REMAINDER_UINT(a, b, N) ((b) == 0 ? (S_##N)0 : (S_##N)((a) % (b)))
+#define REMAINDER_REAL(a, b, N) dlx__remainder_##N(a, b)
+#define FLOOR_DIVIDE_SINT(a, b, N)                                                                         \
+  ((b) == 0 ? (S_##N)0 : (b) == -1 ? (S_##N)((W_##N)0 - (W_##N)(a))                                      \
+   : (S_##N)((a) / (b) - (((a) % (b) != 0 && (((a) < 0) != ((b) < 0))) ? 1 : 0)))
+#define FLOOR_DIVIDE_UINT(a, b, N) ((b) == 0 ? (S_##N)0 : (S_##N)((a) / (b)))
+#define FLOOR_DIVIDE_REAL(a, b, N) dlx__floor_divide_##N(a, b)
+#define DLX_DEF_DIVMOD(N, T)                                                                             \
+  DLX_EXPR T dlx__remainder_##N(T a, T b) {                                                             \
+    T mod = MF_##N(fmod)(a, b);                                                                          \
+    if (b == 0) return mod;                                                                              \
+    if (mod != 0) {                                                                                      \
+      if ((b < 0) != (mod < 0)) mod += b;                                                                \
+    } else {                                                                                             \
+      mod = MF_##N(copysign)((T)0, b);                                                                   \
+    }                                                                                                    \
+    return mod;                                                                                          \
+  }                                                                                                      \
+  DLX_EXPR T dlx__floor_divide_##N(T a, T b) {                                                          \
+    if (b == 0) return a / b;                                                                            \
+    const T mod = MF_##N(fmod)(a, b);                                                                    \
+    T div = (a - mod) / b;                                                                               \
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= (T)1;                                                 \
+    if (div == 0) return MF_##N(copysign)((T)0, a / b);                                                 \
+    T fl = MF_##N(floor)(div);                                                                           \
+    if (div - fl > (T)0.5) fl += (T)1;                                                                   \
+    return fl;                                                                                           \
+  }
+DLX_DEF_DIVMOD(f32, float)
+DLX_DEF_DIVMOD(f64, double)
+
+/* a ** b by squaring, modulo 2^64 (then truncated to the dtype: the same bits as at its width). A negative
+ * exponent gives 1 / a ** -b truncated toward zero: 1 for a == 1, +-1 for a == -1, else 0. */
+DLX_EXPR uint64_t dlx__ipow(uint64_t a, uint64_t e) {
+  uint64_t r = 1;
+  while (e != 0) {
+    if (e & 1u) r *= a;
+    a *= a;
+    e >>= 1;
+  }
+  return r;
+}
+#define POWER_SINT(a, b, N) \
+  ((b) < 0 ? (S_##N)((a) == 1 ? 1 : (a) == -1 ? (((b) & 1) ? -1 : 1) : 0) : (S_##N)dlx__ipow((uint64_t)(a), (uint64_t)(b)))
+#define POWER_UINT(a, b, N) ((S_##N)dlx__ipow((uint64_t)(a), (uint64_t)(b)))
+#define COPYSIGN_REAL(a, b, N) MF_##N(copysign)(a, b)
+#define BITWISE_AND_BOOL(a, b, N) ((uint8_t)(((a) != 0) & ((b) != 0)))
+#define BITWISE_AND_SINT(a, b, N) ((S_##N)((a) & (b)))
+#define BITWISE_AND_UINT BITWISE_AND_SINT
+#define BITWISE_OR_BOOL(a, b, N) ((uint8_t)(((a) != 0) | ((b) != 0)))
+#define BITWISE_OR_SINT(a, b, N) ((S_##N)((a) | (b)))
+#define BITWISE_OR_UINT BITWISE_OR_SINT
+#define BITWISE_XOR_BOOL(a, b, N) ((uint8_t)(((a) != 0) ^ ((b) != 0)))
+#define BITWISE_XOR_SINT(a, b, N) ((S_##N)((a) ^ (b)))
+#define BITWISE_XOR_UINT BITWISE_XOR_SINT
+/* NumPy's shifts: a count of the bit width or more, or a negative one (a huge count as uint64), shifts
+ * everything out: 0, or -1 for a negative a shifted right (right shifts of signed values are arithmetic
+ * in GCC, clang and nvcc) */
+#define LEFT_SHIFT_SINT(a, b, N) ((uint64_t)(b) >= BITS_##N ? (S_##N)0 : (S_##N)((W_##N)(a) << (b)))
+#define LEFT_SHIFT_UINT LEFT_SHIFT_SINT
+#define RIGHT_SHIFT_SINT(a, b, N) ((uint64_t)(b) >= BITS_##N ? (S_##N)((a) < 0 ? -1 : 0) : (S_##N)((a) >> (b)))
+#define RIGHT_SHIFT_UINT(a, b, N) ((uint64_t)(b) >= BITS_##N ? (S_##N)0 : (S_##N)((a) >> (b)))
+/* logical ops: a number is true when non-zero (NaN is true; complex: either part) */
+#define TRUTH_BOOL(x) ((x) != 0)
+#define TRUTH_SINT(x) ((x) != 0)
+#define TRUTH_UINT(x) ((x) != 0)
+#define TRUTH_REAL(x) ((x) != 0)
+#define TRUTH_CPLX(x) ((x).re != 0 || (x).im != 0)
+#define LOGICAL_AND_BOOL(a, b, N) ((uint8_t)(TRUTH_BOOL(a) && TRUTH_BOOL(b)))
+#define LOGICAL_AND_SINT(a, b, N) ((uint8_t)(TRUTH_SINT(a) && TRUTH_SINT(b)))
+#define LOGICAL_AND_UINT(a, b, N) ((uint8_t)(TRUTH_UINT(a) && TRUTH_UINT(b)))
+#define LOGICAL_AND_REAL(a, b, N) ((uint8_t)(TRUTH_REAL(a) && TRUTH_REAL(b)))
+#define LOGICAL_AND_CPLX(a, b, N) ((uint8_t)(TRUTH_CPLX(a) && TRUTH_CPLX(b)))
+#define LOGICAL_OR_BOOL(a, b, N) ((uint8_t)(TRUTH_BOOL(a) || TRUTH_BOOL(b)))
+#define LOGICAL_OR_SINT(a, b, N) ((uint8_t)(TRUTH_SINT(a) || TRUTH_SINT(b)))
+#define LOGICAL_OR_UINT(a, b, N) ((uint8_t)(TRUTH_UINT(a) || TRUTH_UINT(b)))
+#define LOGICAL_OR_REAL(a, b, N) ((uint8_t)(TRUTH_REAL(a) || TRUTH_REAL(b)))
+#define LOGICAL_OR_CPLX(a, b, N) ((uint8_t)(TRUTH_CPLX(a) || TRUTH_CPLX(b)))
+#define LOGICAL_XOR_BOOL(a, b, N) ((uint8_t)(TRUTH_BOOL(a) != TRUTH_BOOL(b)))
+#define LOGICAL_XOR_SINT(a, b, N) ((uint8_t)(TRUTH_SINT(a) != TRUTH_SINT(b)))
+#define LOGICAL_XOR_UINT(a, b, N) ((uint8_t)(TRUTH_UINT(a) != TRUTH_UINT(b)))
+#define LOGICAL_XOR_REAL(a, b, N) ((uint8_t)(TRUTH_REAL(a) != TRUTH_REAL(b)))
+#define LOGICAL_XOR_CPLX(a, b, N) ((uint8_t)(TRUTH_CPLX(a) != TRUTH_CPLX(b)))
+
+/* The rule's prefix of each binary op (op_table.h's short names). */
 #define UP_add ADD
 #define UP_sub SUB
 #define UP_mul MUL
@@ -264,29 +379,49 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
 #define UP_ge GE
 #define UP_eq EQ
 #define UP_ne NE
+#define UP_maximum MAXIMUM
+#define UP_minimum MINIMUM
+#define UP_fmax FMAX
+#define UP_fmin FMIN
+#define UP_remainder REMAINDER
+#define UP_floor_divide FLOOR_DIVIDE
+#define UP_power POWER
+#define UP_copysign COPYSIGN
+#define UP_bitwise_and BITWISE_AND
+#define UP_bitwise_or BITWISE_OR
+#define UP_bitwise_xor BITWISE_XOR
+#define UP_left_shift LEFT_SHIFT
+#define UP_right_shift RIGHT_SHIFT
+#define UP_logical_and LOGICAL_AND
+#define UP_logical_or LOGICAL_OR
+#define UP_logical_xor LOGICAL_XOR
 
 #define OPRULE__(U, C, a, b, N) U##_##C(a, b, N)
 #define OPRULE_(U, C, a, b, N) OPRULE__(U, C, a, b, N)
-/* a OP b for dtype N (OP: add ... ne) */
+/* a OP b for dtype N (OP: a short name of op_table.h) */
 #define BIN_RULE(OP, N, a, b) OPRULE_(UP_##OP, CAT_##N, a, b, N)
 
-/* Which (op, dtype) pairs exist: bool has no sub/div, complex no ordering. */
-#define BIN_ALL(X, OP) NATIVE_LIST(X, OP)
-#define BIN_NOBOOL(X, OP) INT_LIST(X, OP) REAL_LIST(X, OP) CPLX_LIST(X, OP)
-#define BIN_ORDERED(X, OP) X(OP, b8) INT_LIST(X, OP) REAL_LIST(X, OP)
-#define BIN_DTYPES_add BIN_ALL
-#define BIN_DTYPES_sub BIN_NOBOOL
-#define BIN_DTYPES_mul BIN_ALL
-#define BIN_DTYPES_div BIN_NOBOOL
-#define BIN_DTYPES_lt BIN_ORDERED
-#define BIN_DTYPES_le BIN_ORDERED
-#define BIN_DTYPES_gt BIN_ORDERED
-#define BIN_DTYPES_ge BIN_ORDERED
-#define BIN_DTYPES_eq BIN_ALL
-#define BIN_DTYPES_ne BIN_ALL
-/* X(op, dtype) for every pair, from the op list (ew_names.h) */
-#define BIN_TABLE_OP_(OP, X) BIN_DTYPES_##OP(X, OP)
-#define BIN_TABLE(X) DLX__BINOP_LIST(BIN_TABLE_OP_, X)
+/* The result type of a row: the operands' (SAME) or bool (one byte). */
+#define OUT_SAME(N) S_##N
+#define OUT_BOOL(N) uint8_t
+
+/* The native dtypes of a dtype class (op_table.h): X(A, N) for each. */
+#define CLSLIST_ALL(X, A) NATIVE_LIST(X, A)
+#define CLSLIST_NOBOOL(X, A) INT_LIST(X, A) REAL_LIST(X, A) CPLX_LIST(X, A)
+#define CLSLIST_ORDERED(X, A) X(A, b8) INT_LIST(X, A) REAL_LIST(X, A)
+#define CLSLIST_INTREAL(X, A) INT_LIST(X, A) REAL_LIST(X, A)
+#define CLSLIST_REAL(X, A) REAL_LIST(X, A)
+#define CLSLIST_INT(X, A) INT_LIST(X, A)
+#define CLSLIST_INTBOOL(X, A) X(A, b8) INT_LIST(X, A)
+
+/* Every (op, dtype) cell of a table: X(op, ENUM, RES, N) for each op of the table and each native dtype of
+ * its class, RES its result (SAME / BOOL: OUT_##RES(N) is the output's type). */
+#define DLX__EXPAND_(...) __VA_ARGS__
+#define DLX__CELL_CALL_(...) DLX__CELL_CALL2_(__VA_ARGS__)
+#define DLX__CELL_CALL2_(X, op, E, res, N) X(op, E, res, N)
+#define DLX__CELL_(T, N) DLX__CELL_CALL_(DLX__EXPAND_ T, N)
+#define BIN_TABLE_ROW_(X, op, E, np, k, cls, res, nar, py, swap) CLSLIST_##cls(DLX__CELL_, (X, op, E, res))
+#define BIN_TABLE(X) DLX__BINOP_TABLE(BIN_TABLE_ROW_, X)
 
 /* ======================================================================================================
  * Mixed-sign comparisons: int64 with uint64 (either order), the one pair of integer dtypes whose common
@@ -305,22 +440,17 @@ DLX_EXPR int dlx__cmp3_u64_i64(uint64_t a, int64_t b) { return -dlx__cmp3_i64_u6
 /* a OP b for a of dtype A and b of dtype B, a mixed pair (OP: lt ... ne): the SINT rule on (cmp, 0) */
 #define MIX_RULE(OP, A, B, a, b) BIN_RULE(OP, i32, dlx__cmp3_##A##_##B(a, b), 0)
 
-/* Which (op, dtype pair) exist: the comparisons, on both orders of the pair; X(op, A, B) */
-#define MIX_PAIRS(X, OP) X(OP, i64, u64) X(OP, u64, i64)
-#define MIX_NONE(X, OP)
-#define MIX_DTYPES_add MIX_NONE
-#define MIX_DTYPES_sub MIX_NONE
-#define MIX_DTYPES_mul MIX_NONE
-#define MIX_DTYPES_div MIX_NONE
-#define MIX_DTYPES_lt MIX_PAIRS
-#define MIX_DTYPES_le MIX_PAIRS
-#define MIX_DTYPES_gt MIX_PAIRS
-#define MIX_DTYPES_ge MIX_PAIRS
-#define MIX_DTYPES_eq MIX_PAIRS
-#define MIX_DTYPES_ne MIX_PAIRS
-/* X(op, A, B) for every mixed pair, from the op list (ew_names.h) */
-#define MIX_TABLE_OP_(OP, X) MIX_DTYPES_##OP(X, OP)
-#define MIX_TABLE(X) DLX__BINOP_LIST(MIX_TABLE_OP_, X)
+/* Which (op, dtype pair) exist: the comparisons, on both orders of the pair; X(op, ENUM, A, B) */
+#define MIX_PAIRS(X, OP, E) X(OP, E, i64, u64) X(OP, E, u64, i64)
+#define MIX_NONE(X, OP, E)
+/* the comparisons (kind CMP) take them, no other op */
+#define MIX_KIND_CMP MIX_PAIRS
+#define MIX_KIND_ARITH MIX_NONE
+#define MIX_KIND_LOGIC MIX_NONE
+#define MIX_KIND_BIT MIX_NONE
+#define MIX_TABLE_ROW_(X, op, E, np, kind, cls, res, nar, py, swap) MIX_KIND_##kind(X, op, E)
+/* X(op, ENUM, A, B) for every mixed pair, from the op table */
+#define MIX_TABLE(X) DLX__BINOP_TABLE(MIX_TABLE_ROW_, X)
 
 /* ======================================================================================================
  * Unary ops. Negation: integers wrap; floats negate (IEEE negate: the sign bit flips, NaN included, so
@@ -333,16 +463,124 @@ DLX_EXPR int dlx__cmp3_u64_i64(uint64_t a, int64_t b) { return -dlx__cmp3_i64_u6
 #define NEG_UINT(x, N) ((S_##N)((W_##N)0 - (W_##N)(x)))
 #define NEG_REAL(x, N) (-(x))
 #define NEG_CPLX(x, N) MK_##N(-(x).re, -(x).im)
+/* |x|: integers wrap (|INT_MIN| is INT_MIN, as NumPy), floats clear the sign bit (NaN included) */
+#define ABSOLUTE_BOOL(x, N) (x)
+#define ABSOLUTE_SINT(x, N) ((x) < 0 ? (S_##N)((W_##N)0 - (W_##N)(x)) : (x))
+#define ABSOLUTE_UINT(x, N) (x)
+#define ABSOLUTE_REAL(x, N) MF_##N(fabs)(x)
+/* -1, 0, 1; NaN stays (NumPy); -0.0 gives +0.0 */
+#define SIGN_SINT(x, N) ((S_##N)(((x) > 0) - ((x) < 0)))
+#define SIGN_UINT(x, N) ((S_##N)((x) > 0))
+#define SIGN_REAL(x, N) ((x) > 0 ? (S_##N)1 : (x) < 0 ? (S_##N)-1 : (x) == 0 ? (S_##N)0 : (x))
+#define SQUARE_SINT(x, N) MUL_SINT(x, x, N)
+#define SQUARE_UINT(x, N) MUL_UINT(x, x, N)
+#define SQUARE_REAL(x, N) ((x) * (x))
+#define SQUARE_CPLX(x, N) dlx_cmul_##N(x, x)
+#define SQRT_REAL(x, N) MF_##N(sqrt)(x)
+/* integers: 1 / x truncated, 1 / 0 is 0 (as x / 0; NumPy's int32 and int64 loops give INT_MIN there, from
+ * an undefined conversion of inf) */
+#define RECIPROCAL_SINT(x, N) ((x) == 1 || (x) == -1 ? (x) : (S_##N)0)
+#define RECIPROCAL_UINT(x, N) ((x) == 1 ? (x) : (S_##N)0)
+#define RECIPROCAL_REAL(x, N) ((S_##N)1 / (x))
+#define RECIPROCAL_CPLX(x, N) dlx_crecip_##N(x)
+/* NumPy's complex reciprocal: the smaller part over the larger, as Smith's division of 1 by x */
+#define DLX_DEF_CRECIP(N, T, MK, ABS)                                                                  \
+  DLX_EXPR S_##N dlx_crecip_##N(S_##N x) {                                                             \
+    if (ABS(x.im) <= ABS(x.re)) {                                                                      \
+      const T r = x.im / x.re, d = x.re + x.im * r;                                                    \
+      return MK((T)1 / d, -r / d);                                                                     \
+    }                                                                                                  \
+    const T r = x.re / x.im, d = x.re * r + x.im;                                                      \
+    return MK(r / d, (T)-1 / d);                                                                       \
+  }
+DLX_DEF_CRECIP(c64, float, dlx_cf32_make, fabsf)
+DLX_DEF_CRECIP(c128, double, dlx_cf64_make, fabs)
+/* roundings: integers and bool are integral already */
+#define FLOOR_BOOL(x, N) (x)
+#define FLOOR_SINT(x, N) (x)
+#define FLOOR_UINT(x, N) (x)
+#define FLOOR_REAL(x, N) MF_##N(floor)(x)
+#define CEIL_BOOL(x, N) (x)
+#define CEIL_SINT(x, N) (x)
+#define CEIL_UINT(x, N) (x)
+#define CEIL_REAL(x, N) MF_##N(ceil)(x)
+#define TRUNC_BOOL(x, N) (x)
+#define TRUNC_SINT(x, N) (x)
+#define TRUNC_UINT(x, N) (x)
+#define TRUNC_REAL(x, N) MF_##N(trunc)(x)
+/* ties to even in the default rounding mode (every float op of dlx assumes it) */
+#define RINT_REAL(x, N) MF_##N(rint)(x)
+/* predicates (bool out); integers are never NaN or infinite */
+#define ISINF_R_(x, N) ((x) == (S_##N)INFINITY || (x) == -(S_##N)INFINITY)
+#define ISNAN_BOOL(x, N) ((void)(x), (uint8_t)0)
+#define ISNAN_SINT ISNAN_BOOL
+#define ISNAN_UINT ISNAN_BOOL
+#define ISNAN_REAL(x, N) ((uint8_t)((x) != (x)))
+#define ISNAN_CPLX(x, N) ((uint8_t)((x).re != (x).re || (x).im != (x).im))
+#define ISINF_BOOL(x, N) ((void)(x), (uint8_t)0)
+#define ISINF_SINT ISINF_BOOL
+#define ISINF_UINT ISINF_BOOL
+#define ISINF_REAL(x, N) ((uint8_t)ISINF_R_(x, N))
+#define ISINF_CPLX(x, N) ((uint8_t)(ISINF_R_((x).re, N##_part) || ISINF_R_((x).im, N##_part)))
+#define ISFINITE_BOOL(x, N) ((void)(x), (uint8_t)1)
+#define ISFINITE_SINT ISFINITE_BOOL
+#define ISFINITE_UINT ISFINITE_BOOL
+#define ISFINITE_REAL(x, N) ((uint8_t)((x) == (x) && !ISINF_R_(x, N)))
+#define ISFINITE_CPLX(x, N) \
+  ((uint8_t)((x).re == (x).re && (x).im == (x).im && !ISINF_R_((x).re, N##_part) && !ISINF_R_((x).im, N##_part)))
+#define S_c64_part float
+#define S_c128_part double
+#define SIGNBIT_REAL(x, N) ((uint8_t)(SIGNBITS_##N(x)))
+#define SIGNBITS_f32(x) (dlx__cvt_f32_bits(x) >> 31)
+#define SIGNBITS_f64(x) (dlx__cvt_f64_bits(x) >> 63)
+#define LOGICAL_NOT_BOOL(x, N) ((uint8_t)!TRUTH_BOOL(x))
+#define LOGICAL_NOT_SINT(x, N) ((uint8_t)!TRUTH_SINT(x))
+#define LOGICAL_NOT_UINT(x, N) ((uint8_t)!TRUTH_UINT(x))
+#define LOGICAL_NOT_REAL(x, N) ((uint8_t)!TRUTH_REAL(x))
+#define LOGICAL_NOT_CPLX(x, N) ((uint8_t)!TRUTH_CPLX(x))
+#define INVERT_BOOL(x, N) ((uint8_t)((x) == 0))
+#define INVERT_SINT(x, N) ((S_##N)~(W_##N)(x))
+#define INVERT_UINT INVERT_SINT
+/* +x: the value as it is (bits kept) */
+#define POSITIVE_SINT(x, N) (x)
+#define POSITIVE_UINT(x, N) (x)
+#define POSITIVE_REAL(x, N) (x)
+#define POSITIVE_CPLX(x, N) (x)
+
+#define UP_neg NEG
+#define UP_absolute ABSOLUTE
+#define UP_sign SIGN
+#define UP_square SQUARE
+#define UP_sqrt SQRT
+#define UP_reciprocal RECIPROCAL
+#define UP_floor FLOOR
+#define UP_ceil CEIL
+#define UP_trunc TRUNC
+#define UP_rint RINT
+#define UP_isnan ISNAN
+#define UP_isinf ISINF
+#define UP_isfinite ISFINITE
+#define UP_signbit SIGNBIT
+#define UP_logical_not LOGICAL_NOT
+#define UP_invert INVERT
+#define UP_positive POSITIVE
+
 #define UNRULE__(U, C, x, N) U##_##C(x, N)
 #define UNRULE_(U, C, x, N) UNRULE__(U, C, x, N)
-/* op(x) for dtype N (OP: neg) */
+/* op(x) for dtype N (OP: a short name of op_table.h's unary rows) */
 #define UN_RULE(OP, N, x) UNRULE_(UP_##OP, CAT_##N, x, N)
-#define UP_neg NEG
-/* Which (op, dtype) pairs exist: negation of every number but bool */
-#define UN_DTYPES_neg(X, OP) INT_LIST(X, OP) REAL_LIST(X, OP) CPLX_LIST(X, OP)
-/* X(op, dtype) for every pair, from the op list (ew_names.h) */
-#define UN_TABLE_OP_(OP, X) UN_DTYPES_##OP(X, OP)
-#define UN_TABLE(X) DLX__UNOP_LIST(UN_TABLE_OP_, X)
+/* Every (op, dtype) cell: X(op, ENUM, RES, N), as BIN_TABLE */
+#define UN_TABLE_ROW_(X, op, E, np, k, cls, res, nar, py) CLSLIST_##cls(DLX__CELL_, (X, op, E, res))
+#define UN_TABLE(X) DLX__UNOP_TABLE(UN_TABLE_ROW_, X)
+
+/* ======================================================================================================
+ * Ops of three operands. where: a ? b : c, moved bit for bit (any dtype: by item size). clip:
+ * minimum(maximum(a, lo), hi) with those rules (NaN in any operand wins; NumPy's clip).
+ * ==================================================================================================== */
+
+#define CLIP_RULE(N, a, lo, hi) BIN_RULE(minimum, N, BIN_RULE(maximum, N, a, lo), hi)
+/* X(A, N) for every dtype clip takes (op_table.c checks that its row's class is this one) */
+#define CLIP_LIST(X, A) CLSLIST_ORDERED(X, A)
 
 /* ======================================================================================================
  * fma: out = s * t1 + t2. Integers in double, rounded half to even and saturated; floats in their own

@@ -97,118 +97,141 @@ static dlx_status cpu_pack(const dlx_view *packed, const void *padded) {
 
 /* ---- the elementwise executor --------------------------------------------------------------------- */
 
-/* The loop for an op whose operands are all byte-sized (packed ones already unpacked). */
-void dlx__cpu_select_loop(const dlx__ew_op *op, dlx__cpu_loop *s) {
-  memset(s, 0, sizeof *s);
-  /* the running level's tables (dispatch.c), read once: the whole op runs one level's loops */
-  const dlx__cpu_kernel_set *kern = dlx__cpu_kernels();
+/* The loops of an op whose operands are all byte-sized (packed ones already unpacked), one function per
+ * op kind; the running level's tables (dispatch.c) are read once, so the whole op runs one level's loops. */
+
+/* Narrow inputs decoded to float32 around a float32 core loop; the result encoded back unless it is bool
+ * (the core writes out directly then). */
+static void staged_f32(dlx__cpu_loop *s, const dlx__cpu_narrow_loops *nar, dlx__kd k, int nin, dlx__loop_fn core,
+                       bool bool_result) {
+  dlx__staged_plan *p = &s->plan;
+  p->nin = nin;
+  for (int j = 0; j < nin; ++j) {
+    p->dec[j] = nar->dec32[dlx__kd_narrow_index(k)];
+    p->dec_size[j] = 4;
+  }
+  p->core = core;
+  if (!bool_result) {
+    p->enc = nar->enc32[dlx__kd_narrow_index(k)];
+    p->enc_size = 4;
+  }
+  s->fn = dlx__cpu_staged_loop;
+  s->aux = p;
+}
+
+static void select_cast(const dlx__ew_op *op, const dlx__cpu_kernel_set *kern, dlx__cpu_loop *s) {
   const dlx__cpu_native_loops *nat = kern->native;
   const dlx__cpu_narrow_loops *nar = kern->narrow;
+  dlx__staged_plan *p = &s->plan;
+  const dlx__kd src = dlx__kd_of(op->dtype[1]), dst = dlx__kd_of(op->dtype[0]);
+  p->nin = 1;
+  if (dlx__kd_is_native(src) && dlx__kd_is_native(dst)) {
+    s->fn = nat->cast[src][dst];
+    return;
+  }
+  if (dlx__kd_is_native(src)) {
+    const int nd = dlx__kd_narrow_index(dst);
+    if (src == DLX_KD_F32 || src == DLX_KD_F64) {
+      s->fn = src == DLX_KD_F32 ? nar->enc32[nd] : nar->enc64[nd];
+      return;
+    }
+    /* convert.h: float32-valued sources encode from float, the others (integers too) from double */
+    const dlx__kd mid = src == DLX_KD_C64 ? DLX_KD_F32 : DLX_KD_F64;
+    p->dec[0] = nat->cast[src][mid];
+    p->dec_size[0] = mid == DLX_KD_F32 ? 4 : 8;
+    p->core = mid == DLX_KD_F32 ? nar->enc32[nd] : nar->enc64[nd];
+  } else if (dlx__kd_is_native(dst)) {
+    const int ns = dlx__kd_narrow_index(src);
+    if (dst == DLX_KD_F32 || dst == DLX_KD_F64) {
+      s->fn = dst == DLX_KD_F32 ? nar->dec32[ns] : nar->dec64[ns];
+      return;
+    }
+    const dlx__kd mid = dst == DLX_KD_C128 ? DLX_KD_F64 : DLX_KD_F32;
+    p->dec[0] = mid == DLX_KD_F32 ? nar->dec32[ns] : nar->dec64[ns];
+    p->dec_size[0] = mid == DLX_KD_F32 ? 4 : 8;
+    p->core = nat->cast[mid][dst];
+  } else {
+    p->dec[0] = nar->dec32[dlx__kd_narrow_index(src)];
+    p->dec_size[0] = 4;
+    p->core = nar->enc32[dlx__kd_narrow_index(dst)];
+  }
+  s->fn = dlx__cpu_staged_loop;
+  s->aux = p;
+}
+
+static void select_unary(const dlx__ew_op *op, const dlx__cpu_kernel_set *kern, dlx__cpu_loop *s) {
+  const dlx__kd k = dlx__kd_of(op->dtype[1]);
+  if (dlx__kd_is_native(k)) {
+    s->fn = kern->native->unary[op->unop][k];
+    return;
+  }
+  const dlx__op_info *info = &dlx__unop_info[op->unop];
+  if (info->nar == DLX__NAR_CODE) { /* on the codes (negation keeps NaN payloads, as ml_dtypes) */
+    s->fn = kern->narrow->unary[op->unop][dlx__kd_narrow_index(k)];
+    return;
+  }
+  staged_f32(s, kern->narrow, k, 1, kern->native->unary[op->unop][DLX_KD_F32], info->bool_result);
+}
+
+static void select_binary(const dlx__ew_op *op, const dlx__cpu_kernel_set *kern, dlx__cpu_loop *s) {
+  /* the second input's dtype (a == b but for the mixed pairs) */
+  const dlx__kd k = dlx__kd_of(op->dtype[2]);
+  const int mix = dlx__mixed_pair(dlx__kd_of(op->dtype[1]), k);
+  if (mix >= 0) {
+    s->fn = kern->native->binary_mixed[op->op][mix];
+  } else if (dlx__kd_is_native(k)) {
+    s->fn = kern->native->binary[op->op][k];
+  } else {
+    staged_f32(s, kern->narrow, k, 2, kern->native->binary[op->op][DLX_KD_F32], dlx__binop_info[op->op].bool_result);
+  }
+}
+
+static void select_fma(const dlx__ew_op *op, const dlx__cpu_kernel_set *kern, dlx__cpu_loop *s) {
+  const dlx__kd k = dlx__kd_of(op->dtype[2]), k1 = dlx__kd_of(op->dtype[1]);
+  s->scalar = op->scalar;
+  if (dlx__kd_is_native(k)) {
+    s->aux = &s->scalar;
+    s->fn = k1 == k ? kern->native->fma[k] : kern->native->fma_mixed[k - DLX_KD_U8];
+    return;
+  }
+  staged_f32(s, kern->narrow, k, 2, kern->native->fma[DLX_KD_F32], false);
+  s->plan.core_aux = &s->scalar;
+}
+
+static void select_ternary(const dlx__ew_op *op, const dlx__cpu_kernel_set *kern, dlx__cpu_loop *s) {
+  const dlx__kd k = dlx__kd_of(op->dtype[2]);
+  if (op->ternop == DLX_TERNOP_WHERE) { /* bits moved as they are: by item size */
+    const size_t size = dlx_dtype_itemsize(op->dtype[2]);
+    s->fn = kern->native->where[size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4];
+  } else if (dlx__kd_is_native(k)) {
+    s->fn = kern->native->clip[k];
+  } else {
+    staged_f32(s, kern->narrow, k, 3, kern->native->clip[DLX_KD_F32], false);
+  }
+}
+
+void dlx__cpu_select_loop(const dlx__ew_op *op, dlx__cpu_loop *s) {
+  memset(s, 0, sizeof *s);
+  const dlx__cpu_kernel_set *kern = dlx__cpu_kernels();
   if (dlx__ew_is_move(op)) {
     s->itemsize = dlx_dtype_itemsize(op->dtype[0]);
-    s->fn = nat->copy_any;
+    s->fn = kern->native->copy_any;
     s->aux = &s->itemsize;
     return;
   }
-  dlx__staged_plan *p = &s->plan;
-  if (op->kind == DLX_EW_CAST) {
-    const dlx__kd src = dlx__kd_of(op->dtype[1]), dst = dlx__kd_of(op->dtype[0]);
-    p->nin = 1;
-    if (dlx__kd_is_native(src) && dlx__kd_is_native(dst)) {
-      s->fn = nat->cast[src][dst];
-      return;
-    }
-    if (dlx__kd_is_native(src)) {
-      const int nd = dlx__kd_narrow_index(dst);
-      if (src == DLX_KD_F32 || src == DLX_KD_F64) {
-        s->fn = src == DLX_KD_F32 ? nar->enc32[nd] : nar->enc64[nd];
-        return;
-      }
-      /* convert.h: float32-valued sources encode from float, the others (integers too) from double */
-      const dlx__kd mid = src == DLX_KD_C64 ? DLX_KD_F32 : DLX_KD_F64;
-      p->dec[0] = nat->cast[src][mid];
-      p->dec_size[0] = mid == DLX_KD_F32 ? 4 : 8;
-      p->core = mid == DLX_KD_F32 ? nar->enc32[nd] : nar->enc64[nd];
-    } else if (dlx__kd_is_native(dst)) {
-      const int ns = dlx__kd_narrow_index(src);
-      if (dst == DLX_KD_F32 || dst == DLX_KD_F64) {
-        s->fn = dst == DLX_KD_F32 ? nar->dec32[ns] : nar->dec64[ns];
-        return;
-      }
-      const dlx__kd mid = dst == DLX_KD_C128 ? DLX_KD_F64 : DLX_KD_F32;
-      p->dec[0] = mid == DLX_KD_F32 ? nar->dec32[ns] : nar->dec64[ns];
-      p->dec_size[0] = mid == DLX_KD_F32 ? 4 : 8;
-      p->core = nat->cast[mid][dst];
-    } else {
-      p->dec[0] = nar->dec32[dlx__kd_narrow_index(src)];
-      p->dec_size[0] = 4;
-      p->core = nar->enc32[dlx__kd_narrow_index(dst)];
-    }
-    s->fn = dlx__cpu_staged_loop;
-    s->aux = p;
-    return;
+  switch (op->kind) {
+    case DLX_EW_CAST: select_cast(op, kern, s); return;
+    case DLX_EW_UNARY: select_unary(op, kern, s); return;
+    case DLX_EW_BINARY: select_binary(op, kern, s); return;
+    case DLX_EW_FMA: select_fma(op, kern, s); return;
+    default: select_ternary(op, kern, s); return;
   }
-  if (op->kind == DLX_EW_UNARY) {
-    const dlx__kd k = dlx__kd_of(op->dtype[1]);
-    if (dlx__kd_is_native(k)) {
-      s->fn = nat->unary[op->unop][k];
-      return;
-    }
-    /* on the codes (negation keeps NaN payloads, as ml_dtypes) */
-    s->fn = nar->unary[op->unop][dlx__kd_narrow_index(k)];
-    return;
-  }
-  /* binary and fma: dtype of the second input (t2 for fma; a == b for binary, but for the mixed pairs) */
-  const dlx__kd k = dlx__kd_of(op->dtype[2]);
-  if (op->kind == DLX_EW_BINARY) {
-    const int mix = dlx__mixed_pair(dlx__kd_of(op->dtype[1]), k);
-    if (mix >= 0) {
-      s->fn = nat->binary_mixed[op->op][mix];
-      return;
-    }
-    if (dlx__kd_is_native(k)) {
-      s->fn = nat->binary[op->op][k];
-      return;
-    }
-    p->nin = 2;
-    p->dec[0] = p->dec[1] = nar->dec32[dlx__kd_narrow_index(k)];
-    p->dec_size[0] = p->dec_size[1] = 4;
-    p->core = nat->binary[op->op][DLX_KD_F32];
-    if (!dlx__op_is_comparison(op->op)) {
-      p->enc = nar->enc32[dlx__kd_narrow_index(k)];
-      p->enc_size = 4;
-    }
-    s->fn = dlx__cpu_staged_loop;
-    s->aux = p;
-    return;
-  }
-  const dlx__kd k1 = dlx__kd_of(op->dtype[1]);
-  if (dlx__kd_is_native(k)) {
-    s->scalar = op->scalar;
-    s->aux = &s->scalar;
-    if (k1 == k) {
-      s->fn = nat->fma[k];
-    } else {
-      s->fn = nat->fma_mixed[k - DLX_KD_U8];
-    }
-    return;
-  }
-  p->nin = 2;
-  p->dec[0] = p->dec[1] = nar->dec32[dlx__kd_narrow_index(k)];
-  p->dec_size[0] = p->dec_size[1] = 4;
-  p->core = nat->fma[DLX_KD_F32];
-  s->scalar = op->scalar;
-  p->core_aux = &s->scalar;
-  p->enc = nar->enc32[dlx__kd_narrow_index(k)];
-  p->enc_size = 4;
-  s->fn = dlx__cpu_staged_loop;
-  s->aux = p;
 }
 
 static dlx_status cpu_execute(const dlx__ew_op *op, const dlx_iter *plan) {
   dlx__cpu_loop loop;
   dlx__cpu_select_loop(op, &loop);
-  int64_t itemsize[3];
+  int64_t itemsize[1 + DLX__EW_MAX_IN];
   for (int k = 0; k <= op->nin; ++k) itemsize[k] = (int64_t)dlx_dtype_itemsize(op->dtype[k]);
   dlx__cpu_run_plan(plan, itemsize, loop.fn, loop.aux);
   return DLX_OK;

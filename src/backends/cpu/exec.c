@@ -182,9 +182,9 @@ void dlx__cpu_run_plan(const dlx_iter *plan, const int64_t *itemsize, dlx__loop_
 
 void dlx__cpu_staged_loop(char *const *d, const int64_t *st, int64_t n, const void *aux) {
   const dlx__staged_plan *p = aux;
-  _Alignas(64) unsigned char buf[3][STAGE_BLOCK * sizeof(double)];
-  char *cd[3];
-  int64_t cs[3];
+  _Alignas(64) unsigned char buf[4][STAGE_BLOCK * sizeof(double)];
+  char *cd[4];
+  int64_t cs[4];
   /* A broadcast input (stride 0) is decoded once and handed to the core as a stride-0 scalar, so the
    * core's scalar fast path applies. */
   for (int k = 0; k < p->nin; ++k) {

@@ -95,6 +95,39 @@ typedef void (*dlx__loop_fn)(char *const *data, const int64_t *strides, int64_t 
     }                                                                                                 \
   }
 
+/* out[i] = EXPR(a[i], b[i], c[i]) (where, clip): the three inputs' storage types TA (a), TB (b and c). */
+#define DLX_DEF_TERNARY(FNAME, TO, TA, TB, EXPR)                                                      \
+  static void FNAME(char *const *d, const int64_t *st, int64_t n, const void *aux) {                  \
+    (void)aux;                                                                                        \
+    char *po = d[0];                                                                                  \
+    const char *pa = d[1], *pb = d[2], *pc = d[3];                                                    \
+    const int64_t so = st[0], sa = st[1], sb = st[2], sc = st[3];                                     \
+    if (so == (int64_t)sizeof(TO) && DLX__ALIGNED(po, TO) && DLX__ALIGNED(pa, TA) && DLX__ALIGNED(pb, TB) && \
+        DLX__ALIGNED(pc, TB)) {                                                                       \
+      TO *o = (TO *)(void *)po;                                                                       \
+      const TA *a = (const TA *)(const void *)pa;                                                     \
+      const TB *b = (const TB *)(const void *)pb, *c = (const TB *)(const void *)pc;                  \
+      if (sa == (int64_t)sizeof(TA) && sb == (int64_t)sizeof(TB) && sc == (int64_t)sizeof(TB)) {      \
+        for (int64_t i = 0; i < n; ++i) o[i] = EXPR(a[i], b[i], c[i]);                                \
+        return;                                                                                       \
+      }                                                                                               \
+      if (sa == (int64_t)sizeof(TA) && sb == 0 && sc == 0) { /* clip(t, lo, hi), where(m, x, y) */    \
+        const TB y = *b, z = *c;                                                                      \
+        for (int64_t i = 0; i < n; ++i) o[i] = EXPR(a[i], y, z);                                      \
+        return;                                                                                       \
+      }                                                                                               \
+    }                                                                                                 \
+    for (int64_t i = 0; i < n; ++i) {                                                                 \
+      TA x;                                                                                           \
+      TB y, z;                                                                                        \
+      memcpy(&x, pa + i * sa, sizeof x);                                                              \
+      memcpy(&y, pb + i * sb, sizeof y);                                                              \
+      memcpy(&z, pc + i * sc, sizeof z);                                                              \
+      const TO r = EXPR(x, y, z);                                                                     \
+      memcpy(po + i * so, &r, sizeof r);                                                              \
+    }                                                                                                 \
+  }
+
 /* out[i] = EXPR(s, a[i], b[i]) with the double scalar s from aux (fma: s * t1 + t2). */
 #define DLX_DEF_FMA(FNAME, TO, TA, TB, EXPR)                                                          \
   static void FNAME(char *const *d, const int64_t *st, int64_t n, const void *aux) {                  \
@@ -138,6 +171,8 @@ typedef struct dlx__cpu_native_loops {
   dlx__loop_fn binary_mixed[DLX_OP_COUNT][DLX_MIX_COUNT]; /* int64 / uint64 comparisons (ew.h); NULL: none */
   dlx__loop_fn fma[DLX_KD_NATIVE_COUNT];
   dlx__loop_fn fma_mixed[4]; /* fma with t1 the signed partner of unsigned t2: u8, u16, u32, u64 */
+  dlx__loop_fn where[5];     /* where by item size: 1, 2, 4, 8, 16 bytes */
+  dlx__loop_fn clip[DLX_KD_NATIVE_COUNT]; /* NULL: no such dtype */
   dlx__loop_fn copy_any;     /* same-dtype moves of any item size (aux: a size_t holding it) */
 } dlx__cpu_native_loops;
 
@@ -148,7 +183,7 @@ typedef struct dlx__cpu_narrow_loops {
   dlx__loop_fn dec64[DLX_KD_NARROW_COUNT];
   dlx__loop_fn enc32[DLX_KD_NARROW_COUNT];
   dlx__loop_fn enc64[DLX_KD_NARROW_COUNT];
-  dlx__loop_fn unary[DLX_UNOP_COUNT][DLX_KD_NARROW_COUNT];
+  dlx__loop_fn unary[DLX_UNOP_COUNT][DLX_KD_NARROW_COUNT]; /* the ops on codes (op_table.h's nar CODE); NULL: staged */
 } dlx__cpu_narrow_loops;
 
 /* The reductions' loops (loops_reduce_body.h; the driver is reduce.c). A unit's elements arrive in pieces:
@@ -206,8 +241,8 @@ dlx_status dlx__cpu_cap_machine(const char *name);
 /* A staged loop: decode inputs to a float buffer block by block, run a core loop, encode the result. */
 typedef struct dlx__staged_plan {
   int nin;
-  dlx__loop_fn dec[2];  /* input k -> buffer; NULL: the core reads input k directly */
-  int64_t dec_size[2]; /* bytes of one decoded element */
+  dlx__loop_fn dec[3];  /* input k -> buffer; NULL: the core reads input k directly */
+  int64_t dec_size[3]; /* bytes of one decoded element */
   dlx__loop_fn core;
   const void *core_aux;
   dlx__loop_fn enc;     /* buffer -> out; NULL: the core writes out directly */

@@ -463,14 +463,19 @@ DLX_CPU_TARGET_END
 #define ROW_ENC32(N, CODE, T, F) ENTRY_ENC32_##F(N),
 #define ROW_DEC64(N, CODE, T, F) dec64_##N,
 #define ROW_ENC64(N, CODE, T, F) enc64_##N,
-/* unary ops on the codes, a row per op of the list (ew_names.h): negation flips the sign bit */
-#define ROW_UN_neg(N, CODE, T, F) neg_##N,
-#define ROW_UN_(OP, _) [ENUM_##OP] = {NARROW_LIST(ROW_UN_##OP)},
+/* unary ops on the codes, a row per op of op_table.h that computes on them (nar CODE): negation flips the
+ * sign bit; the other ops are staged through float32 (cpu.c) */
+#define ROW_UN_CODE_neg(N, CODE, T, F) neg_##N,
+#define ROW_UN_NAR_CODE(op, E) [DLX_UNOP_##E] = {NARROW_LIST(ROW_UN_CODE_##op)},
+#define ROW_UN_NAR_F32(op, E)
+#define ROW_UN_NAR_MOVE(op, E)
+#define ROW_UN_NAR_NONE(op, E)
+#define ROW_UN_(A, op, E, np, k, cls, res, nar, py) ROW_UN_NAR_##nar(op, E)
 const dlx__cpu_narrow_loops DLX_CPU_SUFFIX(dlx__cpu_narrow) = {
     .dec32 = {NARROW_LIST(ROW_DEC32)},
     .dec64 = {NARROW_LIST(ROW_DEC64)},
     .enc32 = {NARROW_LIST(ROW_ENC32)},
     .enc64 = {NARROW_LIST(ROW_ENC64)},
-    .unary = {DLX__UNOP_LIST(ROW_UN_, _)},
+    .unary = {DLX__UNOP_TABLE(ROW_UN_, _)},
 };
 #endif

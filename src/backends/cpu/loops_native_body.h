@@ -64,11 +64,11 @@ static void copy_any(char *const *d, const int64_t *st, int64_t n, const void *a
 
 /* ---- unary ops ------------------------------------------------------------------------------------ */
 
-#define DEF_UN(OP, N)                                                                                  \
-  static inline S_##N un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }                             \
-  DLX_DEF_UNARY(unary_##OP##_##N, S_##N, S_##N, un_##OP##_##N, (void)0)
+#define DEF_UN(OP, E, RES, N)                                                                          \
+  static inline OUT_##RES(N) un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }                      \
+  DLX_DEF_UNARY(unary_##OP##_##N, OUT_##RES(N), S_##N, un_##OP##_##N, (void)0)
 UN_TABLE(DEF_UN)
-#define UN_ENTRY(OP, N) [ENUM_##OP][KD_##N] = unary_##OP##_##N,
+#define UN_ENTRY(OP, E, RES, N) [DLX_UNOP_##E][KD_##N] = unary_##OP##_##N,
 
 /* ---- binary arithmetic and comparisons ------------------------------------------------------------ */
 
@@ -87,18 +87,18 @@ UN_TABLE(DEF_UN)
 #define FUSE_f64
 #define FUSE_c64 DLX_CPU_NO_FUSE
 #define FUSE_c128 DLX_CPU_NO_FUSE
-#define DEF_BIN(OP, N)                                                                                 \
-  FUSE_##N static inline OUT_##OP(N) op_##OP##_##N(S_##N a, S_##N b) { return BIN_RULE(OP, N, a, b); }  \
-  FUSE_##N DLX_DEF_BINARY(bin_##OP##_##N, OUT_##OP(N), S_##N, S_##N, op_##OP##_##N)
-#define BIN_ENTRY(OP, N) [ENUM_##OP][KD_##N] = bin_##OP##_##N,
+#define DEF_BIN(OP, E, RES, N)                                                                         \
+  FUSE_##N static inline OUT_##RES(N) op_##OP##_##N(S_##N a, S_##N b) { return BIN_RULE(OP, N, a, b); } \
+  FUSE_##N DLX_DEF_BINARY(bin_##OP##_##N, OUT_##RES(N), S_##N, S_##N, op_##OP##_##N)
+#define BIN_ENTRY(OP, E, RES, N) [DLX_OP_##E][KD_##N] = bin_##OP##_##N,
 
 BIN_TABLE(DEF_BIN)
 
 /* int64 with uint64: the exact comparisons (expr.h's MIX_RULE) */
-#define DEF_MIX(OP, A, B)                                                                              \
+#define DEF_MIX(OP, E, A, B)                                                                           \
   static inline uint8_t mix_##OP##_##A##_##B(S_##A a, S_##B b) { return MIX_RULE(OP, A, B, a, b); }     \
   DLX_DEF_BINARY(binmix_##OP##_##A##_##B, uint8_t, S_##A, S_##B, mix_##OP##_##A##_##B)
-#define MIX_ENTRY(OP, A, B) [ENUM_##OP][MIXIX_##A##_##B] = binmix_##OP##_##A##_##B,
+#define MIX_ENTRY(OP, E, A, B) [DLX_OP_##E][MIXIX_##A##_##B] = binmix_##OP##_##A##_##B,
 
 MIX_TABLE(DEF_MIX)
 
@@ -119,6 +119,20 @@ DEF_FMA_MIX(u16, i16)
 DEF_FMA_MIX(u32, i32)
 DEF_FMA_MIX(u64, i64)
 
+/* ---- three operands: where by item size (bits moved as they are), clip per dtype ------------------- */
+
+#define WHERE_PICK(c, x, y) ((c) ? (x) : (y))
+DLX_DEF_TERNARY(where_1, uint8_t, uint8_t, uint8_t, WHERE_PICK)
+DLX_DEF_TERNARY(where_2, uint16_t, uint8_t, uint16_t, WHERE_PICK)
+DLX_DEF_TERNARY(where_4, uint32_t, uint8_t, uint32_t, WHERE_PICK)
+DLX_DEF_TERNARY(where_8, uint64_t, uint8_t, uint64_t, WHERE_PICK)
+DLX_DEF_TERNARY(where_16, bytes16, uint8_t, bytes16, WHERE_PICK)
+#define DEF_CLIP(_, N)                                                                                 \
+  static inline S_##N clipop_##N(S_##N a, S_##N lo, S_##N hi) { return CLIP_RULE(N, a, lo, hi); }       \
+  DLX_DEF_TERNARY(clip_##N, S_##N, S_##N, S_##N, clipop_##N)
+CLIP_LIST(DEF_CLIP, _)
+#define CLIP_ENTRY(_, N) [KD_##N] = clip_##N,
+
 DLX_CPU_TARGET_END
 
 /* ---- this level's table ------------------------------------------------------------------------- */
@@ -128,6 +142,8 @@ const dlx__cpu_native_loops DLX_CPU_SUFFIX(dlx__cpu_native) = {
     .unary = {UN_TABLE(UN_ENTRY)},
     .binary = {BIN_TABLE(BIN_ENTRY)},
     .binary_mixed = {MIX_TABLE(MIX_ENTRY)},
+    .where = {where_1, where_2, where_4, where_8, where_16},
+    .clip = {CLIP_LIST(CLIP_ENTRY, _)},
     .fma = {NATIVE_LIST(FMA_ENTRY, _)},
     .fma_mixed = {fmamix_loop_u8, fmamix_loop_u16, fmamix_loop_u32, fmamix_loop_u64},
     .copy_any = copy_any,
