@@ -112,19 +112,19 @@ static const layout layouts[] = {
 
 /* ---- the case table ---------------------------------------------------------------------------------- */
 
-typedef enum { OP_COPY, OP_FILL, OP_CAST, OP_UNARY, OP_BINARY, OP_FMA } opkind;
+typedef enum { OP_COPY, OP_FILL, OP_CAST, OP_UNARY, OP_BINARY, OP_FMA, OP_TERNARY } opkind;
 
 typedef struct tcase {
   opkind kind;
   dlx_binop op;
   double scalar;     /* fma */
-  DLDataType dt[3];  /* out, a, b */
+  DLDataType dt[4];  /* out, a, b, c (ternary ops: c has b's dtype and layout) */
   unsigned packed;   /* bit k: operand k (0 out) is float6/float4 packed rather than padded */
   int layout;
   dlx_status expect;
 } tcase;
 
-#define MAX_CASES 1600
+#define MAX_CASES 4000
 static tcase cases[MAX_CASES];
 static int ncases, nerror_cases;
 
@@ -135,19 +135,23 @@ static void add(opkind kind, int op, double s, DLDataType o, DLDataType a, DLDat
     return;
   }
   if (layouts[lay].err != DLX_OK) expect = layouts[lay].err;
-  cases[ncases++] = (tcase){kind, (dlx_binop)op, s, {o, a, b}, packed, lay, expect};
+  cases[ncases++] = (tcase){kind, (dlx_binop)op, s, {o, a, b, b}, packed, lay, expect};
   nerror_cases += expect != DLX_OK;
 }
 
 static bool is_subbyte(int k) { return k >= DLX_KD_F6_E2M3FN && k < DLX_KD_COUNT; }
 static bool is_complex(int k) { return k == DLX_KD_C64 || k == DLX_KD_C128; }
 
-/* The status ops.h promises for binary op on dtype k. */
-static dlx_status binary_expect(int k, dlx_binop op) {
+/* The status ops.h promises for an op of the class `cats` (kernels/op_table.h) on dtype k: a dtype outside
+ * the class, and float6/float4 always, are refused. */
+static dlx_status class_expect(int k, unsigned cats) {
   if (is_subbyte(k)) return DLX_ERR_UNSUPPORTED;
-  if (k == DLX_KD_BOOL && (op == DLX_OP_SUB || op == DLX_OP_DIV)) return DLX_ERR_UNSUPPORTED;
-  if (is_complex(k) && op >= DLX_OP_LT && op <= DLX_OP_GE) return DLX_ERR_UNSUPPORTED;
-  return DLX_OK;
+  const unsigned cat = k == DLX_KD_BOOL ? DLX__CAT_BOOL
+                       : k <= DLX_KD_I64 ? DLX__CAT_SINT
+                       : k <= DLX_KD_U64 ? DLX__CAT_UINT
+                       : is_complex(k)   ? DLX__CAT_CPLX
+                                         : DLX__CAT_REAL;
+  return (cats & cat) ? DLX_OK : DLX_ERR_UNSUPPORTED;
 }
 
 static void build_cases(void) {
@@ -174,16 +178,17 @@ static void build_cases(void) {
    * added to the enum runs here on every backend */
   for (int op = 0; op < DLX_UNOP_COUNT; ++op) {
     for (int k = 0; k < DLX_KD_COUNT; ++k) {
-      const dlx_status e = k == DLX_KD_BOOL || is_subbyte(k) ? DLX_ERR_UNSUPPORTED : DLX_OK;
+      const dlx_status e = class_expect(k, dlx__unop_info[op].cats);
+      const DLDataType o = dlx__unop_info[op].bool_result ? DLX_DTYPE_BOOL : kd_dtypes[k];
       for (int j = 0; j < (e == DLX_OK ? 2 : 1); ++j)
-        add(OP_UNARY, op, 0, kd_dtypes[k], kd_dtypes[k], kd_dtypes[k], 0, (k * 2 + j + 3 + op) % NLAYOUTS_OK, e);
+        add(OP_UNARY, op, 0, o, kd_dtypes[k], kd_dtypes[k], 0, (k * 2 + j + 3 + op) % NLAYOUTS_OK, e);
     }
   }
   /* binary: every op on every dtype; two layouts each, one for the rows that must fail */
   for (int op = 0; op < DLX_OP_COUNT; ++op) {
     for (int k = 0; k < DLX_KD_COUNT; ++k) {
-      const dlx_status e = binary_expect(k, (dlx_binop)op);
-      const DLDataType dt = kd_dtypes[k], o = dlx__op_is_comparison((dlx_binop)op) ? DLX_DTYPE_BOOL : dt;
+      const dlx_status e = class_expect(k, dlx__binop_info[op].cats);
+      const DLDataType dt = kd_dtypes[k], o = dlx__binop_info[op].bool_result ? DLX_DTYPE_BOOL : dt;
       for (int j = 0; j < (e == DLX_OK ? 2 : 1); ++j)
         add(OP_BINARY, op, 0, o, dt, dt, 0, ((op * DLX_KD_COUNT + k) * 2 + j) % NLAYOUTS_OK, e);
     }
@@ -209,6 +214,15 @@ static void build_cases(void) {
         add(OP_FMA, 0, scalars[(v * 3 + j) % 8], kd_dtypes[k], t1, kd_dtypes[k], 0, (v * 3 + j + 5) % NLAYOUTS_OK, DLX_OK);
     }
   }
+  /* ternary: where (a bool condition, then every dtype) and clip (its class), two layouts each */
+  for (int op = 0; op < DLX_TERNOP_COUNT; ++op) {
+    for (int k = 0; k < DLX_KD_COUNT; ++k) {
+      const dlx_status e = class_expect(k, dlx__ternop_info[op].cats);
+      const DLDataType dt = kd_dtypes[k], a = op == DLX_TERNOP_WHERE ? DLX_DTYPE_BOOL : dt;
+      for (int j = 0; j < (e == DLX_OK ? 2 : 1); ++j)
+        add(OP_TERNARY, op, 0, dt, a, dt, 0, ((op * DLX_KD_COUNT + k) * 2 + j + 7) % NLAYOUTS_OK, e);
+    }
+  }
   /* rows that must fail on their dtypes */
   const DLDataType i32 = DLX_DTYPE_INT32, f32 = DLX_DTYPE_FLOAT32, u8 = DLX_DTYPE_UINT8;
   add(OP_COPY, 0, 0, f32, i32, i32, 0, 2, DLX_ERR_DTYPE_MISMATCH);
@@ -231,7 +245,9 @@ static void build_cases(void) {
   }
 }
 
-static int nin_of(const tcase *c) { return c->kind == OP_BINARY || c->kind == OP_FMA ? 2 : 1; }
+static int nin_of(const tcase *c) {
+  return c->kind == OP_TERNARY ? 3 : c->kind == OP_BINARY || c->kind == OP_FMA ? 2 : 1;
+}
 
 static dlx_status call_op(const tcase *c, const dlx_view *v) {
   switch (c->kind) {
@@ -240,6 +256,7 @@ static dlx_status call_op(const tcase *c, const dlx_view *v) {
     case OP_CAST: return dlx_cast(&v[0], &v[1]);
     case OP_UNARY: return dlx_unary((dlx_unop)c->op, &v[0], &v[1]);
     case OP_BINARY: return dlx_binary(c->op, &v[0], &v[1], &v[2]);
+    case OP_TERNARY: return dlx_ternary((dlx_ternop)c->op, &v[0], &v[1], &v[2], &v[3]);
     default: return dlx_fma(&v[0], c->scalar, &v[1], &v[2]);
   }
 }
@@ -391,7 +408,7 @@ static void gen_element(unsigned char *p, DLDataType dt, uint8_t hint) {
 typedef struct inst {
   unsigned char *init; /* the arena before the op */
   size_t bytes;
-  dlx_view v[3];       /* out, a, b over init */
+  dlx_view v[4];       /* out, a, b, c over init */
 } inst;
 
 static bool packed_view(const dlx_view *v) {
@@ -437,9 +454,9 @@ static void byte_extent(const dlx_view *v, int64_t *lo, int64_t *hi) {
 /* Views and arena of case c, filled with fresh values. */
 static void make_inst(const tcase *c, inst *in) {
   const layout *L = &layouts[c->layout];
-  const opnd *spec[3] = {&L->o, &L->a, &L->b};
+  const opnd *spec[4] = {&L->o, &L->a, &L->b, &L->b};
   const int nop = 1 + nin_of(c);
-  int64_t lo[3], hi[3], pos[3];
+  int64_t lo[4], hi[4], pos[4];
   for (int k = 0; k < nop; ++k) {
     dlx_view *v = &in->v[k];
     const opnd *s = spec[k]->nd < 0 ? &L->o : spec[k];
@@ -454,8 +471,8 @@ static void make_inst(const tcase *c, inst *in) {
     pos[k] = spec[k]->shift * (int64_t)dlx_dtype_itemsize(v->dtype) + (spec[k]->style == 'm');
   }
   /* regions: out's, then each input's own unless it is aliased to out's */
-  int64_t rbase[3], rmin[3], rmax[3];
-  int region[3];
+  int64_t rbase[4], rmin[4], rmax[4];
+  int region[4];
   for (int k = 0; k < nop; ++k) {
     region[k] = k > 0 && spec[k]->alias ? 0 : k;
     const int r = region[k];
@@ -530,10 +547,11 @@ static const char *dt_name(DLDataType dt) {
 }
 
 static void describe(int ci, const tcase *c, const char *backend, const config *cf) {
-  static const char *const kinds[] = {"copy", "fill", "cast", "unary", "binary", "fma"};
-  static const char *const ops[] = {"add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne"};
+  static const char *const kinds[] = {"copy", "fill", "cast", "unary", "binary", "fma", "ternary"};
   fprintf(stderr, "    case %d: %s", ci, kinds[c->kind]);
-  if (c->kind == OP_BINARY) fprintf(stderr, " %s", ops[c->op]);
+  if (c->kind == OP_UNARY) fprintf(stderr, " %s", dlx__unop_info[c->op].name);
+  if (c->kind == OP_BINARY) fprintf(stderr, " %s", dlx__binop_info[c->op].name);
+  if (c->kind == OP_TERNARY) fprintf(stderr, " %s", dlx__ternop_info[c->op].name);
   if (c->kind == OP_FMA) fprintf(stderr, " scalar %.17g", c->scalar);
   fprintf(stderr, ", out %s%s, a %s%s", dt_name(c->dt[0]), c->packed & 1 ? " packed" : "", dt_name(c->dt[1]),
           c->packed & 2 ? " packed" : "");
@@ -619,7 +637,8 @@ static bool compare(int ci, const tcase *c, const inst *in, const unsigned char 
   const size_t size = packed_view(o) ? 1 : dlx_dtype_itemsize(o->dtype);
   int64_t idx[DLX_MAX_NDIM] = {0}, bad = 0, bad_nan = 0;
   const bool detail = failures_shown < 30;
-  const bool arithmetic = c->kind == OP_BINARY || c->kind == OP_FMA;
+  const bool arithmetic = c->kind == OP_BINARY || c->kind == OP_FMA || c->kind == OP_UNARY ||
+                          (c->kind == OP_TERNARY && (int)c->op == (int)DLX_TERNOP_CLIP);
   for (int64_t e = 0; e < n; ++e) {
     int64_t off = 0;
     for (int32_t d = 0; d < o->ndim; ++d) off += idx[d] * o->strides[d];
@@ -648,7 +667,7 @@ static bool compare(int ci, const tcase *c, const inst *in, const unsigned char 
         int64_t ioff = 0;
         for (int32_t j = 0; j < v->ndim; ++j)
           if (v->shape[j] > 1) ioff += idx[j + o->ndim - v->ndim] * v->strides[j];
-        show(k == 1 ? "a  " : "b  ", v, (const unsigned char *)v->data, ioff);
+        show(k == 1 ? "a  " : k == 2 ? "b  " : "c  ", v, (const unsigned char *)v->data, ioff);
       }
       show("ref", o, ref + off0, off);
       show("got", o, got + off0, off);
@@ -727,7 +746,7 @@ static void arena_from_device(const dlx__backend *be, void *mem, unsigned char *
 static dlx_status run_backend(const dlx__backend *be, const tcase *c, const inst *in, unsigned char *result) {
   const int nop = 1 + nin_of(c);
   const dlx__memory_ops *m = be->memory;
-  dlx_view v[3];
+  dlx_view v[4];
   if (m->copy == NULL && m->device_type == kDLCPU) { /* the CPU (or a compute half standing in for it): host memory */
     memcpy(result, in->init, in->bytes);
     rebase(in, nop, result, CPU, v);
@@ -791,7 +810,7 @@ static void test_every_backend(void) {
     inst in;
     make_inst(c, &in);
     unsigned char *ref = malloc(in.bytes), *got = malloc(in.bytes);
-    dlx_view v[3];
+    dlx_view v[4];
     memcpy(ref, in.init, in.bytes);
     rebase(&in, 1 + nin_of(c), ref, CPU, v);
     dlx__ops_set_reference(true);

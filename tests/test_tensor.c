@@ -467,7 +467,7 @@ static void test_ops_optional_out(void) {
   CHECK_FAIL(dlx_tensor_fma(&o, 1.0, a, two), DLX_ERR_BROADCAST, "do not broadcast");
   dlx_tensor_release(two);
   CHECK_FAIL(dlx_tensor_binary((dlx_binop)-1, &o, a, a), DLX_ERR_INVALID_ARGUMENT, "op -1");
-  CHECK_FAIL(dlx_tensor_binary_scalar(DLX_OP_COUNT, &o, a, 1, 0), DLX_ERR_INVALID_ARGUMENT, "op 10");
+  CHECK_FAIL(dlx_tensor_binary_scalar(DLX_OP_COUNT, &o, a, 1, 0), DLX_ERR_INVALID_ARGUMENT, "op 26");
   CHECK_FAIL(dlx_tensor_binary(DLX_OP_SUB, &o, NULL, a), DLX_ERR_NULL_ARGUMENT, "'a'");
   CHECK_FAIL(dlx_tensor_binary(DLX_OP_SUB, &o, a, NULL), DLX_ERR_NULL_ARGUMENT, "'b'");
   CHECK_FAIL(dlx_tensor_binary(DLX_OP_SUB, NULL, a, a), DLX_ERR_NULL_ARGUMENT, "'out'");

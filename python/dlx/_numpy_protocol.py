@@ -4,11 +4,13 @@ Tensor's methods of those names are thin C methods (src/pyext/numpy.c) that call
 ``array_function`` here; the operators of a Tensor (``t + 1``, ``t[i]``) never come here. The rule, as
 docs/python-api.md states it ("NumPy functions and ufuncs on tensors"), is what a PyTorch user expects:
 
-- a ufunc dlx has (``np.add``, ``subtract``, ``multiply``, ``divide``, the six comparisons, ``negative``,
-  ``positive``, ``matmul`` of two rank-2 operands of a dtype dlx's gemm takes (float32, float64, complex64,
-  complex128), and any ufunc whose name dlx gains later, looked up as
-  ``dlx.<name>`` when it is called) runs in dlx and gives dlx tensors, by dlx's rules (NumPy 2's
-  promotion), ``out=`` honoured when it is a dlx tensor;
+- a ufunc dlx has (every row of dlx's op table, src/kernels/op_table.h: ``np.add``, ``sqrt``, ``maximum``,
+  ``bitwise_and``, ``isnan``, ... by NumPy's name; ``matmul`` of two rank-2 operands of a dtype dlx's gemm
+  takes (float32, float64, complex64, complex128); looked up as ``dlx.<name>`` when it is called) runs in
+  dlx and gives dlx tensors, by dlx's rules (NumPy 2's promotion), ``out=`` honoured when it is a dlx
+  tensor; where dlx's function refuses the operands' dtypes (TypeError: ``np.power`` of floats,
+  ``np.less`` of complex numbers) and every tensor is in host memory, NumPy's ufunc runs instead, so that
+  NumPy's answer (or NumPy's error) comes back;
 - any other ufunc, a ufunc method other than ``__call__`` (``np.add.reduce``, ``.at``, ``.outer``), and a dlx
   ufunc called with arguments dlx does not take (``where=``, ``dtype=``, ``casting=``, an ``out=`` NumPy
   array) runs in NumPy on the tensors' memory (no copy, through ``__array__``) and gives NumPy arrays; a
@@ -20,12 +22,9 @@ docs/python-api.md states it ("NumPy functions and ufuncs on tensors"), is what 
 
 NumPy is imported by whoever calls these (NumPy itself), never by ``import dlx``."""
 import inspect
-import operator
 
 import dlx
 
-# ufuncs whose dlx form is an operator rather than a function of the ufunc's name
-_OPERATORS = {"negative": operator.neg, "positive": operator.pos}
 
 
 def _ndarray_types():
@@ -69,15 +68,19 @@ def _dlx_ufunc(ufunc, inputs):
     """dlx's implementation of ufunc for these inputs, or None."""
     name = ufunc.__name__
     fn = getattr(dlx, name, None)
-    if not callable(fn) or isinstance(fn, type):
-        fn = _OPERATORS.get(name)
-    if fn is None or len(inputs) != ufunc.nin:
+    if not callable(fn) or isinstance(fn, type) or len(inputs) != ufunc.nin:
         return None
     if name == "matmul" and not all(getattr(x, "ndim", 0) == 2 for x in inputs):
         return None  # dlx.matmul is rank-2; NumPy's stacks and vectors stay NumPy's
     if any(isinstance(x, (list, tuple)) for x in inputs):
         inputs = tuple(dlx.asarray(x) if isinstance(x, (list, tuple)) else x for x in inputs)
     return fn, inputs
+
+
+def _host_readable(x):
+    """Whether an operand is no dlx tensor, or one whose memory NumPy can read."""
+    # DLPack's kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged: memory the host reads in place
+    return not isinstance(x, dlx.Tensor) or x.device[0] in (1, 3, 11, 13)
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
@@ -92,11 +95,12 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         try:
             if not outs:
                 return fn(*args)
-            if len(outs) == 1 and isinstance(outs[0], dlx.Tensor) and fn not in _OPERATORS.values():
+            if len(outs) == 1 and isinstance(outs[0], dlx.Tensor):
                 return fn(*args, out=outs[0])
         except TypeError:
-            # dlx.matmul takes the float and complex dtypes of BLAS only: the others are NumPy's
-            if ufunc.__name__ != "matmul":
+            # a dtype dlx's function does not take (dlx.matmul: BLAS's; dlx.power: integers) is NumPy's, on
+            # host memory; on a device the error is dlx's
+            if not all(_host_readable(x) for x in inputs + tuple(outs)):
                 raise
     # NumPy's own, on the tensors' memory
     np_inputs = tuple(_to_numpy(x, what) for x in inputs)

@@ -261,21 +261,23 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
 
 /* maximum / minimum propagate NaN (the first operand's when both are NaN) and give b on a tie (0 and -0),
  * as NumPy's SIMD loops do; fmax / fmin drop a NaN for the other operand and give a on a tie (C's fmax) */
-#define MAXIMUM_BOOL(a, b, N) ((a) > (b) ? (a) : (b))
-#define MAXIMUM_SINT MAXIMUM_BOOL
-#define MAXIMUM_UINT MAXIMUM_BOOL
+/* bool: a producer's byte may hold any non-zero value for true; bool results are 0 or 1 */
+#define BOOL01(x) ((uint8_t)((x) != 0))
+#define MAXIMUM_BOOL(a, b, N) ((uint8_t)(BOOL01(a) | BOOL01(b)))
+#define MAXIMUM_SINT(a, b, N) ((a) > (b) ? (a) : (b))
+#define MAXIMUM_UINT MAXIMUM_SINT
 #define MAXIMUM_REAL(a, b, N) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) > (b) ? (a) : (b))
-#define MINIMUM_BOOL(a, b, N) ((a) < (b) ? (a) : (b))
-#define MINIMUM_SINT MINIMUM_BOOL
-#define MINIMUM_UINT MINIMUM_BOOL
+#define MINIMUM_BOOL(a, b, N) ((uint8_t)(BOOL01(a) & BOOL01(b)))
+#define MINIMUM_SINT(a, b, N) ((a) < (b) ? (a) : (b))
+#define MINIMUM_UINT MINIMUM_SINT
 #define MINIMUM_REAL(a, b, N) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) < (b) ? (a) : (b))
-#define FMAX_BOOL(a, b, N) ((a) >= (b) ? (a) : (b))
-#define FMAX_SINT FMAX_BOOL
-#define FMAX_UINT FMAX_BOOL
+#define FMAX_BOOL MAXIMUM_BOOL
+#define FMAX_SINT(a, b, N) ((a) >= (b) ? (a) : (b))
+#define FMAX_UINT FMAX_SINT
 #define FMAX_REAL(a, b, N) (((b) != (b) || (a) >= (b)) ? (a) : (b))
-#define FMIN_BOOL(a, b, N) ((a) <= (b) ? (a) : (b))
-#define FMIN_SINT FMIN_BOOL
-#define FMIN_UINT FMIN_BOOL
+#define FMIN_BOOL MINIMUM_BOOL
+#define FMIN_SINT(a, b, N) ((a) <= (b) ? (a) : (b))
+#define FMIN_UINT FMIN_SINT
 #define FMIN_REAL(a, b, N) (((b) != (b) || (a) <= (b)) ? (a) : (b))
 
 /* Python's % and // (the result of % has b's sign; // rounds toward -inf). Integers: x % 0 and x // 0
@@ -461,10 +463,24 @@ DLX_EXPR int dlx__cmp3_u64_i64(uint64_t a, int64_t b) { return -dlx__cmp3_i64_u6
 
 #define NEG_SINT(x, N) ((S_##N)((W_##N)0 - (W_##N)(x)))
 #define NEG_UINT(x, N) ((S_##N)((W_##N)0 - (W_##N)(x)))
+/* A sign flip, NaN included: on the GPU written in bits (its negate instruction may return its canonical
+ * NaN); C's negation is that flip on the CPU (an xor). */
+DLX_EXPR float dlx__neg_bits_f32(float x) { return dlx__cvt_f32_from_bits(dlx__cvt_f32_bits(x) ^ 0x80000000u); }
+DLX_EXPR double dlx__neg_bits_f64(double x) {
+  return dlx__cvt_f64_from_bits(dlx__cvt_f64_bits(x) ^ UINT64_C(0x8000000000000000));
+}
+#ifdef __CUDA_ARCH__
+#define NEG_REAL(x, N) dlx__neg_bits_##N(x)
+#define NEG_PART_c64(x) dlx__neg_bits_f32(x)
+#define NEG_PART_c128(x) dlx__neg_bits_f64(x)
+#else
 #define NEG_REAL(x, N) (-(x))
-#define NEG_CPLX(x, N) MK_##N(-(x).re, -(x).im)
+#define NEG_PART_c64(x) (-(x))
+#define NEG_PART_c128(x) (-(x))
+#endif
+#define NEG_CPLX(x, N) MK_##N(NEG_PART_##N((x).re), NEG_PART_##N((x).im))
 /* |x|: integers wrap (|INT_MIN| is INT_MIN, as NumPy), floats clear the sign bit (NaN included) */
-#define ABSOLUTE_BOOL(x, N) (x)
+#define ABSOLUTE_BOOL(x, N) BOOL01(x)
 #define ABSOLUTE_SINT(x, N) ((x) < 0 ? (S_##N)((W_##N)0 - (W_##N)(x)) : (x))
 #define ABSOLUTE_UINT(x, N) (x)
 #define ABSOLUTE_REAL(x, N) MF_##N(fabs)(x)
@@ -496,15 +512,15 @@ DLX_EXPR int dlx__cmp3_u64_i64(uint64_t a, int64_t b) { return -dlx__cmp3_i64_u6
 DLX_DEF_CRECIP(c64, float, dlx_cf32_make, fabsf)
 DLX_DEF_CRECIP(c128, double, dlx_cf64_make, fabs)
 /* roundings: integers and bool are integral already */
-#define FLOOR_BOOL(x, N) (x)
+#define FLOOR_BOOL(x, N) BOOL01(x)
 #define FLOOR_SINT(x, N) (x)
 #define FLOOR_UINT(x, N) (x)
 #define FLOOR_REAL(x, N) MF_##N(floor)(x)
-#define CEIL_BOOL(x, N) (x)
+#define CEIL_BOOL(x, N) BOOL01(x)
 #define CEIL_SINT(x, N) (x)
 #define CEIL_UINT(x, N) (x)
 #define CEIL_REAL(x, N) MF_##N(ceil)(x)
-#define TRUNC_BOOL(x, N) (x)
+#define TRUNC_BOOL(x, N) BOOL01(x)
 #define TRUNC_SINT(x, N) (x)
 #define TRUNC_UINT(x, N) (x)
 #define TRUNC_REAL(x, N) MF_##N(trunc)(x)

@@ -20,7 +20,8 @@
  *  nar    how the narrow floats compute it: F32 (decoded to float32, the float32 rule, encoded back unless
  *         the result is bool), CODE (on the codes: negation), MOVE (a copy of the codes), NONE (not taken)
  *  py     the Python module's dtype rule: LOOP (NumPy's: the promoted dtype goes to the first dtype of the
- *         class it casts to safely, in NumPy's order), TRUEDIV (integers and bool in float64)
+ *         class it casts to safely, in NumPy's order), NOBOOL (LOOP, but bool is refused, as NumPy refuses
+ *         -b, +b, b - b and sign(b)), TRUEDIV (integers and bool in float64)
  *  swap   binary only: the ENUM of the op with the operands swapped (a < b is b > a), for a scalar on the
  *         left of a comparison; NONE otherwise */
 #ifndef DLX_KERNELS_OP_TABLE_H
@@ -32,9 +33,9 @@
 
 /* X(A, op, ENUM, numpy, kind, cls, res, nar, py): A is the caller's argument, passed through */
 #define DLX__UNOP_TABLE(X, A)                                                         \
-  X(A, neg, NEG, negative, ARITH, NOBOOL, SAME, CODE, LOOP)                           \
+  X(A, neg, NEG, negative, ARITH, NOBOOL, SAME, CODE, NOBOOL)                           \
   X(A, absolute, ABSOLUTE, absolute, ARITH, ORDERED, SAME, F32, LOOP)                 \
-  X(A, sign, SIGN, sign, ARITH, INTREAL, SAME, F32, LOOP)                             \
+  X(A, sign, SIGN, sign, ARITH, INTREAL, SAME, F32, NOBOOL)                             \
   X(A, square, SQUARE, square, ARITH, NOBOOL, SAME, F32, LOOP)                        \
   X(A, sqrt, SQRT, sqrt, ARITH, REAL, SAME, F32, LOOP)                                \
   X(A, reciprocal, RECIPROCAL, reciprocal, ARITH, NOBOOL, SAME, F32, LOOP)            \
@@ -48,12 +49,12 @@
   X(A, signbit, SIGNBIT, signbit, PRED, REAL, BOOL, F32, LOOP)                        \
   X(A, logical_not, LOGICAL_NOT, logical_not, LOGIC, ALL, BOOL, F32, LOOP)            \
   X(A, invert, INVERT, invert, BIT, INTBOOL, SAME, NONE, LOOP)                        \
-  X(A, positive, POSITIVE, positive, ARITH, NOBOOL, SAME, MOVE, LOOP)
+  X(A, positive, POSITIVE, positive, ARITH, NOBOOL, SAME, MOVE, NOBOOL)
 
 /* X(A, op, ENUM, numpy, kind, cls, res, nar, py, swap) */
 #define DLX__BINOP_TABLE(X, A)                                                                 \
   X(A, add, ADD, add, ARITH, ALL, SAME, F32, LOOP, NONE)                                       \
-  X(A, sub, SUB, subtract, ARITH, NOBOOL, SAME, F32, LOOP, NONE)                               \
+  X(A, sub, SUB, subtract, ARITH, NOBOOL, SAME, F32, NOBOOL, NONE)                               \
   X(A, mul, MUL, multiply, ARITH, ALL, SAME, F32, LOOP, NONE)                                  \
   X(A, div, DIV, divide, ARITH, NOBOOL, SAME, F32, TRUEDIV, NONE)                              \
   X(A, lt, LT, less, CMP, ORDERED, BOOL, F32, LOOP, GT)                                        \
@@ -145,7 +146,7 @@ enum {
 typedef enum dlx__op_kind { DLX__KIND_ARITH, DLX__KIND_CMP, DLX__KIND_LOGIC, DLX__KIND_BIT, DLX__KIND_PRED,
                             DLX__KIND_ROUND, DLX__KIND_SELECT } dlx__op_kind;
 typedef enum dlx__op_nar { DLX__NAR_F32, DLX__NAR_CODE, DLX__NAR_MOVE, DLX__NAR_NONE } dlx__op_nar;
-typedef enum dlx__op_py { DLX__PY_LOOP, DLX__PY_TRUEDIV } dlx__op_py;
+typedef enum dlx__op_py { DLX__PY_LOOP, DLX__PY_NOBOOL, DLX__PY_TRUEDIV } dlx__op_py;
 
 typedef struct dlx__op_info {
   const char *name;  /* short name (messages of the C API) */

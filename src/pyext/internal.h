@@ -150,6 +150,31 @@ extern PyMethodDef dlx__py_ops_methods[];
  * result (NULL + exception on failure); *found 0 and NULL, nothing raised, for another name. */
 PyObject *dlx__py_binary_named(PyObject *name, PyObject *x, PyObject *y, int *found);
 
+/* ---- ufuncs.c: dlx.<ufunc> for every row of the op table (kernels/op_table.h), where, clip ---------- */
+
+struct dlx__op_info;
+/* The dtype an op's loop computes a promoted dtype dt in (NumPy's loop search among the dtypes the op's row
+ * takes; true division; bool refused where NumPy refuses it). 0, or -1 with TypeError naming dlx.<name>. */
+int dlx__py_loop_dtype(const struct dlx__op_info *info, const char *name, DLDataType dt, DLDataType *out);
+extern PyMethodDef dlx__py_ufunc_methods[];
+/* Tensor's number slots of ufuncs.c's ops (ops.c's table refers to them). */
+PyObject *dlx__py_nb_absolute(PyObject *x);
+PyObject *dlx__py_nb_invert(PyObject *x);
+PyObject *dlx__py_nb_positive(PyObject *x);
+PyObject *dlx__py_nb_power(PyObject *a, PyObject *b, PyObject *mod);
+PyObject *dlx__py_nb_inplace_power(PyObject *a, PyObject *b, PyObject *mod);
+#define DLX__PY_NB_DECL_(name) \
+  PyObject *dlx__py_nb_##name(PyObject *a, PyObject *b); \
+  PyObject *dlx__py_nb_inplace_##name(PyObject *a, PyObject *b);
+DLX__PY_NB_DECL_(floor_divide)
+DLX__PY_NB_DECL_(remainder)
+DLX__PY_NB_DECL_(and)
+DLX__PY_NB_DECL_(or)
+DLX__PY_NB_DECL_(xor)
+DLX__PY_NB_DECL_(lshift)
+DLX__PY_NB_DECL_(rshift)
+#undef DLX__PY_NB_DECL_
+
 /* ---- index.c: t[key] (basic: a view; advanced: dlx_gather / dlx_scatter), len, iter, `in` --------------- */
 
 extern PyMappingMethods dlx__py_tensor_as_mapping;

@@ -336,7 +336,9 @@ PyObject *dlx__py_tensor_array_ufunc(PyObject *self, PyObject *args, PyObject *k
                       ? dlx__py_binary_named(name, PyTuple_GET_ITEM(args, 2), PyTuple_GET_ITEM(args, 3), &found)
                       : NULL;
     Py_DECREF(name);
-    if (found) return r;
+    /* a dtype dlx does not take (TypeError) goes the helper's way, which hands host memory to NumPy */
+    if (found && (r != NULL || !PyErr_ExceptionMatches(PyExc_TypeError))) return r;
+    if (found) PyErr_Clear();
   }
   return protocol_call("array_ufunc", self, args, kwargs);
 }

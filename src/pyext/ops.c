@@ -22,6 +22,7 @@
 #include "dlx/layout.h"
 #include "dlx/ops.h"
 #include "dlx/viewops.h"
+#include "kernels/op_table.h"
 
 /* ---- operands ------------------------------------------------------------------------------------- */
 
@@ -146,21 +147,13 @@ PyObject *dlx__py_int_out_of_bounds(PyObject *o, DLDataType dt) {
 
 /* ---- elementwise binary ops --------------------------------------------------------------------- */
 
-static const char *const op_names[DLX_OP_COUNT] = {"add",  "subtract",      "multiply", "divide",
-                                                   "less", "less_equal",    "greater",  "greater_equal",
-                                                   "equal", "not_equal"};
+/* The ops' NumPy names and facts come from the op table (kernels/op_table.h). */
+static int is_comparison(dlx_binop op) { return dlx__op_is_comparison(op); }
 
-static int is_comparison(dlx_binop op) { return op >= DLX_OP_LT; }
-
-/* a OP b == b SWAP(OP) a */
+/* a OP b == b SWAP(OP) a (the comparisons) */
 static dlx_binop swapped(dlx_binop op) {
-  switch (op) {
-    case DLX_OP_LT: return DLX_OP_GT;
-    case DLX_OP_LE: return DLX_OP_GE;
-    case DLX_OP_GT: return DLX_OP_LT;
-    case DLX_OP_GE: return DLX_OP_LE;
-    default: return op;
-  }
+  const int s = dlx__binop_info[op].swap;
+  return s >= 0 ? (dlx_binop)s : op;
 }
 
 /* Whether `t op value` holds for every t when value lies above (sign > 0) or below every t. */
@@ -208,6 +201,7 @@ static PyObject *finish_into(PyObject *target, PyObject *result) {
 /* One call's state. binary() drops the references it holds. */
 typedef struct binary_call {
   dlx_binop op;
+  const char *name;                  /* the caller's op's NumPy name (before a comparison is turned around) */
   out_mode mode;
   int strict;
   PyObject *x, *y, *out_obj;         /* the caller's arguments (borrowed) */
@@ -231,7 +225,7 @@ static int binary_classify(binary_call *c) {
   const dlx__py_skind ky = dlx__py_is_tensor(c->y) ? DLX__PY_SCALAR_NONE : dlx__py_scalar_kind(c->y);
   if (kx != DLX__PY_SCALAR_NONE && ky != DLX__PY_SCALAR_NONE) {
     if (!c->strict) return 1;
-    PyErr_Format(PyExc_TypeError, "dlx.%s: at least one operand must be a tensor", op_names[c->op]);
+    PyErr_Format(PyExc_TypeError, "dlx.%s: at least one operand must be a tensor", c->name);
     return -1;
   }
   int unsupported = 0;
@@ -264,9 +258,8 @@ static int binary_dtype(binary_call *c) {
   } else {
     c->rdt = dlx__py_weak_result((c->vx ? c->vx : c->vy)->dtype, c->sk);
   }
-  const dlx__py_dtclass rc = dlx__py_dtype_class(c->rdt);
-  if (c->op == DLX_OP_DIV && (rc == DLX__PY_CLASS_BOOL || rc == DLX__PY_CLASS_INT || rc == DLX__PY_CLASS_UINT))
-    c->rdt = DLX_DTYPE_FLOAT64;
+  /* the dtype the op's loop takes (NumPy's loop search; true division; bool refused where NumPy does) */
+  if (dlx__py_loop_dtype(&dlx__binop_info[c->op], c->name, c->rdt, &c->rdt) != 0) return -1;
   c->dtx = c->dty = c->rdt;
   /* A signed integer compared with uint64: NumPy 2 compares the exact values, where their promotion
    * (float64) rounds past 2^53 (2^63 + 1 == 2^63 - 1 there). The signed side widens exactly to int64 and
@@ -318,7 +311,7 @@ static int binary_scalar(binary_call *c) {
 
 /* 3. The output's dtype and broadcast shape. */
 static int binary_broadcast(binary_call *c) {
-  c->odt = is_comparison(c->op) ? DLX_DTYPE_BOOL : c->rdt;
+  c->odt = dlx__binop_info[c->op].bool_result ? DLX_DTYPE_BOOL : c->rdt;
   int32_t ndims[2] = {c->vx->ndim, c->vy->ndim};
   const int64_t *shapes[2] = {c->vx->shape, c->vy->shape};
   dlx_status st = dlx_broadcast_shapes(2, ndims, shapes, &c->nd, c->shape);
@@ -342,13 +335,13 @@ static int binary_resolve_out(binary_call *c) {
   const dlx_view *tv = &((dlx__py_tensor *)c->target)->view;
   char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
   if (c->mode == OUT_GIVEN && !dlx_dtype_equal(tv->dtype, c->odt)) {
-    PyErr_Format(PyExc_ValueError, "dlx.%s: out has dtype %s, but the result is %s", op_names[c->op],
+    PyErr_Format(PyExc_ValueError, "dlx.%s: out has dtype %s, but the result is %s", c->name,
                  dlx__dtype_text(a, sizeof a, tv->dtype), dlx__dtype_text(b, sizeof b, c->odt));
     return -1;
   }
   if (c->mode == OUT_INPLACE && !dlx__py_same_kind_castable(c->odt, tv->dtype)) {
     PyErr_Format(PyExc_TypeError, "cannot cast the %s result from %s to %s in place (NumPy's same_kind rule)",
-                 op_names[c->op], dlx__dtype_text(a, sizeof a, c->odt), dlx__dtype_text(b, sizeof b, tv->dtype));
+                 c->name, dlx__dtype_text(a, sizeof a, c->odt), dlx__dtype_text(b, sizeof b, tv->dtype));
     return -1;
   }
   return 0;
@@ -411,7 +404,7 @@ static PyObject *binary_run(const binary_call *c) {
 static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_obj, out_mode mode, int strict) {
   binary_call c;
   /* every field but the scalar's view and bytes, which stay unwritten until used (a view is 1 KiB) */
-  c.op = op, c.mode = mode, c.strict = strict, c.x = x, c.y = y, c.out_obj = out_obj;
+  c.op = op, c.name = dlx__binop_info[op].numpy, c.mode = mode, c.strict = strict, c.x = x, c.y = y, c.out_obj = out_obj;
   c.tx = c.ty = c.cx = c.cy = c.out = c.scalar = c.target = NULL;
   c.sk = DLX__PY_SCALAR_NONE, c.vx = c.vy = NULL, c.const_result = -1, c.nd = 0;
   PyObject *result = NULL;
@@ -434,7 +427,7 @@ static PyObject *binary(dlx_binop op, PyObject *x, PyObject *y, PyObject *out_ob
 PyObject *dlx__py_binary_named(PyObject *name, PyObject *x, PyObject *y, int *found) {
   *found = 0;
   for (int op = 0; op < DLX_OP_COUNT; ++op) {
-    if (PyUnicode_CompareWithASCIIString(name, op_names[op]) != 0) continue;
+    if (PyUnicode_CompareWithASCIIString(name, dlx__binop_info[op].numpy) != 0) continue;
     *found = 1;
     return binary((dlx_binop)op, x, y, NULL, OUT_NEW, 1);
   }
@@ -472,11 +465,6 @@ static PyObject *nb_negative(PyObject *self) {
     return dlx__py_raise_op(st);
   }
   return r;
-}
-
-static PyObject *nb_positive(PyObject *self) {
-  dlx__py_tensor *t = (dlx__py_tensor *)self;
-  return dlx__py_cast_new(&t->view, t->view.dtype);
 }
 
 static int nb_bool(PyObject *self) {
@@ -587,7 +575,25 @@ PyNumberMethods dlx__py_tensor_as_number = {
     .nb_inplace_multiply = nb_inplace_multiply,
     .nb_inplace_true_divide = nb_inplace_true_divide,
     .nb_negative = nb_negative,
-    .nb_positive = nb_positive,
+    .nb_positive = dlx__py_nb_positive,
+    .nb_absolute = dlx__py_nb_absolute,
+    .nb_invert = dlx__py_nb_invert,
+    .nb_floor_divide = dlx__py_nb_floor_divide,
+    .nb_inplace_floor_divide = dlx__py_nb_inplace_floor_divide,
+    .nb_remainder = dlx__py_nb_remainder,
+    .nb_inplace_remainder = dlx__py_nb_inplace_remainder,
+    .nb_power = dlx__py_nb_power,
+    .nb_inplace_power = dlx__py_nb_inplace_power,
+    .nb_and = dlx__py_nb_and,
+    .nb_inplace_and = dlx__py_nb_inplace_and,
+    .nb_or = dlx__py_nb_or,
+    .nb_inplace_or = dlx__py_nb_inplace_or,
+    .nb_xor = dlx__py_nb_xor,
+    .nb_inplace_xor = dlx__py_nb_inplace_xor,
+    .nb_lshift = dlx__py_nb_lshift,
+    .nb_inplace_lshift = dlx__py_nb_inplace_lshift,
+    .nb_rshift = dlx__py_nb_rshift,
+    .nb_inplace_rshift = dlx__py_nb_inplace_rshift,
     .nb_bool = nb_bool,
     .nb_int = dlx__py_tensor_int,
     .nb_float = dlx__py_tensor_float,
@@ -598,31 +604,14 @@ PyNumberMethods dlx__py_tensor_as_number = {
 
 /* ---- module functions --------------------------------------------------------------------------- */
 
-/* f(a, b, out=None) for one binop. */
-static PyObject *binary_function(dlx_binop op, PyObject *args, PyObject *kwargs) {
-  static char *kw[] = {"a", "b", "out", NULL};
-  PyObject *a, *b, *out = Py_None;
-  char fmt[48];
-  snprintf(fmt, sizeof fmt, "OO|$O:%s", op_names[op]);
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kw, &a, &b, &out)) return NULL;
-  return binary(op, a, b, out == Py_None ? NULL : out, out == Py_None ? OUT_NEW : OUT_GIVEN, 1);
+/* The entry points of ufuncs.c: a binary op in each of binary()'s modes. */
+PyObject *dlx__py_binary_call(dlx_binop op, PyObject *x, PyObject *y, PyObject *out) {
+  return binary(op, x, y, out == Py_None ? NULL : out, out == NULL || out == Py_None ? OUT_NEW : OUT_GIVEN, 1);
 }
 
-#define BINARY_FUNCTION(name, op)                                                                     \
-  static PyObject *m_##name(PyObject *m, PyObject *args, PyObject *kwargs) {                          \
-    (void)m;                                                                                          \
-    return binary_function(op, args, kwargs);                                                         \
-  }
-BINARY_FUNCTION(add, DLX_OP_ADD)
-BINARY_FUNCTION(subtract, DLX_OP_SUB)
-BINARY_FUNCTION(multiply, DLX_OP_MUL)
-BINARY_FUNCTION(divide, DLX_OP_DIV)
-BINARY_FUNCTION(less, DLX_OP_LT)
-BINARY_FUNCTION(less_equal, DLX_OP_LE)
-BINARY_FUNCTION(greater, DLX_OP_GT)
-BINARY_FUNCTION(greater_equal, DLX_OP_GE)
-BINARY_FUNCTION(equal, DLX_OP_EQ)
-BINARY_FUNCTION(not_equal, DLX_OP_NE)
+PyObject *dlx__py_binary_slot(dlx_binop op, PyObject *x, PyObject *y, int inplace) {
+  return binary(op, x, y, NULL, inplace ? OUT_INPLACE : OUT_NEW, 0);
+}
 
 static PyObject *m_matmul(PyObject *m, PyObject *args, PyObject *kwargs) {
   (void)m;
@@ -691,16 +680,6 @@ static PyObject *m_get_num_threads(PyObject *m, PyObject *unused) {
 #define KW (METH_VARARGS | METH_KEYWORDS)
 #define FN(f) (PyCFunction)(void (*)(void))(f)
 PyMethodDef dlx__py_ops_methods[] = {
-    {"add", FN(m_add), KW, "add(a, b, *, out=None) -> Tensor: a + b with NumPy's dtype rules and broadcasting"},
-    {"subtract", FN(m_subtract), KW, "subtract(a, b, *, out=None) -> Tensor: a - b"},
-    {"multiply", FN(m_multiply), KW, "multiply(a, b, *, out=None) -> Tensor: a * b"},
-    {"divide", FN(m_divide), KW, "divide(a, b, *, out=None) -> Tensor: a / b (true division; ints give float64)"},
-    {"less", FN(m_less), KW, "less(a, b, *, out=None) -> bool Tensor"},
-    {"less_equal", FN(m_less_equal), KW, "less_equal(a, b, *, out=None) -> bool Tensor"},
-    {"greater", FN(m_greater), KW, "greater(a, b, *, out=None) -> bool Tensor"},
-    {"greater_equal", FN(m_greater_equal), KW, "greater_equal(a, b, *, out=None) -> bool Tensor"},
-    {"equal", FN(m_equal), KW, "equal(a, b, *, out=None) -> bool Tensor"},
-    {"not_equal", FN(m_not_equal), KW, "not_equal(a, b, *, out=None) -> bool Tensor"},
     {"matmul", FN(m_matmul), KW, "matmul(a, b, *, out=None) -> Tensor: rank-2 a @ b through CBLAS"},
     {"fma", FN(m_fma), KW, "fma(scalar, t1, t2, *, out=None) -> Tensor: scalar * t1 + t2 (augpy's fma)"},
     {"set_num_threads", m_set_num_threads, METH_O, "set_num_threads(n): threads for large ops (n <= 0: default)"},

@@ -83,8 +83,12 @@ DLX_EXPR size_t dlx_expr_eval_pair(double a, double b, double s, unsigned char *
   const S_##N y_##N = CVT_(REAL, CAT_##N, b, N);          \
   DLX_EXPR_PUT(S_##N, x_##N);
   NATIVE_LIST(EVX_DECL, _)
-#define EVX_BIN(OP, N) DLX_EXPR_PUT_ARITH(OUT_##OP(N), N, BIN_RULE(OP, N, x_##N, y_##N));
+#define EVX_BIN(OP, E, RES, N) DLX_EXPR_PUT_ARITH(OUT_##RES(N), N, BIN_RULE(OP, N, x_##N, y_##N));
   BIN_TABLE(EVX_BIN)
+#define EVX_UN(OP, E, RES, N) DLX_EXPR_PUT_ARITH(OUT_##RES(N), N, UN_RULE(OP, N, x_##N));
+  UN_TABLE(EVX_UN)
+#define EVX_CLIP(_, N) DLX_EXPR_PUT_ARITH(S_##N, N, CLIP_RULE(N, x_##N, y_##N, (S_##N)(x_##N + y_##N)));
+  CLIP_LIST(EVX_CLIP, _)
 #define EVX_FMA(_, N) DLX_EXPR_PUT_ARITH(S_##N, N, FMA_RULE(N, s, x_##N, y_##N));
   NATIVE_LIST(EVX_FMA, _)
   DLX_EXPR_PUT(uint8_t, FMA_RULE(u8, s, x_i8, y_u8));

@@ -47,8 +47,8 @@ static dlx_status too_many_dims(const char *what, int ndim) {
 }
 
 static dlx_status make_plan(const dlx_iter *it, Plan *p) {
-  if (it->nop < 1 || it->nop > 3)
-    return dlx_set_error(DLX_ERR_UNSUPPORTED, "dlx cuda backend: a plan of %d operands (the kernels take 1 to 3)",
+  if (it->nop < 1 || it->nop > 4)
+    return dlx_set_error(DLX_ERR_UNSUPPORTED, "dlx cuda backend: a plan of %d operands (the kernels take 1 to 4)",
                          (int)it->nop);
   if (it->ndim > DLX_CUDA_MAX_DIMS) return too_many_dims("the loop plan", it->ndim);
   memset(p, 0, sizeof *p);
@@ -175,6 +175,7 @@ static dlx_status execute(const dlx__ew_op *op, const dlx_iter *plan, const Laun
     case DLX_EW_UNARY: return run_unary(op, p, L);
     case DLX_EW_BINARY: return run_binary(op, p, L);
     case DLX_EW_FMA: return run_fma(op, p, L);
+    case DLX_EW_TERNARY: return run_ternary(op, p, L);
     default: return no_kernel(op);
   }
 }
@@ -472,8 +473,8 @@ dlx_status dlx__cuda_plan_offsets_emulated(const dlx_iter *plan, int64_t index, 
   dlxcu::Plan p;
   const dlx_status st = dlxcu::make_plan(plan, &p);
   if (st != DLX_OK) return st;
-  int64_t off[3];
-  dlxcu::offsets<3>(p, (uint64_t)index, off);
+  int64_t off[4];
+  dlxcu::offsets<4>(p, (uint64_t)index, off);
   for (int k = 0; k < plan->nop; ++k) offsets[k] = off[k];
   return DLX_OK;
 }

@@ -1,46 +1,32 @@
-/* The CUDA backend's arithmetic: unary negation, binary arithmetic and comparisons (the int64 / uint64
- * comparisons included), fma. One kernel per (op, dtype) from expr.h's rules, as the CPU's tables (loops_native.c); narrow floats as the CPU's staged
+/* The CUDA backend's arithmetic: the unary, binary and ternary ops of kernels/op_table.h (the int64 / uint64
+ * comparisons included) and fma, every kernel generated from the table. One kernel per (op, dtype) from expr.h's rules, as the CPU's tables (loops_native.c); narrow floats as the CPU's staged
  * loops (cpu.c): inputs decoded to float32, the float32 rule, the result encoded back with the float32
- * encoder (comparisons write their bool directly), except negation, which flips their codes. */
+ * encoder (bool results are written directly), except negation, which flips their codes. */
 #include "backends/cuda/kernels_common.cuh"
 
 namespace dlxcu {
 
 /* ---- unary ---------------------------------------------------------------------------------------- */
 
-template <int K>
-struct Neg;
-#define DLXCU_NEG_INT(_, N)                                                   \
+/* Every (op, dtype) cell of op_table.h's unary rows, from expr.h's rules (negation of floats flips the
+ * sign bit in bits on the device: expr.h's NEG_REAL). */
+template <int OP, int K>
+struct Un;
+#define DLXCU_UN(OP, E, RES, N)                                               \
   template <>                                                                 \
-  struct Neg<KD_##N> {                                                        \
-    typedef S_##N out_t;                                                      \
+  struct Un<DLX_UNOP_##E, KD_##N> {                                           \
+    typedef OUT_##RES(N) out_t;                                               \
     typedef S_##N in0_t;                                                      \
     typedef S_##N in1_t;                                                      \
     static constexpr int nin = 1;                                             \
-    DLX_HD out_t operator()(in0_t x) const { return UN_RULE(neg, N, x); }      \
+    DLX_HD out_t operator()(in0_t x) const { return UN_RULE(OP, N, x); }       \
   };
-INT_LIST(DLXCU_NEG_INT, _)
-#undef DLXCU_NEG_INT
+UN_TABLE(DLXCU_UN)
+#undef DLXCU_UN
 
-/* Floats: expr.h's NEG_REAL / NEG_CPLX are a sign flip of each part, NaN included; written as one, so
- * that no GPU arithmetic instruction sees the value (it would return its canonical NaN). */
-#define DLXCU_NEG_FLOAT(N, EXPR)                                              \
-  template <>                                                                 \
-  struct Neg<KD_##N> {                                                        \
-    typedef S_##N out_t;                                                      \
-    typedef S_##N in0_t;                                                      \
-    typedef S_##N in1_t;                                                      \
-    static constexpr int nin = 1;                                             \
-    DLX_HD out_t operator()(in0_t x) const { return EXPR; }                   \
-  };
-DLXCU_NEG_FLOAT(f32, neg_bits(x))
-DLXCU_NEG_FLOAT(f64, neg_bits(x))
-DLXCU_NEG_FLOAT(c64, dlx_cf32_make(neg_bits(x.re), neg_bits(x.im)))
-DLXCU_NEG_FLOAT(c128, dlx_cf64_make(neg_bits(x.re), neg_bits(x.im)))
-#undef DLXCU_NEG_FLOAT
-
-/* Narrow formats negate their codes (convert.h's dlx__cvt_negate, as the CPU's narrow unary table): the
- * sign bit flips with NaN payloads kept; fnuz zero and NaN stay; e8m0fnu gives its NaN. */
+/* Narrow formats on their codes (op_table.h's nar CODE: negation, convert.h's dlx__cvt_negate, as the
+ * CPU's narrow unary table): the sign bit flips with NaN payloads kept; fnuz zero and NaN stay; e8m0fnu
+ * gives its NaN. */
 template <class T>
 struct NegNarrow {
   typedef T out_t;
@@ -51,32 +37,58 @@ struct NegNarrow {
   DLX_HD out_t operator()(in0_t x) const { return (T)dlx__cvt_negate(&fmt, x); }
 };
 
-/* Negation of dtype k (a numeric dtype other than bool and float6/float4). */
-static dlx_status run_neg(dlx__kd k, const Plan &p, const Launch &L) {
-  switch (k) {
-#define DLXCU_CASE(_, N) \
-  case KD_##N: return run_ew(p, Neg<KD_##N>(), L);
-    INT_LIST(DLXCU_CASE, _)
-    REAL_LIST(DLXCU_CASE, _)
-    CPLX_LIST(DLXCU_CASE, _)
-#undef DLXCU_CASE
-    default: break;
+/* Narrow formats through float32 (nar F32): decoded, the float32 rule, encoded back (bool results
+ * written as they are), as the CPU's staged loops. */
+template <int OP, bool BOOLRES, class NF>
+struct UnNarrow {
+  typedef typename NF::T in0_t;
+  typedef in0_t in1_t;
+  typedef typename std::conditional<BOOLRES, uint8_t, in0_t>::type out_t;
+  static constexpr int nin = 1;
+  static constexpr int vec_bytes = NF::vec_bytes;
+  NF nf;
+  DLX_HD out_t operator()(in0_t a) const {
+    if constexpr (BOOLRES) return Un<OP, DLX_KD_F32>()(nf.dec32_call(a));
+    else return nf.enc32(Un<OP, DLX_KD_F32>()(nf.dec32(a)));
   }
+};
+
+template <int OP, bool BOOLRES>
+static dlx_status run_unary_narrow(dlx__kd k, const Plan &p, const Launch &L) {
+  return with_narrow(k, [&](auto nf) -> dlx_status { return run_ew(p, UnNarrow<OP, BOOLRES, decltype(nf)>{nf}, L); });
+}
+
+static dlx_status run_unary_codes(dlx__kd k, const Plan &p, const Launch &L) {
   dlx__cvt_format fmt = dlx__cvt_format_value(dlx__kd_narrow_code(k));
   fmt.name = NULL; /* a host string: never read by a kernel */
   if (k == DLX_KD_F16 || k == DLX_KD_BF16) return run_ew(p, NegNarrow<uint16_t>{fmt}, L);
   return run_ew(p, NegNarrow<uint8_t>{fmt}, L);
 }
 
-/* One case per op of the unary list (ew_names.h): an op added there needs its run_<op> here. */
+#define DLXCU_RES_SAME false
+#define DLXCU_RES_BOOL true
+/* the narrow path of a row, by its nar column: F32 staged, CODE on the codes, MOVE and NONE never here (the
+ * compute layer makes a MOVE a copy and refuses narrow floats for NONE) */
+#define DLXCU_UN_NAR_F32(E, RES) \
+  case DLX_UNOP_##E: return run_unary_narrow<DLX_UNOP_##E, DLXCU_RES_##RES>(k, p, L);
+#define DLXCU_UN_NAR_CODE(E, RES) \
+  case DLX_UNOP_##E: return run_unary_codes(k, p, L);
+#define DLXCU_UN_NAR_MOVE(E, RES)
+#define DLXCU_UN_NAR_NONE(E, RES)
+#define DLXCU_UN_NARROW_CASE(A, op, E, np, kind, cls, res, nar, py) DLXCU_UN_NAR_##nar(E, res)
+
 dlx_status run_unary(const dlx__ew_op *op, const Plan &p, const Launch &L) {
   const dlx__kd k = dlx__kd_of(op->dtype[1]);
-  if (k == DLX_KD_NONE || k == DLX_KD_BOOL || dlx__kd_is_subbyte(k)) return no_kernel(op);
+  if (k == DLX_KD_NONE || dlx__kd_is_subbyte(k)) return no_kernel(op);
+  if (dlx__kd_is_native(k)) {
+#define DLXCU_CASE(OP, E, RES, N) \
+  if (op->unop == DLX_UNOP_##E && k == KD_##N) return run_ew(p, Un<DLX_UNOP_##E, KD_##N>(), L);
+    UN_TABLE(DLXCU_CASE)
+#undef DLXCU_CASE
+    return no_kernel(op);
+  }
   switch (op->unop) {
-#define DLXCU_UNARY_CASE(OP, _) \
-  case ENUM_##OP: return run_##OP(k, p, L);
-    DLX__UNOP_LIST(DLXCU_UNARY_CASE, _)
-#undef DLXCU_UNARY_CASE
+    DLX__UNOP_TABLE(DLXCU_UN_NARROW_CASE, _)
     default: return no_kernel(op);
   }
 }
@@ -85,10 +97,10 @@ dlx_status run_unary(const dlx__ew_op *op, const Plan &p, const Launch &L) {
 
 template <int OP, int K>
 struct Bin;
-#define DLXCU_BIN(OP, N)                                                                   \
+#define DLXCU_BIN(OP, E, RES, N)                                                           \
   template <>                                                                              \
-  struct Bin<ENUM_##OP, KD_##N> {                                                          \
-    typedef OUT_##OP(N) out_t;                                                             \
+  struct Bin<DLX_OP_##E, KD_##N> {                                                         \
+    typedef OUT_##RES(N) out_t;                                                            \
     typedef S_##N in0_t;                                                                   \
     typedef S_##N in1_t;                                                                   \
     static constexpr int nin = 2;                                                          \
@@ -100,9 +112,9 @@ BIN_TABLE(DLXCU_BIN)
 /* int64 with uint64: the exact comparisons (expr.h's MIX_RULE), either order. */
 template <int OP, int MIX>
 struct BinMixed;
-#define DLXCU_BIN_MIXED(OP, A, B)                                                          \
+#define DLXCU_BIN_MIXED(OP, E, A, B)                                                       \
   template <>                                                                              \
-  struct BinMixed<ENUM_##OP, MIXIX_##A##_##B> {                                            \
+  struct BinMixed<DLX_OP_##E, MIXIX_##A##_##B> {                                           \
     typedef uint8_t out_t;                                                                 \
     typedef S_##A in0_t;                                                                   \
     typedef S_##B in1_t;                                                                   \
@@ -112,57 +124,122 @@ struct BinMixed;
 MIX_TABLE(DLXCU_BIN_MIXED)
 #undef DLXCU_BIN_MIXED
 
-template <int OP, class NF>
+template <int OP, bool BOOLRES, class NF>
 struct BinNarrow {
-  static constexpr bool cmp = OP >= DLX_OP_LT && OP <= DLX_OP_NE;
   typedef typename NF::T in0_t;
   typedef in0_t in1_t;
-  typedef typename std::conditional<cmp, uint8_t, in0_t>::type out_t;
+  typedef typename std::conditional<BOOLRES, uint8_t, in0_t>::type out_t;
   static constexpr int nin = 2;
   static constexpr int vec_bytes = NF::vec_bytes;
   NF nf;
   DLX_HD out_t operator()(in0_t a, in1_t b) const {
-    if constexpr (cmp) return Bin<OP, DLX_KD_F32>()(nf.dec32_call(a), nf.dec32_call(b));
+    if constexpr (BOOLRES) return Bin<OP, DLX_KD_F32>()(nf.dec32_call(a), nf.dec32_call(b));
     else return nf.enc32(Bin<OP, DLX_KD_F32>()(nf.dec32(a), nf.dec32(b)));
   }
 };
 
-template <int OP>
+template <int OP, bool BOOLRES>
 static dlx_status run_binary_narrow(dlx__kd k, const Plan &p, const Launch &L) {
-  return with_narrow(k, [&](auto nf) -> dlx_status { return run_ew(p, BinNarrow<OP, decltype(nf)>{nf}, L); });
+  return with_narrow(k, [&](auto nf) -> dlx_status { return run_ew(p, BinNarrow<OP, BOOLRES, decltype(nf)>{nf}, L); });
 }
+
+/* the narrow path of a row: every binary row that takes floats computes them through float32 */
+#define DLXCU_BIN_NAR_F32(E, RES) \
+  case DLX_OP_##E: return run_binary_narrow<DLX_OP_##E, DLXCU_RES_##RES>(k, p, L);
+#define DLXCU_BIN_NAR_NONE(E, RES)
+#define DLXCU_BIN_NARROW_CASE(A, op, E, np, kind, cls, res, nar, py, swap) DLXCU_BIN_NAR_##nar(E, res)
 
 dlx_status run_binary(const dlx__ew_op *op, const Plan &p, const Launch &L) {
   const dlx__kd k = dlx__kd_of(op->dtype[2]);
   if (k == DLX_KD_NONE || dlx__kd_is_subbyte(k)) return no_kernel(op);
   const int mix = dlx__mixed_pair(dlx__kd_of(op->dtype[1]), k);
   if (mix >= 0) {
-#define DLXCU_CASE(OP, A, B) \
-  if (op->op == ENUM_##OP && mix == MIXIX_##A##_##B) return run_ew(p, BinMixed<ENUM_##OP, MIXIX_##A##_##B>(), L);
+#define DLXCU_CASE(OP, E, A, B) \
+  if (op->op == DLX_OP_##E && mix == MIXIX_##A##_##B) return run_ew(p, BinMixed<DLX_OP_##E, MIXIX_##A##_##B>(), L);
     MIX_TABLE(DLXCU_CASE)
 #undef DLXCU_CASE
     return no_kernel(op);
   }
   if (dlx__kd_is_native(k)) {
-#define DLXCU_CASE(OP, N) \
-  if (op->op == ENUM_##OP && k == KD_##N) return run_ew(p, Bin<ENUM_##OP, KD_##N>(), L);
+#define DLXCU_CASE(OP, E, RES, N) \
+  if (op->op == DLX_OP_##E && k == KD_##N) return run_ew(p, Bin<DLX_OP_##E, KD_##N>(), L);
     BIN_TABLE(DLXCU_CASE)
 #undef DLXCU_CASE
     return no_kernel(op);
   }
   switch (op->op) {
-    case DLX_OP_ADD: return run_binary_narrow<DLX_OP_ADD>(k, p, L);
-    case DLX_OP_SUB: return run_binary_narrow<DLX_OP_SUB>(k, p, L);
-    case DLX_OP_MUL: return run_binary_narrow<DLX_OP_MUL>(k, p, L);
-    case DLX_OP_DIV: return run_binary_narrow<DLX_OP_DIV>(k, p, L);
-    case DLX_OP_LT: return run_binary_narrow<DLX_OP_LT>(k, p, L);
-    case DLX_OP_LE: return run_binary_narrow<DLX_OP_LE>(k, p, L);
-    case DLX_OP_GT: return run_binary_narrow<DLX_OP_GT>(k, p, L);
-    case DLX_OP_GE: return run_binary_narrow<DLX_OP_GE>(k, p, L);
-    case DLX_OP_EQ: return run_binary_narrow<DLX_OP_EQ>(k, p, L);
-    case DLX_OP_NE: return run_binary_narrow<DLX_OP_NE>(k, p, L);
+    DLX__BINOP_TABLE(DLXCU_BIN_NARROW_CASE, _)
     default: return no_kernel(op);
   }
+}
+
+/* ---- three operands ------------------------------------------------------------------------------- */
+
+/* where: the bits of b or c, by item size (any dtype, narrow codes included). */
+template <class T>
+struct Where {
+  typedef T out_t;
+  typedef uint8_t in0_t;
+  typedef T in1_t;
+  typedef T in2_t;
+  static constexpr int nin = 3;
+  DLX_HD out_t operator()(in0_t c, in1_t x, in2_t y) const { return c ? x : y; }
+};
+
+template <int K>
+struct Clip;
+#define DLXCU_CLIP(_, N)                                                                   \
+  template <>                                                                              \
+  struct Clip<KD_##N> {                                                                    \
+    typedef S_##N out_t;                                                                   \
+    typedef S_##N in0_t;                                                                   \
+    typedef S_##N in1_t;                                                                   \
+    typedef S_##N in2_t;                                                                   \
+    static constexpr int nin = 3;                                                          \
+    DLX_HD out_t operator()(in0_t a, in1_t lo, in2_t hi) const { return CLIP_RULE(N, a, lo, hi); } \
+  };
+CLIP_LIST(DLXCU_CLIP, _)
+#undef DLXCU_CLIP
+
+template <class NF>
+struct ClipNarrow {
+  typedef typename NF::T out_t;
+  typedef out_t in0_t;
+  typedef out_t in1_t;
+  typedef out_t in2_t;
+  static constexpr int nin = 3;
+  static constexpr int vec_bytes = NF::vec_bytes;
+  NF nf;
+  DLX_HD out_t operator()(in0_t a, in1_t lo, in2_t hi) const {
+    return nf.enc32(Clip<DLX_KD_F32>()(nf.dec32(a), nf.dec32(lo), nf.dec32(hi)));
+  }
+};
+
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+dlx_status run_ternary(const dlx__ew_op *op, const Plan &p, const Launch &L) {
+  const dlx__kd k = dlx__kd_of(op->dtype[2]);
+  if (k == DLX_KD_NONE || dlx__kd_is_subbyte(k)) return no_kernel(op);
+  if (op->ternop == DLX_TERNOP_WHERE) {
+    switch (dlx_dtype_itemsize(op->dtype[2])) {
+      case 1: return run_ew(p, Where<uint8_t>(), L);
+      case 2: return run_ew(p, Where<uint16_t>(), L);
+      case 4: return run_ew(p, Where<uint32_t>(), L);
+      case 8: return run_ew(p, Where<uint64_t>(), L);
+      case 16: return run_ew(p, Where<Bytes16>(), L);
+      default: return no_kernel(op);
+    }
+  }
+  if (dlx__kd_is_native(k)) {
+#define DLXCU_CASE(_, N) \
+  if (k == KD_##N) return run_ew(p, Clip<KD_##N>(), L);
+    CLIP_LIST(DLXCU_CASE, _)
+#undef DLXCU_CASE
+    return no_kernel(op);
+  }
+  return with_narrow(k, [&](auto nf) -> dlx_status { return run_ew(p, ClipNarrow<decltype(nf)>{nf}, L); });
 }
 
 /* ---- fma ------------------------------------------------------------------------------------------ */

@@ -132,15 +132,15 @@ inline Div make_div(uint64_t d) {
  * data[k] + sum idx[j] * st[k][j] over extents div[j].d, j = 0 the innermost (the plan's last). At least
  * one dimension (a 0-d plan becomes extent {1}). */
 struct Plan {
-  char *data[3];
+  char *data[4];
   uint64_t size;
   int32_t ndim, nop;
   Div div[DLX_CUDA_MAX_DIMS];
-  int64_t st[3][DLX_CUDA_MAX_DIMS];
+  int64_t st[4][DLX_CUDA_MAX_DIMS];
   /* Inputs given by value (dlx__ew_op.byval: a host scalar): operand k's one element is val[k], passed
    * with the launch; its data pointer is NULL and its strides 0, so every element reads the same value. */
-  bool byval[3];
-  alignas(16) unsigned char val[3][DLX__EW_VALUE_BYTES];
+  bool byval[4];
+  alignas(16) unsigned char val[4][DLX__EW_VALUE_BYTES];
 };
 
 /* Operand K's element at byte offset off: the launch's value when it was given by value, else a load. K is
@@ -279,15 +279,25 @@ DLX_HD inline void st_vec(char *dst, const T (&src)[E]) {
 }
 
 /* ======================================================================================================
- * The elementwise body. A functor F gives out_t, in0_t, in1_t, nin (1 or 2) and a __host__ __device__
- * operator() taking nin inputs.
+ * The elementwise body. A functor F gives out_t, in0_t, in1_t, nin (1, 2 or 3; in2_t too for 3) and a
+ * __host__ __device__ operator() taking nin inputs.
  * ==================================================================================================== */
 
 struct Ew {
   Plan p;
   bool aligned;  /* every operand's address and strides are multiples of its type's alignment */
   bool vec;      /* the fast path: 1-d, every stride its item size (or 0 for an input), 16-byte aligned */
-  bool bcast[3]; /* fast path: input k is broadcast (stride 0) */
+  bool bcast[4]; /* fast path: input k is broadcast (stride 0) */
+};
+
+/* The third input's type: in2_t where the functor has three inputs, else in1_t (never loaded). */
+template <class F, class = void>
+struct In2 {
+  typedef typename F::in1_t type;
+};
+template <class F>
+struct In2<F, std::void_t<typename F::in2_t>> {
+  typedef typename F::in2_t type;
 };
 
 /* The fast path's bytes per chunk of the smallest operand: 16 (one 128-bit access), or what the functor
@@ -308,8 +318,10 @@ struct Shape {
   typedef typename F::out_t TO;
   typedef typename F::in0_t TA;
   typedef typename F::in1_t TB;
-  static constexpr size_t smallest = sizeof(TO) < sizeof(TA) ? (sizeof(TO) < sizeof(TB) ? sizeof(TO) : sizeof(TB))
-                                                             : (sizeof(TA) < sizeof(TB) ? sizeof(TA) : sizeof(TB));
+  typedef typename In2<F>::type TC;
+  static constexpr size_t small2 = sizeof(TO) < sizeof(TA) ? (sizeof(TO) < sizeof(TB) ? sizeof(TO) : sizeof(TB))
+                                                           : (sizeof(TA) < sizeof(TB) ? sizeof(TA) : sizeof(TB));
+  static constexpr size_t smallest = F::nin == 3 && sizeof(TC) < small2 ? sizeof(TC) : small2;
   /* elements per fast-path chunk: VecBytes of the smallest operand (item sizes are powers of two up to 16,
    * so every operand's share is whole aligned accesses of 4 to 16 bytes) */
   static constexpr int E = VecBytes<F>::value > (int)smallest ? (int)(VecBytes<F>::value / smallest) : 1;
@@ -322,11 +334,16 @@ DLX_HD inline void ew_elem(const Ew &a, const F &f, uint64_t i) {
   typedef typename F::out_t TO;
   typedef typename F::in0_t TA;
   typedef typename F::in1_t TB;
-  int64_t off[3];
+  int64_t off[4];
   offsets<F::nin + 1>(a.p, i, off);
   const TA x = ld_in<TA, 1>(a.p, off[1], a.aligned);
   if constexpr (F::nin == 1) {
     st<TO>(a.p.data[0] + off[0], f(x), a.aligned);
+  } else if constexpr (F::nin == 3) {
+    typedef typename In2<F>::type TC;
+    const TB y = ld_in<TB, 2>(a.p, off[2], a.aligned);
+    const TC z = ld_in<TC, 3>(a.p, off[3], a.aligned);
+    st<TO>(a.p.data[0] + off[0], f(x, y, z), a.aligned);
   } else {
     const TB y = ld_in<TB, 2>(a.p, off[2], a.aligned);
     st<TO>(a.p.data[0] + off[0], f(x, y), a.aligned);
@@ -346,14 +363,19 @@ DLX_HD inline void ew_thread(const Ew &a, const F &f, uint64_t t, uint64_t nt) {
   typedef typename F::out_t TO;
   typedef typename F::in0_t TA;
   typedef typename F::in1_t TB;
+  typedef typename In2<F>::type TC;
   constexpr int E = Shape<F>::E;
   const uint64_t chunks = a.p.size / E;
   if (t < chunks) {
     TA xb{};
     TB yb{};
+    TC zb{};
     if (a.bcast[1]) xb = ld_in<TA, 1>(a.p, 0, a.aligned);
-    if constexpr (F::nin == 2) {
+    if constexpr (F::nin >= 2) {
       if (a.bcast[2]) yb = ld_in<TB, 2>(a.p, 0, a.aligned);
+    }
+    if constexpr (F::nin == 3) {
+      if (a.bcast[3]) zb = ld_in<TC, 3>(a.p, 0, a.aligned);
     }
     for (uint64_t c = t; c < chunks; c += nt) {
       TA x[E];
@@ -375,8 +397,20 @@ DLX_HD inline void ew_thread(const Ew &a, const F &f, uint64_t t, uint64_t nt) {
         } else {
           ld_vec<TB, E>(y, a.p.data[2] + c * (E * sizeof(TB)));
         }
-        DLXCU_UNROLL
-        for (int j = 0; j < E; ++j) o[j] = f(x[j], y[j]);
+        if constexpr (F::nin == 3) {
+          TC z[E];
+          if (a.bcast[3]) {
+            DLXCU_UNROLL
+            for (int j = 0; j < E; ++j) z[j] = zb;
+          } else {
+            ld_vec<TC, E>(z, a.p.data[3] + c * (E * sizeof(TC)));
+          }
+          DLXCU_UNROLL
+          for (int j = 0; j < E; ++j) o[j] = f(x[j], y[j], z[j]);
+        } else {
+          DLXCU_UNROLL
+          for (int j = 0; j < E; ++j) o[j] = f(x[j], y[j]);
+        }
       }
       st_vec<TO, E>(a.p.data[0] + c * (E * sizeof(TO)), o);
     }
@@ -405,15 +439,16 @@ dlx_status run_ew(const Plan &p, const F &f, const Launch &L) {
   typedef typename F::out_t TO;
   typedef typename F::in0_t TA;
   typedef typename F::in1_t TB;
+  typedef typename In2<F>::type TC;
   constexpr int E = Shape<F>::E;
   Ew a;
   a.p = p;
   a.aligned = operand_aligned(p, 0, alignof(TO)) && operand_aligned(p, 1, alignof(TA)) &&
-              (F::nin == 1 || operand_aligned(p, 2, alignof(TB)));
-  const size_t size[3] = {sizeof(TO), sizeof(TA), sizeof(TB)};
+              (F::nin == 1 || operand_aligned(p, 2, alignof(TB))) && (F::nin < 3 || operand_aligned(p, 3, alignof(TC)));
+  const size_t size[4] = {sizeof(TO), sizeof(TA), sizeof(TB), sizeof(TC)};
   a.vec = p.ndim == 1 && p.st[0][0] == (int64_t)size[0] && aligned_to(p.data[0], 16);
   a.bcast[0] = false;
-  for (int k = 1; k < 3; ++k) {
+  for (int k = 1; k < 4; ++k) {
     a.bcast[k] = false;
     if (k > F::nin) continue;
     if (p.byval[k] || p.st[k][0] == 0) a.bcast[k] = true;
@@ -465,12 +500,6 @@ DLX_HD inline float narrow(double x) {
     return dlx__cvt_f32_from_bits(((uint32_t)(u >> 63) << 31) | 0x7fc00000u | (uint32_t)((u >> 29) & 0x7fffffu));
   }
   return (float)x;
-}
-
-/* IEEE negation: the sign bit flips, NaN included (expr.h's NEG_REAL, which the CPU compiles to an xor). */
-DLX_HD inline float neg_bits(float x) { return dlx__cvt_f32_from_bits(dlx__cvt_f32_bits(x) ^ 0x80000000u); }
-DLX_HD inline double neg_bits(double x) {
-  return dlx__cvt_f64_from_bits(dlx__cvt_f64_bits(x) ^ UINT64_C(0x8000000000000000));
 }
 
 /* The narrow formats, as the CPU's loops_narrow.c treats them: float16 and bfloat16 through their own
@@ -573,10 +602,11 @@ DLXCU_CAST_EXACT(c128, c64, dlx_cf32_make(narrow(x.re), narrow(x.im)))
  * not a move */
 dlx_status run_cast_native(const dlx__ew_op *op, const Plan &p, const Launch &L);
 dlx_status run_cast_narrow(const dlx__ew_op *op, const Plan &p, const Launch &L);
-/* unary, binary and fma */
+/* unary, binary, fma and the ops of three operands */
 dlx_status run_unary(const dlx__ew_op *op, const Plan &p, const Launch &L);
 dlx_status run_binary(const dlx__ew_op *op, const Plan &p, const Launch &L);
 dlx_status run_fma(const dlx__ew_op *op, const Plan &p, const Launch &L);
+dlx_status run_ternary(const dlx__ew_op *op, const Plan &p, const Launch &L);
 
 /* The error for an op no kernel exists for (the compute layer never hands one over). */
 dlx_status no_kernel(const dlx__ew_op *op);
