@@ -64,6 +64,7 @@ body() {
   echo "}"
 }
 
+# shellcheck disable=SC2317 # (the generators are called through expect)
 self_test() {
   local tmp failed=0
   tmp=$(mktemp -d)
