@@ -12,32 +12,23 @@ import re
 from typing import NamedTuple
 
 
+# What blank blanks, leftmost first: a comment (an unclosed one runs to the end), a string or char literal
+# (a backslash escapes the next character, a newline included; an unclosed one runs to the end, where its
+# last character becomes the closing quote).
+_BLANKED = re.compile(r"""/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:\\.|[^"\\])*(?:"|\\?\Z)|'(?:\\.|[^'\\])*(?:'|\\?\Z)""", re.S)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blanked(m):
+    s = m.group(0)
+    if s[0] == "/":
+        return _NOT_NEWLINE.sub(" ", s)
+    return s[0] + _NOT_NEWLINE.sub(" ", s[1:-1]) + s[0]  # a literal keeps its quotes
+
+
 def blank(text):
     """Comments, string and char literals replaced by spaces; newlines kept."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            j = min(j + 1, n)
-            out.append(c + re.sub(r"[^\n]", " ", text[i + 1:j - 1]) + c)
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    return _BLANKED.sub(_blanked, text)
 
 
 def code_lines(text):

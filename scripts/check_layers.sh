@@ -216,19 +216,20 @@ for layer in layers:
     for dirpath, _, names in os.walk(os.path.join("src", layer)):
         files += [(layer, os.path.join(dirpath, n)) for n in sorted(names) if n.endswith((".c", ".h", ".cu", ".cuh"))]
 files.sort(key=lambda f: f[1])
-texts = {}
+texts, code = {}, {}
 for _, path in files:
     with open(path, encoding="utf-8", errors="replace") as f:
         texts[path] = f.read()
+    code[path] = code_lines(texts[path])
 
 # 5. where each function with external linkage is defined: name -> [(layer, file)]
 defined = {}
 for layer, path in files:
-    for fn in functions(code_lines(texts[path])):
+    for fn in functions(code[path]):
         if not re.search(r"\bstatic\b", fn.head):
             defined.setdefault(fn.name, []).append((layer, path))
 for layer, path in files:
-    for d in declarations(code_lines(texts[path])):
+    for d in declarations(code[path]):
         where = defined.get(d.name, [])
         if d.is_static or not where or min(rank[lay] for lay, _ in where) <= rank[layer]:
             continue
