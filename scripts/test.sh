@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/test.sh - the whole test suite, as CI runs it (.ci/run). On a fresh Debian machine it first
 # installs what is missing (apt-get; sudo only when not root), then:
-#   0. scripts/check_layers.sh: the includes obey the README's layer table
+#   0. scripts/check_layers.sh: the includes and declarations obey the README's layer table, no relative
+#      include, no device type as a number (its --self-test first: each rule fires on a planted file)
 #   1. build with gcc and -Werror, run ctest (unit tests, examples, ABI + header coexistence, seed replay)
 #   2. build with clang, ASan + UBSan, run ctest again
 #   3. scripts/check_install.sh: install, then find_package(dlx) and pkg-config consumers; then
@@ -10,7 +11,8 @@
 #   5. scripts/test_python.sh, when pyproject.toml and that script exist (the ownership stress test in
 #      its short mode included)
 #   6. scripts/check_no_abort.sh: no abort/exit/assert on a library code path, in source or binary;
-#      scripts/check_function_length.sh: no function over 80 lines, no file over 800, in src/pyext
+#      scripts/check_function_length.sh: no function over 80 lines, no file over 800, in all of src/ (its
+#      --self-test first)
 #   7. scripts/gen_errors.sh --check: docs/errors.md matches what the code does now
 #   8. scripts/test_python_asan.sh: the Python suite against an ASan + UBSan extension, then a
 #      leak-checked workload
@@ -132,6 +134,8 @@ build_and_test() { # <build-dir> <cmake args...>
 }
 
 step "dependencies" deps
+step "layers: each rule fires on a planted file (scripts/check_layers.sh --self-test)" \
+  bash scripts/check_layers.sh --self-test
 step "layers (scripts/check_layers.sh)" bash scripts/check_layers.sh
 if [ -f pyproject.toml ]; then
   # dpctl and Intel's OpenCL CPU runtime into .venv before the ctest runs (scripts/venv.sh); one that cannot
@@ -157,8 +161,10 @@ if [ -f pyproject.toml ]; then
   if [ -f scripts/test_python.sh ]; then
     step "python (scripts/test_python.sh)" bash scripts/test_python.sh
     step "no abort/exit/assert on library paths (scripts/check_no_abort.sh)" bash scripts/check_no_abort.sh
-    step "src/pyext: functions <= 80 lines, files <= 800 (scripts/check_function_length.sh)" \
-      bash scripts/check_function_length.sh
+    step "function lengths counted right (scripts/check_function_length.sh --self-test)" \
+      bash scripts/check_function_length.sh --self-test
+    step "src/: functions <= 80 lines, files <= 800 (scripts/check_function_length.sh src)" \
+      bash scripts/check_function_length.sh src
     step "docs/errors.md current (scripts/gen_errors.sh --check)" bash scripts/gen_errors.sh --check build-test
     step "python under ASan + UBSan, leak workload (scripts/test_python_asan.sh)" bash scripts/test_python_asan.sh
   else

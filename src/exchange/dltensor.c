@@ -236,6 +236,76 @@ static dlx_status import_compact_strides(dlx_view *out, int32_t nd, bool null_st
   return DLX_OK;
 }
 
+/* Reads t's shape (and strides) into out under layout, which the scan checks as it goes: NULL strides
+ * (nd > 0) are read as the shape alone. false when layout is no dlx_layout (then *st is not written; the
+ * caller reports it, so the compiler sees *st set on every path it reads it). An always-inline part of
+ * dlx_view_from_dltensor: the hot path stays one function. */
+DLX_ALWAYS_INLINE bool import_scan(dlx_view *out, int32_t nd, const int64_t *shape, const int64_t *strides,
+                                   dlx_layout layout, scan_state *st) {
+  if (strides == NULL && nd > 0) {
+    if (DLX_UNLIKELY((uint32_t)layout > DLX_LAYOUT_ANY)) return false;
+    dlx__scan_dims(SCAN_SHAPE, nd, shape, NULL, out->shape, NULL, st);
+    return true;
+  }
+  switch (layout) {
+    case DLX_LAYOUT_STRIDE: dlx__scan_dims(SCAN_STRIDE, nd, shape, strides, out->shape, out->strides, st); break;
+    case DLX_LAYOUT_RIGHT: dlx__scan_dims(SCAN_RIGHT, nd, shape, strides, out->shape, out->strides, st); break;
+    case DLX_LAYOUT_LEFT: dlx__scan_dims(SCAN_LEFT, nd, shape, strides, out->shape, out->strides, st); break;
+    case DLX_LAYOUT_ANY: dlx__scan_dims(SCAN_ANY, nd, shape, strides, out->shape, out->strides, st); break;
+    default: return false;
+  }
+  return true;
+}
+
+/* Where the scanned elements of t lie, checked: the span from element 0 (data + byte_offset) to the lowest
+ * and the highest element must not wrap, and element 0 must be aligned as spec asks (or naturally). Sets
+ * out->data to element 0, and out's strides when t gives none to read (NULL or empty). Always inline, as
+ * above. */
+DLX_ALWAYS_INLINE dlx_status import_place(dlx_view *out, const DLTensor *t, const dlx_import_spec *spec,
+                                          const scan_state *st) {
+  const int32_t nd = t->ndim;
+  const dlx_layout layout = spec->layout;
+  const bool null_strides = t->strides == NULL && nd > 0, empty = st->zero;
+  /* Items from element 0 to the lowest and to the highest element: exact for compact strides; under STRIDE
+   * and ANY a bound (dlx__span_bound) that the strides make exact when it does not settle the span. */
+  uint64_t below = 0, above;
+  const int64_t *exact_strides = NULL;
+  if (DLX_UNLIKELY(null_strides || empty)) {
+    DLX_FORWARD(import_compact_strides(out, nd, null_strides, empty, spec));
+    above = empty ? 0 : (uint64_t)st->count - 1u;
+  } else {
+    if (DLX_UNLIKELY(st->bad)) return fail_import_layout(layout, nd, t->shape, t->strides);
+    if (layout == DLX_LAYOUT_RIGHT || layout == DLX_LAYOUT_LEFT) {
+      above = (uint64_t)st->count - 1u;
+    } else {
+      above = dlx__span_bound(st);
+      below = layout == DLX_LAYOUT_ANY ? above : 0;
+      exact_strides = t->strides;
+    }
+  }
+
+  void *const data = t->data;
+  uintptr_t addr = (uintptr_t)data;
+  const uint64_t byte_offset = t->byte_offset;
+  if (data != NULL) {
+    if (DLX_UNLIKELY(byte_offset > (uint64_t)(UINTPTR_MAX - addr))) return fail_address_wrap(data, byte_offset);
+    addr += (uintptr_t)byte_offset;
+  }
+  /* the rule dlx_view_init and the export apply too (view_internal.h); an empty tensor always passes */
+  DLX_FORWARD(dlx__check_span(nd, t->shape, exact_strides, below, above, data != NULL && !empty, addr, t->dtype));
+
+  uint32_t align = spec->alignment;
+  if (DLX_UNLIKELY((align & (align - 1u)) != 0)) return fail_alignment_arg(align);
+  /* an empty tensor has no element 0 to misalign; otherwise no natural alignment exceeds 16, so an address
+   * that is a multiple of 16 needs no dtype lookup */
+  if (!empty && (align != 0 || (addr & 15u) != 0)) {
+    if (align == 0) align = (uint32_t)dlx_dtype_alignment(t->dtype);
+    if (DLX_UNLIKELY((addr & (uintptr_t)(align - 1u)) != 0)) return fail_misaligned(data, byte_offset, align);
+  }
+  out->data = data != NULL ? (void *)addr : NULL;
+  return DLX_OK;
+}
+
 dlx_status dlx_view_from_dltensor(dlx_view *out, const DLTensor *t, const dlx_import_spec *spec) {
   if (DLX_UNLIKELY(out == NULL || t == NULL || spec == NULL)) {
     static const char *const names[] = {"out", "t", "spec"};
@@ -260,66 +330,17 @@ dlx_status dlx_view_from_dltensor(dlx_view *out, const DLTensor *t, const dlx_im
   const int64_t *shape = t->shape;
   if (DLX_UNLIKELY(nd > 0 && shape == NULL)) return fail_null_shape(nd);
 
-  const dlx_layout layout = spec->layout;
-  const int64_t *strides = t->strides;
-  const bool null_strides = strides == NULL && nd > 0;
   scan_state st;
-  if (null_strides) {
-    if (DLX_UNLIKELY((uint32_t)layout > DLX_LAYOUT_ANY)) return fail_import_layout_arg(layout);
-    dlx__scan_dims(SCAN_SHAPE, nd, shape, NULL, out->shape, NULL, &st);
-  } else {
-    switch (layout) {
-      case DLX_LAYOUT_STRIDE: dlx__scan_dims(SCAN_STRIDE, nd, shape, strides, out->shape, out->strides, &st); break;
-      case DLX_LAYOUT_RIGHT: dlx__scan_dims(SCAN_RIGHT, nd, shape, strides, out->shape, out->strides, &st); break;
-      case DLX_LAYOUT_LEFT: dlx__scan_dims(SCAN_LEFT, nd, shape, strides, out->shape, out->strides, &st); break;
-      case DLX_LAYOUT_ANY: dlx__scan_dims(SCAN_ANY, nd, shape, strides, out->shape, out->strides, &st); break;
-      default: return fail_import_layout_arg(layout);
-    }
-  }
-
+  if (DLX_UNLIKELY(!import_scan(out, nd, shape, t->strides, spec->layout, &st)))
+    return fail_import_layout_arg(spec->layout);
   if (DLX_UNLIKELY(st.sign < 0)) return dlx__fail_negative_extent(nd, shape);
   if (DLX_UNLIKELY(st.count_overflow)) return dlx__fail_count_overflow(nd, shape);
   const bool empty = st.zero;
   void *const data = t->data;
   if (DLX_UNLIKELY(data == NULL && !empty)) return dlx__fail_null_data(st.count);
 
-  /* Items from element 0 to the lowest and to the highest element: exact for compact strides; under STRIDE
-   * and ANY a bound (dlx__span_bound) that the strides make exact when it does not settle the span. */
-  uint64_t below = 0, above;
-  const int64_t *exact_strides = NULL;
-  if (DLX_UNLIKELY(null_strides || empty)) {
-    DLX_FORWARD(import_compact_strides(out, nd, null_strides, empty, spec));
-    above = empty ? 0 : (uint64_t)st.count - 1u;
-  } else {
-    if (DLX_UNLIKELY(st.bad)) return fail_import_layout(layout, nd, shape, strides);
-    if (layout == DLX_LAYOUT_RIGHT || layout == DLX_LAYOUT_LEFT) {
-      above = (uint64_t)st.count - 1u;
-    } else {
-      above = dlx__span_bound(&st);
-      below = layout == DLX_LAYOUT_ANY ? above : 0;
-      exact_strides = strides;
-    }
-  }
+  DLX_FORWARD(import_place(out, t, spec, &st));
 
-  uintptr_t addr = (uintptr_t)data;
-  const uint64_t byte_offset = t->byte_offset;
-  if (data != NULL) {
-    if (DLX_UNLIKELY(byte_offset > (uint64_t)(UINTPTR_MAX - addr))) return fail_address_wrap(data, byte_offset);
-    addr += (uintptr_t)byte_offset;
-  }
-  /* the rule dlx_view_init and the export apply too (view_internal.h); an empty tensor always passes */
-  DLX_FORWARD(dlx__check_span(nd, shape, exact_strides, below, above, data != NULL && !empty, addr, dt));
-
-  uint32_t align = spec->alignment;
-  if (DLX_UNLIKELY((align & (align - 1u)) != 0)) return fail_alignment_arg(align);
-  /* an empty tensor has no element 0 to misalign; otherwise no natural alignment exceeds 16, so an address
-   * that is a multiple of 16 needs no dtype lookup */
-  if (!empty && (align != 0 || (addr & 15u) != 0)) {
-    if (align == 0) align = (uint32_t)dlx_dtype_alignment(dt);
-    if (DLX_UNLIKELY((addr & (uintptr_t)(align - 1u)) != 0)) return fail_misaligned(data, byte_offset, align);
-  }
-
-  out->data = data != NULL ? (void *)addr : NULL;
   out->dtype = dt;
   out->device = t->device;
   out->ndim = nd;

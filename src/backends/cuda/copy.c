@@ -108,9 +108,9 @@ static bool pitched(const dlx_view *v, size_t *rows, size_t *width, size_t *pitc
  * copy row by row, and short rows leave them mostly idle. */
 #define DLX_CUDA_PITCHED_MIN_ROW_BYTES 64
 
-dlx_status dlx__cuda_copy(const dlx_view *dst, const dlx_view *src) {
-  /* The other side must be CUDA memory or memory the host can address: cudaMemcpy cannot reach another
-   * runtime's device memory (oneAPI device USM, ROCm), and reading such a pointer on the host would crash. */
+/* The other side must be CUDA memory or memory the host can address: cudaMemcpy cannot reach another
+ * runtime's device memory (oneAPI device USM, ROCm), and reading such a pointer on the host would crash. */
+static dlx_status check_reachable(const dlx_view *dst, const dlx_view *src) {
   const dlx_view *sides[2] = {dst, src};
   for (int k = 0; k < 2; ++k) {
     const DLDevice d = sides[k]->device;
@@ -121,33 +121,41 @@ dlx_status dlx__cuda_copy(const dlx_view *dst, const dlx_view *src) {
                          "memory (dlx_copy to a cpu tensor, then from it)",
                          dlx__device_text(x, sizeof x, dst->device), dlx__device_text(y, sizeof y, src->device));
   }
-  if (dlx_view_size(dst) == 0) return DLX_OK;
-  /* the device whose stream orders the transfer: dst's when it is a GPU, else src's */
-  const DLDevice gpu = is_cuda(dst->device) ? dst->device : src->device;
-  DLX_FORWARD(dlx__cuda_check_device(gpu.device_id, "dlx_copy"));
-  if (is_cuda(src->device)) DLX_FORWARD(dlx__cuda_check_device(src->device.device_id, "dlx_copy"));
-  if (is_cuda(dst->device)) DLX_FORWARD(dlx__cuda_check_device(dst->device.device_id, "dlx_copy"));
-  /* Two sides with rows at a pitch (a sub-matrix, a padded buffer), on one device or one device and the
-   * host: one cudaMemcpy2DAsync moves the rows where they belong, with no staging and no kernel. */
+  return DLX_OK;
+}
+
+/* Two sides with rows at a pitch (a sub-matrix, a padded buffer), on one device or one device and the
+ * host: one cudaMemcpy2DAsync on gpu's stream moves the rows where they belong, with no staging and no
+ * kernel. *done says whether this path took the copy (the status is then the copy's); when it did not,
+ * nothing was moved. */
+static dlx_status copy_pitched(const dlx_view *dst, const dlx_view *src, DLDevice gpu, bool *done) {
+  *done = false;
   const bool peer = is_cuda(src->device) && is_cuda(dst->device) && src->device.device_id != dst->device.device_id;
   dlx_view b;
   DLX_FORWARD(dlx_view_broadcast_to(src, dst->ndim, dst->shape, &b));
   size_t rs, ws, ps, rd, wd, pd;
   const size_t item = dlx_dtype_itemsize(dst->dtype);
-  if (!peer && dlx_dtype_equal(b.dtype, dst->dtype) && !(dlx_view_is_c_contiguous(&b) && dlx_view_is_c_contiguous(dst)) &&
-      pitched(&b, &rs, &ws, &ps) && pitched(dst, &rd, &wd, &pd) && rs == rd && ws == wd && rs > 1 &&
-      ws * item >= DLX_CUDA_PITCHED_MIN_ROW_BYTES) {
-    DLX_FORWARD(dlx__cuda_use_device(gpu.device_id, "dlx_copy"));
-    cudaStream_t stream = dlx__cuda_stream(gpu.device_id);
-    cudaError_t err = cudaMemcpy2DAsync(dst->data, pd * item, b.data, ps * item, ws * item, rs, cudaMemcpyDefault, stream);
-    if (err != cudaSuccess) return dlx__cuda_fail(err, "dlx_copy", "cudaMemcpy2DAsync");
-    /* host memory on either side: done before returning, as below */
-    if (!is_cuda(src->device) || !is_cuda(dst->device)) {
-      err = cudaStreamSynchronize(stream);
-      if (err != cudaSuccess) return dlx__cuda_fail(err, "dlx_copy", "cudaStreamSynchronize");
-    }
+  if (peer || !dlx_dtype_equal(b.dtype, dst->dtype) ||
+      (dlx_view_is_c_contiguous(&b) && dlx_view_is_c_contiguous(dst)) || !pitched(&b, &rs, &ws, &ps) ||
+      !pitched(dst, &rd, &wd, &pd) || rs != rd || ws != wd || rs <= 1 || ws * item < DLX_CUDA_PITCHED_MIN_ROW_BYTES)
     return DLX_OK;
+  *done = true;
+  DLX_FORWARD(dlx__cuda_use_device(gpu.device_id, "dlx_copy"));
+  cudaStream_t stream = dlx__cuda_stream(gpu.device_id);
+  cudaError_t err =
+      cudaMemcpy2DAsync(dst->data, pd * item, b.data, ps * item, ws * item, rs, cudaMemcpyDefault, stream);
+  if (err != cudaSuccess) return dlx__cuda_fail(err, "dlx_copy", "cudaMemcpy2DAsync");
+  /* host memory on either side: done before returning, as in copy_staged */
+  if (!is_cuda(src->device) || !is_cuda(dst->device)) {
+    err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess) return dlx__cuda_fail(err, "dlx_copy", "cudaStreamSynchronize");
   }
+  return DLX_OK;
+}
+
+/* Any other copy, the way the top of this file draws it: src compacted on its side, one cudaMemcpy (or a
+ * peer copy) on gpu's stream, then scattered into dst's strides on dst's side when dst is not compact. */
+static dlx_status copy_staged(const dlx_view *dst, const dlx_view *src, DLDevice gpu) {
   staging s_src = {{kDLCPU, 0}, NULL}, s_dst = {{kDLCPU, 0}, NULL};
   dlx_view from, to;
   dlx_status st = gather(dst, src, &s_src, &from);
@@ -193,4 +201,18 @@ dlx_status dlx__cuda_copy(const dlx_view *dst, const dlx_view *src) {
   staging_free(&s_src);
   staging_free(&s_dst);
   return st;
+}
+
+dlx_status dlx__cuda_copy(const dlx_view *dst, const dlx_view *src) {
+  DLX_FORWARD(check_reachable(dst, src));
+  if (dlx_view_size(dst) == 0) return DLX_OK;
+  /* the device whose stream orders the transfer: dst's when it is a GPU, else src's */
+  const DLDevice gpu = is_cuda(dst->device) ? dst->device : src->device;
+  DLX_FORWARD(dlx__cuda_check_device(gpu.device_id, "dlx_copy"));
+  if (is_cuda(src->device)) DLX_FORWARD(dlx__cuda_check_device(src->device.device_id, "dlx_copy"));
+  if (is_cuda(dst->device)) DLX_FORWARD(dlx__cuda_check_device(dst->device.device_id, "dlx_copy"));
+  bool done;
+  DLX_FORWARD(copy_pitched(dst, src, gpu, &done));
+  if (done) return DLX_OK;
+  return copy_staged(dst, src, gpu);
 }
