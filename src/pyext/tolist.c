@@ -170,6 +170,22 @@ PyObject *dlx__py_tensor_index(PyObject *self) {
   return item_as(self, PyNumber_Long);
 }
 
+/* bool(t): the truth of item(), so every dtype item() reads has one (int128 and uint128 too, which no
+ * cast to bool takes); an empty tensor or one of more elements is ambiguous (ValueError, as NumPy). */
+int dlx__py_tensor_bool(PyObject *self) {
+  const int64_t n = dlx_view_size(&((dlx__py_tensor *)self)->view);
+  if (n != 1) {
+    PyErr_SetString(PyExc_ValueError, n == 0 ? "the truth value of an empty tensor is ambiguous"
+                                             : "the truth value of a tensor with more than one element is ambiguous");
+    return -1;
+  }
+  PyObject *x = dlx__py_tensor_item(self, NULL);
+  if (x == NULL) return -1;
+  const int r = PyObject_IsTrue(x);
+  Py_DECREF(x);
+  return r;
+}
+
 PyObject *dlx__py_tensor_complex(PyObject *self, PyObject *unused) {
   (void)unused;
   return item_as(self, to_complex);
