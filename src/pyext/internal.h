@@ -265,7 +265,7 @@ PyObject *dlx__py_tensor_float(PyObject *self);
 PyObject *dlx__py_tensor_int(PyObject *self);
 PyObject *dlx__py_tensor_index(PyObject *self);
 PyObject *dlx__py_tensor_complex(PyObject *self, PyObject *unused);
-/* bool(t): the truth of item() (module.c installs it as the type's nb_bool). */
+/* bool(t): the one element's truth, for every dtype item() reads (module.c installs it as nb_bool). */
 int dlx__py_tensor_bool(PyObject *self);
 extern const char dlx__py_doc_tolist[], dlx__py_doc_item[];
 
