@@ -43,6 +43,8 @@ _NestedScalars: TypeAlias = Union[_PyScalar, Sequence["_NestedScalars"]]
 # What ops take as an operand: a tensor-like object or a Python scalar.
 _TensorLike: TypeAlias = Union[Tensor, _SupportsDLPack, _SupportsArray]
 _Operand: TypeAlias = Union[_TensorLike, _PyScalar]
+# What reductions and setitem also take: Python scalars and nested lists / tuples of them (NumPy's array)
+_ArrayLike: TypeAlias = Union[_TensorLike, _NestedScalars]
 # basic items, and array indices (integer or bool tensors, NumPy arrays, nested lists of ints or bools)
 _IndexItem: TypeAlias = Union[SupportsIndex, slice, None, ellipsis, bool, Tensor, npt.ArrayLike, Sequence[Any]]
 _Index: TypeAlias = Union[_IndexItem, tuple[_IndexItem, ...]]
@@ -175,10 +177,11 @@ class Tensor:
 
     # Python protocols: operators follow NumPy 2's dtype rules; comparisons give bool tensors
     def __getitem__(self, key: _Index, /) -> Tensor: ...
-    def __setitem__(self, key: _Index, value: _Operand, /) -> None: ...
+    def __setitem__(self, key: _Index, value: _ArrayLike, /) -> None: ...
     def __delitem__(self, key: _Index, /) -> None: ...  # always TypeError
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[Tensor]: ...
+    def __reversed__(self) -> Iterator[Tensor]: ...
     def __contains__(self, x: object, /) -> bool: ...
     def __bool__(self) -> bool: ...
     def __hash__(self) -> int: ...
@@ -286,38 +289,38 @@ def _check_callbacks() -> tuple[int, int, int, int]: ...
 
 # reductions (src/pyext/reduce.c): NumPy's signature and dtypes, the same bits everywhere (docs/numerics.md)
 def sum(
-    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    t: _ArrayLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
     out: _TensorLike | None = None,
 ) -> Tensor: ...
 def prod(
-    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    t: _ArrayLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
     out: _TensorLike | None = None,
 ) -> Tensor: ...
 def min(
-    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    t: _ArrayLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
     out: _TensorLike | None = None,
 ) -> Tensor: ...
 def max(
-    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    t: _ArrayLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
     out: _TensorLike | None = None,
 ) -> Tensor: ...
 def mean(
-    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    t: _ArrayLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
     out: _TensorLike | None = None,
 ) -> Tensor: ...
 def argmin(
-    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    t: _ArrayLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
     out: _TensorLike | None = None,
 ) -> Tensor: ...
 def argmax(
-    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    t: _ArrayLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
     out: _TensorLike | None = None,
 ) -> Tensor: ...
 def any(
-    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    t: _ArrayLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
     out: _TensorLike | None = None,
 ) -> Tensor: ...
 def all(
-    t: _TensorLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
+    t: _ArrayLike, axis: _Axis = None, dtype: _DTypeLike | None = None, keepdims: bool = False,
     out: _TensorLike | None = None,
 ) -> Tensor: ...

@@ -83,11 +83,21 @@ def _host_readable(x):
     return not isinstance(x, dlx.Tensor) or x.device[0] in (1, 3, 11, 13)
 
 
+def _refuse_read_only(method, inputs):
+    """ufunc.at writes into its first operand, and NumPy 2.4's does so without looking at the writeable
+    flag (a read-only ndarray is written too): a read-only tensor is refused here, before NumPy sees its
+    memory, with NumPy's ValueError for a read-only destination. (out= needs nothing: dlx's ops and NumPy's
+    other ufunc methods refuse a read-only out themselves.)"""
+    if method == "at" and inputs and isinstance(inputs[0], dlx.Tensor) and inputs[0].readonly:
+        raise ValueError("assignment destination is read-only")
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     """Tensor.__array_ufunc__ (NEP 13)."""
     outs = kwargs.get("out", ())
     if _foreign(inputs + tuple(outs)):
         return NotImplemented
+    _refuse_read_only(method, inputs)
     what = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     found = _dlx_ufunc(ufunc, inputs) if method == "__call__" else None
     if found is not None and set(kwargs) <= {"out"}:

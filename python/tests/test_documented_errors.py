@@ -88,9 +88,12 @@ CASES = [
      TypeError),
     ("ordering complex numbers is TypeError", lambda: dlx.zeros((2,), "complex64") < 1, TypeError),
     ("int32 += 1.5 and int32 /= 2 raise TypeError", lambda: dlx.zeros((2,), "int32").__itruediv__(2), TypeError),
-    ("the truth of a one-element tensor (ValueError for more or none)", lambda: bool(f32()), ValueError),
+    ("(so int128 and uint128 too; ValueError for more elements or none)", lambda: bool(f32()), ValueError),
     ("`len(t)`: `shape[0]` (TypeError for 0-d)", lambda: len(dlx.asarray(1.0)), TypeError),
     ('a 0-d tensor is TypeError ("iteration over a 0-d tensor")', lambda: iter(dlx.asarray(1.0)), TypeError),
+    ("TypeError for a 0-d tensor. A row that is no view", lambda: reversed(dlx.asarray(1.0)), TypeError),
+    ("raises the TypeError `t[1]` raises when the iteration reaches it, never IndexError",
+     lambda: list(dlx.zeros((4,), "float4_e2m1fn")), TypeError),
     # indexing
     ("out-of-range indices raise IndexError", lambda: f32()[3], IndexError),
     ("a zero step raises ValueError", lambda: f32()[::0], ValueError),
@@ -105,6 +108,8 @@ CASES = [
     ('IndexError for an index out of range ("index 5 is out of bounds for axis 0 with size 3"',
      lambda: f32()[[5]], IndexError),
     ("ValueError for a ragged list", lambda: f32(3, 3)[[[0, 1], [2]]], ValueError),
+    ("an int in a list that neither int64 nor uint64 holds (\"index out of bounds: Python integer",
+     lambda: f32()[[2**64]], IndexError),
     # the engine
     ("IndexError (index out of range)", lambda: f32(2, 2)[[0], [2]], IndexError),
     ("TypeError (dtype or op unsupported)", lambda: dlx.zeros((2,), "float4_e2m1fn") + 1, TypeError),
@@ -165,6 +170,10 @@ CASES = [
     ('TypeError "numpy.sqrt runs in NumPy, on host memory', lambda: np.sqrt(cuda_tensor()), TypeError),
     ("cannot write in place (packed float6/float4) is TypeError",
      lambda: np.sqrt(np.ones(4, np.float32), out=dlx.zeros((4,), "float4_e2m1fn")), TypeError),
+    ("as `out=` dlx and NumPy refuse it (ValueError)", lambda: np.sqrt(np.ones(3, np.float32), out=readonly()),
+     ValueError),
+    ('with NumPy\'s ValueError "assignment destination is read-only"', lambda: np.add.at(readonly(), [0], 1),
+     ValueError),
     # devices
     ("An unknown name is ValueError (\"unknown device 'gpu' (expected", lambda: dlx.zeros((2,), device="gpu"),
      ValueError),

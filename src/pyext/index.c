@@ -115,10 +115,16 @@ static int parse_basic_key(const dlx__py_tensor *t, PyObject *key, dlx_index_ite
   return 0;
 }
 
+/* The exception of a view that cannot be made: TypeError for what the dtype cannot do (a view of packed
+ * sub-byte data that does not start on a byte), IndexError for the rest. NULL. */
+static PyObject *raise_view_error(dlx_status st) {
+  return dlx__py_raise(st, st == DLX_ERR_UNSUPPORTED ? PyExc_TypeError : PyExc_IndexError);
+}
+
 static int subscript_basic(const dlx__py_tensor *t, int32_t n, const dlx_index_item *items, dlx_view *out) {
   dlx_status st = dlx_view_subscript(&t->view, n, items, out);
   if (st == DLX_OK) return 0;
-  dlx__py_raise(st, st == DLX_ERR_UNSUPPORTED ? PyExc_TypeError : PyExc_IndexError);
+  raise_view_error(st);
   return -1;
 }
 
@@ -156,6 +162,31 @@ static void advanced_clear(advanced *a) {
   for (int32_t k = 0; k < a->m; ++k) Py_CLEAR(a->index[k]);
 }
 
+/* An index array whose byte order is not the machine's, which DLPack cannot carry (NumPy's export refuses
+ * it with BufferError, the error pending on entry), as a tensor of it in native order: a copy,
+ * o.astype(o.dtype.newbyteorder("=")), as NumPy casts its index arrays. NULL with the pending error kept
+ * when o is no such array (one whose dtype says it is native). */
+static PyObject *native_order_tensor(PyObject *o) {
+  PyObject *exc = dlx__py_fetch_exception(), *r = NULL;
+  PyObject *dt = PyObject_GetAttrString(o, "dtype");
+  PyObject *isnative = dt != NULL ? PyObject_GetAttrString(dt, "isnative") : NULL;
+  if (isnative == Py_False) { /* a failure of the conversion is the error then */
+    PyObject *ndt = PyObject_CallMethod(dt, "newbyteorder", "s", "=");
+    PyObject *native = ndt != NULL ? PyObject_CallMethod(o, "astype", "O", ndt) : NULL;
+    int unsupported = 0;
+    if (native != NULL) r = dlx__py_as_tensor(native, &unsupported);
+    Py_XDECREF(native);
+    Py_XDECREF(ndt);
+    Py_DECREF(exc);
+  } else {
+    PyErr_Clear();
+    dlx__py_restore_exception(exc); /* no array of another byte order: the import's own error stands */
+  }
+  Py_XDECREF(isnative);
+  Py_XDECREF(dt);
+  return r;
+}
+
 /* o as a tensor in host memory (a new reference): dlx tensors and DLPack objects (NumPy arrays) as they
  * are, device memory copied to the host; bools, and lists / tuples / ranges of ints or bools as NumPy
  * makes arrays of them (an empty one int64, as NumPy's index rule). NULL + exception (IndexError for what
@@ -167,6 +198,13 @@ static PyObject *as_host_tensor(PyObject *o) {
     if (r == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
       PyErr_Clear();
       PyErr_Format(PyExc_IndexError, "%s; a sequence in an index must hold ints or bools only", valid_indices);
+    } else if (r == NULL && PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      /* an int outside int64 and uint64 is out of bounds of every axis: IndexError, as NumPy's (whose
+       * object array of it is no index) and as an int of the key says it */
+      PyObject *exc = dlx__py_fetch_exception(), *msg = exc != NULL ? PyObject_Str(exc) : NULL;
+      if (msg != NULL) PyErr_Format(PyExc_IndexError, "index out of bounds: %U", msg);
+      Py_XDECREF(msg);
+      Py_XDECREF(exc);
     }
     dlx_view *v = r != NULL ? &((dlx__py_tensor *)r)->view : NULL;
     /* a sequence with no elements makes float64, but indexes as an integer array (NumPy's rule) */
@@ -176,6 +214,7 @@ static PyObject *as_host_tensor(PyObject *o) {
   }
   int unsupported = 0;
   r = dlx__py_as_tensor(o, &unsupported);
+  if (r == NULL && PyErr_ExceptionMatches(PyExc_BufferError)) r = native_order_tensor(o);
   if (r == NULL) {
     if (unsupported || PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_BufferError)) {
       PyErr_Clear();
@@ -495,13 +534,40 @@ static PyObject *advanced_get(advanced *a) {
   return NULL;
 }
 
+/* dst[...] = value for t[key] = value: dlx__py_assign's rules, with two of NumPy's setitem rules on top:
+ * a list or tuple (nested) is an array of dst's dtype, its scalars converted as NumPy's setitem converts
+ * them (ints range-checked, floats truncated into integers); and a value of higher rank loses leading
+ * extent-1 dimensions until it has dst's rank (t[:] = ones((1, 3)) into a (3,) view), as NumPy and PyTorch
+ * drop them. -1 + exception. */
+static int assign(const dlx_view *dst, PyObject *value) {
+  if (!dlx__py_is_tensor(value) && dlx__py_scalar_kind(value) != DLX__PY_SCALAR_NONE) return dlx__py_assign(dst, value);
+  int unsupported = 0;
+  PyObject *src = dlx__py_is_nested(value) ? dlx__py_from_scalars(value, &dst->dtype)
+                                           : dlx__py_as_tensor(value, &unsupported);
+  if (src == NULL) return -1;
+  while (((dlx__py_tensor *)src)->view.ndim > dst->ndim && ((dlx__py_tensor *)src)->view.shape[0] == 1) {
+    dlx_view v;
+    dlx_status st = dlx_view_index(&((dlx__py_tensor *)src)->view, 0, 0, &v);
+    if (st != DLX_OK) { /* element 0 always starts on a byte: a failure here is the dtype's own */
+      Py_DECREF(src);
+      raise_view_error(st);
+      return -1;
+    }
+    Py_SETREF(src, dlx__py_wrap_view((dlx__py_tensor *)src, &v));
+    if (src == NULL) return -1;
+  }
+  const int r = dlx__py_assign(dst, src);
+  Py_DECREF(src);
+  return r;
+}
+
 /* The value as the scatter takes it: broadcast and cast into a temporary of the selected shape on V's
- * device, by the rules of basic setitem (dlx__py_assign); a Python scalar into a 0-d one. */
+ * device, by the rules of basic setitem (assign); a Python scalar into a 0-d one. */
 static PyObject *advanced_value(const advanced *a, PyObject *value) {
   const int scalar = !dlx__py_is_tensor(value) && dlx__py_scalar_kind(value) != DLX__PY_SCALAR_NONE;
   PyObject *tmp = dlx__py_tensor_new_like(&a->v, scalar ? 0 : a->nr, a->shape, a->v.dtype);
   if (tmp == NULL) return NULL;
-  if (dlx__py_assign(&((dlx__py_tensor *)tmp)->view, value) != 0) Py_CLEAR(tmp);
+  if (assign(&((dlx__py_tensor *)tmp)->view, value) != 0) Py_CLEAR(tmp);
   return tmp;
 }
 
@@ -569,7 +635,7 @@ static int mp_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
   }
   dlx_view v;
   if (subscript_basic(t, n, items, &v) != 0) return -1;
-  return dlx__py_assign(&v, value);
+  return assign(&v, value);
 }
 
 static Py_ssize_t mp_length(PyObject *self) {
@@ -586,12 +652,12 @@ PyMappingMethods dlx__py_tensor_as_mapping = {mp_length, mp_subscript, mp_ass_su
 /* ---- iteration and `in` -------------------------------------------------------------------------- */
 
 /* iter(t): the views t[0], t[1], ... over the first axis, as NumPy and PyTorch iterate (0-d tensors for a
- * 1-d t). Views need no element read, so tensors on any device iterate; reading the elements is what may
- * need t.to("cpu"). */
+ * 1-d t); reversed(t): t[n-1], ..., t[0], as reversed() walks a NumPy array. Views need no element read, so
+ * tensors on any device iterate; reading the elements is what may need t.to("cpu"). */
 typedef struct tensor_iter {
   PyObject_HEAD
   PyObject *t; /* NULL once exhausted */
-  int64_t i;
+  int64_t i, step;
 } tensor_iter;
 
 static void iter_dealloc(tensor_iter *it) {
@@ -602,14 +668,16 @@ static void iter_dealloc(tensor_iter *it) {
 static PyObject *iter_next(tensor_iter *it) {
   if (it->t == NULL) return NULL;
   dlx__py_tensor *t = (dlx__py_tensor *)it->t;
-  /* the extent is read at each step, as a list's iterator does */
-  if (it->i >= t->view.shape[0]) {
+  if (it->i < 0 || it->i >= t->view.shape[0]) {
     Py_CLEAR(it->t);
     return NULL; /* StopIteration */
   }
   dlx_view v;
-  dlx_status st = dlx_view_index(&t->view, 0, it->i++, &v);
-  if (st != DLX_OK) return dlx__py_raise(st, PyExc_IndexError);
+  dlx_status st = dlx_view_index(&t->view, 0, it->i, &v);
+  it->i += it->step;
+  /* i is in range, so what fails is the dtype: a row of packed float4 that does not start on a byte, with
+   * the TypeError t[i] raises */
+  if (st != DLX_OK) return raise_view_error(st);
   return dlx__py_wrap_view(t, &v);
 }
 
@@ -618,22 +686,31 @@ PyTypeObject dlx__py_tensor_iter_type = {
     .tp_basicsize = sizeof(tensor_iter),
     .tp_dealloc = (destructor)iter_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Iterator over the first axis of a dlx.Tensor (iter(t)).",
+    .tp_doc = "Iterator over the first axis of a dlx.Tensor (iter(t), reversed(t)).",
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)iter_next,
 };
 
-PyObject *dlx__py_tensor_iter(PyObject *self) {
-  if (((dlx__py_tensor *)self)->view.ndim == 0) {
-    PyErr_SetString(PyExc_TypeError, "iteration over a 0-d tensor");
+static PyObject *new_iter(PyObject *self, int reverse) {
+  const dlx_view *v = &((dlx__py_tensor *)self)->view;
+  if (v->ndim == 0) {
+    PyErr_Format(PyExc_TypeError, "%s over a 0-d tensor", reverse ? "reversed()" : "iteration");
     return NULL;
   }
   tensor_iter *it = PyObject_New(tensor_iter, &dlx__py_tensor_iter_type);
   if (it == NULL) return NULL;
   Py_INCREF(self);
   it->t = self;
-  it->i = 0;
+  it->i = reverse ? v->shape[0] - 1 : 0;
+  it->step = reverse ? -1 : 1;
   return (PyObject *)it;
+}
+
+PyObject *dlx__py_tensor_iter(PyObject *self) { return new_iter(self, 0); }
+
+PyObject *dlx__py_tensor_reversed(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return new_iter(self, 1);
 }
 
 /* `x in t`: (t == x).any(), NumPy's rule (x broadcast against t; a list is an array). The comparison runs where t is; a result

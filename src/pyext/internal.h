@@ -181,6 +181,8 @@ extern PyMappingMethods dlx__py_tensor_as_mapping;
 extern PySequenceMethods dlx__py_tensor_as_sequence;
 /* iter(t) over the first axis, and its iterator type (made ready by the module's init). */
 PyObject *dlx__py_tensor_iter(PyObject *self);
+/* Tensor.__reversed__: the same iterator from the last row back. */
+PyObject *dlx__py_tensor_reversed(PyObject *self, PyObject *unused);
 extern PyTypeObject dlx__py_tensor_iter_type;
 
 /* ---- producer.c: __dlpack__, its stream / dl_device / copy rules, the C exchange API ---------------- */
@@ -288,6 +290,8 @@ PyObject *dlx__py_tensor_float(PyObject *self);
 PyObject *dlx__py_tensor_int(PyObject *self);
 PyObject *dlx__py_tensor_index(PyObject *self);
 PyObject *dlx__py_tensor_complex(PyObject *self, PyObject *unused);
+/* bool(t): the one element's truth, for every dtype item() reads (module.c installs it as nb_bool). */
+int dlx__py_tensor_bool(PyObject *self);
 extern const char dlx__py_doc_tolist[], dlx__py_doc_item[];
 
 /* ---- fromlist.c: tensors of Python scalars and nested sequences ------------------------------------- */

@@ -7,8 +7,9 @@
  *    the reduced axes, row-major);
  *  - dtype: sum and prod accumulate in it, mean too; min and max convert every element to it first (the
  *    core's rule for out's dtype); argmin, argmax, any and all compare the input converted to it;
- *  - without dtype, sum and prod take out's dtype when out is given (NumPy computes in it), the others
- *    their default;
+ *  - without dtype, sum and prod compute in NumPy's promotion of out's dtype and the input's when out is
+ *    given (NumPy resolves its reduction's loop from both), the others in their default;
+ *  - t may also be a Python scalar or nested lists of them (NumPy's np.sum(5)): the array NumPy makes;
  *  - out: written, and returned; a result dtype other than out's is computed into a temporary and cast
  *    into out (dlx_cast's rules).
  * The result is a Tensor, 0-d for a reduction over every axis (NumPy returns a scalar there). */
@@ -81,19 +82,26 @@ static int parse(call *c, PyObject *self, PyObject *args, PyObject *kwargs) {
   if (c->has_dtype && dlx__py_parse_dtype(dtype, &c->dtype) != 0) return -1;
   if ((c->keepdims = PyObject_IsTrue(keep)) < 0) return -1;
   int unsupported;
-  if ((c->t = dlx__py_as_tensor(t, &unsupported)) == NULL) return -1;
+  /* a Python scalar or nested lists of them: the array NumPy makes of it, as np.sum(5) and np.sum([1, 2]) */
+  const int py_values =
+      dlx__py_is_nested(t) || (!dlx__py_is_tensor(t) && dlx__py_scalar_kind(t) != DLX__PY_SCALAR_NONE);
+  if ((c->t = py_values ? dlx__py_from_scalars(t, NULL) : dlx__py_as_tensor(t, &unsupported)) == NULL) return -1;
   c->out_obj = out;
   if (out != Py_None && (c->out = dlx__py_as_tensor(out, &unsupported)) == NULL) return -1;
   return 0;
 }
 
-/* The dtype the core computes into (out's), and the input converted first when the op compares in dtype=. */
+/* The dtype the core computes into, and the input converted first when the op compares in dtype=. A sum or
+ * product into out without dtype= computes in NumPy's promotion of out's dtype with the input's (NumPy's
+ * reduction resolves its loop from both), then casts into out: np.sum of float64 into int32 sums the floats
+ * and truncates once, of int64 into float32 sums in float64, of int64 into bool sums before the truth. */
 static int result_dtype(call *c, DLDataType fallback, DLDataType *d) {
   const dlx_reduce_op op = c->op;
   *d = fallback;
   if ((op == DLX_REDUCE_SUM || op == DLX_REDUCE_PROD) && !c->has_dtype && c->out != NULL) {
-    *d = ((dlx__py_tensor *)c->out)->view.dtype;
-    return 0;
+    const DLDataType o = ((dlx__py_tensor *)c->out)->view.dtype, in = ((dlx__py_tensor *)c->t)->view.dtype;
+    *d = o;
+    return dlx_dtype_equal(o, in) ? 0 : dlx__py_promote(o, in, d);
   }
   if (!c->has_dtype) return 0;
   if (op == DLX_REDUCE_ARGMIN || op == DLX_REDUCE_ARGMAX || op == DLX_REDUCE_ANY || op == DLX_REDUCE_ALL) {

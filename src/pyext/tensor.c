@@ -380,6 +380,8 @@ static PyMethodDef tensor_methods[] = {
      dlx__py_doc_array_ufunc},
     {"__array_function__", (PyCFunction)(void (*)(void))dlx__py_tensor_array_function, METH_VARARGS | METH_KEYWORDS,
      dlx__py_doc_array_function},
+    {"__reversed__", (PyCFunction)dlx__py_tensor_reversed, METH_NOARGS,
+     "__reversed__($self, /)\n--\n\nreversed(t): the views t[n-1], ..., t[0] over the first axis (index.c)"},
     {"tolist", (PyCFunction)dlx__py_tensor_tolist, METH_NOARGS, dlx__py_doc_tolist},
     {"item", (PyCFunction)dlx__py_tensor_item, METH_NOARGS, dlx__py_doc_item},
     {"__complex__", (PyCFunction)dlx__py_tensor_complex, METH_NOARGS, "complex(t) of a one-element tensor"},

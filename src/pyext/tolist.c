@@ -170,6 +170,32 @@ PyObject *dlx__py_tensor_index(PyObject *self) {
   return item_as(self, PyNumber_Long);
 }
 
+/* bool(t): the element cast to bool where the host reads it (no Python object made: `if t:` in a loop),
+ * else the truth of item(): device memory, and the dtypes no cast to bool takes but item() reads (int128,
+ * uint128). An empty tensor or one of more elements is ambiguous (ValueError, as NumPy). */
+int dlx__py_tensor_bool(PyObject *self) {
+  const dlx_view *v = &((dlx__py_tensor *)self)->view;
+  const int64_t n = dlx_view_size(v);
+  if (n != 1) {
+    PyErr_SetString(PyExc_ValueError, n == 0 ? "the truth value of an empty tensor is ambiguous"
+                                             : "the truth value of a tensor with more than one element is ambiguous");
+    return -1;
+  }
+  if (dlx_device_is_host_accessible(v->device)) {
+    unsigned char b = 0;
+    dlx_view d;
+    dlx_status st = dlx_view_init(&d, &b, DLX_DTYPE_BOOL, (DLDevice){kDLCPU, 0}, v->ndim, v->shape, NULL);
+    if (st == DLX_OK) st = dlx_cast(&d, v);
+    if (st == DLX_OK) return b != 0;
+    dlx_clear_error();
+  }
+  PyObject *x = dlx__py_tensor_item(self, NULL);
+  if (x == NULL) return -1;
+  const int r = PyObject_IsTrue(x);
+  Py_DECREF(x);
+  return r;
+}
+
 PyObject *dlx__py_tensor_complex(PyObject *self, PyObject *unused) {
   (void)unused;
   return item_as(self, to_complex);
