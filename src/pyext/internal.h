@@ -157,6 +157,8 @@ struct dlx__op_info;
  * takes; true division; bool refused where NumPy refuses it). 0, or -1 with TypeError naming dlx.<name>. */
 int dlx__py_loop_dtype(const struct dlx__op_info *info, const char *name, DLDataType dt, DLDataType *out);
 extern PyMethodDef dlx__py_ufunc_methods[];
+/* dlx._op_table: a tuple of (NumPy's name, operand count, kind) per row. NULL + exception. */
+PyObject *dlx__py_op_table(void);
 /* Tensor's number slots of ufuncs.c's ops (ops.c's table refers to them). */
 PyObject *dlx__py_nb_absolute(PyObject *x);
 PyObject *dlx__py_nb_invert(PyObject *x);
@@ -290,7 +292,7 @@ PyObject *dlx__py_tensor_float(PyObject *self);
 PyObject *dlx__py_tensor_int(PyObject *self);
 PyObject *dlx__py_tensor_index(PyObject *self);
 PyObject *dlx__py_tensor_complex(PyObject *self, PyObject *unused);
-/* bool(t): the one element's truth, for every dtype item() reads (module.c installs it as nb_bool). */
+/* bool(t): the one element's truth, for every dtype item() reads (ops.c's nb_bool). */
 int dlx__py_tensor_bool(PyObject *self);
 extern const char dlx__py_doc_tolist[], dlx__py_doc_item[];
 

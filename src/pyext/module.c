@@ -30,8 +30,6 @@ PyMODINIT_FUNC PyInit__dlx(void) {
   dlx__py_version_tuple = Py_BuildValue("(ii)", DLX_DLPACK_MAJOR, DLX_DLPACK_MINOR);
   dlx__py_kw_max_version = PyTuple_Pack(1, dlx__py_str_max_version);
   if (dlx__py_version_tuple == NULL || dlx__py_kw_max_version == NULL) return NULL;
-  /* bool(t) is tolist.c's, with the scalar conversions (int128 too); the number table is ops.c's */
-  dlx__py_tensor_as_number.nb_bool = dlx__py_tensor_bool;
   if (PyType_Ready(&dlx__py_tensor_type) < 0 || PyType_Ready(&dlx__py_tensor_iter_type) < 0) return NULL;
   PyObject *api = PyCapsule_New((void *)&dlx__py_exchange_api, "dlpack_exchange_api", NULL);
   if (api == NULL || PyDict_SetItemString(dlx__py_tensor_type.tp_dict, "__dlpack_c_exchange_api__", api) < 0) {
@@ -51,6 +49,7 @@ PyMODINIT_FUNC PyInit__dlx(void) {
   if (PyModule_AddObject(m, "DLPACK_VERSION", dlx__py_version_tuple) < 0) goto fail;
   if (PyModule_AddFunctions(m, dlx__py_ops_methods) < 0) goto fail;
   if (PyModule_AddFunctions(m, dlx__py_ufunc_methods) < 0) goto fail;
+  if (PyModule_AddObject(m, "_op_table", dlx__py_op_table()) < 0) goto fail;
   if (PyModule_AddFunctions(m, dlx__py_reduce_methods) < 0) goto fail; /* dlx.sum & co (reduce.c) */
   if (PyModule_AddFunctions(m, dlx__py_consumer_methods) < 0 || PyModule_AddFunctions(m, dlx__py_create_methods) < 0 ||
       PyModule_AddFunctions(m, dlx__py_check_methods) < 0)

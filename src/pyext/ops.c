@@ -467,31 +467,6 @@ static PyObject *nb_negative(PyObject *self) {
   return r;
 }
 
-static int nb_bool(PyObject *self) {
-  dlx__py_tensor *t = (dlx__py_tensor *)self;
-  int64_t n = dlx_view_size(&t->view);
-  if (n != 1) {
-    PyErr_SetString(PyExc_ValueError, n == 0 ? "the truth value of an empty tensor is ambiguous"
-                                             : "the truth value of a tensor with more than one element is ambiguous");
-    return -1;
-  }
-  unsigned char b = 0;
-  dlx_view d;
-  /* device memory: the element comes to the host first */
-  PyObject *h = NULL;
-  if (!dlx_device_is_host_accessible(t->view.device) &&
-      (h = dlx__py_to_device(self, (DLDevice){kDLCPU, 0}, 1, PyExc_ValueError)) == NULL)
-    return -1;
-  dlx_status st = dlx_view_init(&d, &b, DLX_DTYPE_BOOL, (DLDevice){kDLCPU, 0}, t->view.ndim, t->view.shape, NULL);
-  if (st == DLX_OK) st = dlx_cast(&d, h ? &((dlx__py_tensor *)h)->view : &t->view);
-  Py_XDECREF(h);
-  if (st != DLX_OK) {
-    dlx__py_raise_op(st);
-    return -1;
-  }
-  return b != 0;
-}
-
 /* ---- matmul ------------------------------------------------------------------------------------- */
 
 static PyObject *matmul(PyObject *x, PyObject *y, PyObject *out_obj, int strict) {
@@ -594,7 +569,7 @@ PyNumberMethods dlx__py_tensor_as_number = {
     .nb_inplace_lshift = dlx__py_nb_inplace_lshift,
     .nb_rshift = dlx__py_nb_rshift,
     .nb_inplace_rshift = dlx__py_nb_inplace_rshift,
-    .nb_bool = nb_bool,
+    .nb_bool = dlx__py_tensor_bool,
     .nb_int = dlx__py_tensor_int,
     .nb_float = dlx__py_tensor_float,
     .nb_index = dlx__py_tensor_index,

@@ -72,15 +72,19 @@ int dlx__py_loop_dtype(const struct dlx__op_info *info, const char *name, DLData
       }
     }
   }
-  PyErr_Format(PyExc_TypeError, "dlx.%s is not supported for %s (it takes %s)", name,
-               dlx__dtype_text(t, sizeof t, dt), takes_text(info->cats));
+  const bool cplx = kd == DLX_KD_C64 || kd == DLX_KD_C128;
+  PyErr_Format(PyExc_TypeError, "dlx.%s is not supported for %s (it takes %s%s)", name,
+               dlx__dtype_text(t, sizeof t, dt), takes_text(info->cats),
+               cplx ? "; complex numbers are not ordered, or the result would not be exactly rounded" : "");
   return -1;
 }
 
 /* ---- unary -------------------------------------------------------------------------------------------- */
 
-/* Where a result goes: out= (imported; its dtype must be the result's, as NumPy's out= of a ufunc that
- * cannot cast) or a new tensor of a's shape on a's device. A new reference, or NULL + exception. */
+/* Where the kernel writes: out= itself (imported, *held) when its dtype is the result's; a new tensor of the
+ * output's shape on like's device when there is no out, or when out's dtype is another one the result
+ * casts to by NumPy's same_kind rule (hand_back casts it into *held then); TypeError otherwise, as NumPy's.
+ * A new reference, or NULL + exception. */
 static PyObject *result_target(const char *name, PyObject *out_obj, const dlx_view *like, int32_t nd,
                                const int64_t *shape, DLDataType odt, PyObject **held) {
   if (out_obj == NULL || out_obj == Py_None) return dlx__py_tensor_new_like(like, nd, shape, odt);
@@ -88,19 +92,28 @@ static PyObject *result_target(const char *name, PyObject *out_obj, const dlx_vi
   PyObject *o = dlx__py_as_tensor(out_obj, &unsupported);
   if (o == NULL) return NULL;
   const dlx_view *ov = &((dlx__py_tensor *)o)->view;
-  if (!dlx_dtype_equal(ov->dtype, odt)) {
-    char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
-    Py_DECREF(o);
-    return PyErr_Format(PyExc_ValueError, "dlx.%s: out has dtype %s, but the result is %s", name,
-                        dlx__dtype_text(a, sizeof a, ov->dtype), dlx__dtype_text(b, sizeof b, odt));
-  }
   *held = o;
-  Py_INCREF(o);
-  return o;
+  if (dlx_dtype_equal(ov->dtype, odt)) {
+    Py_INCREF(o);
+    return o;
+  }
+  if (!dlx__py_same_kind_castable(odt, ov->dtype) || dlx_dtype_is_subbyte(ov->dtype)) {
+    char a[DLX_DTYPE_NAME_MAX], b[DLX_DTYPE_NAME_MAX];
+    *held = NULL;
+    Py_DECREF(o);
+    return PyErr_Format(PyExc_TypeError, "dlx.%s: cannot cast the result from %s to out's %s (NumPy's same_kind rule)",
+                        name, dlx__dtype_text(b, sizeof b, odt), dlx__dtype_text(a, sizeof a, ov->dtype));
+  }
+  return dlx__py_tensor_new_like(like, ov->ndim, ov->shape, odt);
 }
 
-/* Hand back what NumPy returns: out itself when given, else the new tensor. Consumes dest and held. */
+/* Hand back what NumPy returns: out itself when given (the result cast into it when dest is not out),
+ * else the new tensor. Consumes dest and held. */
 static PyObject *hand_back(dlx_status st, PyObject *dest, PyObject *held, PyObject *out_obj) {
+  if (st == DLX_OK && held != NULL && held != dest) {
+    dlx_view *ov = &((dlx__py_tensor *)held)->view;
+    DLX__PY_RUN_OP(st, dlx_view_size(ov), dlx_cast(ov, &((dlx__py_tensor *)dest)->view));
+  }
   Py_XDECREF(held);
   if (st != DLX_OK) {
     Py_DECREF(dest);
@@ -126,6 +139,7 @@ static PyObject *unary(dlx_unop op, PyObject *x, PyObject *out_obj) {
     v = &((dlx__py_tensor *)cx)->view;
   }
   dest = result_target(info->numpy, out_obj, v, v->ndim, v->shape, info->bool_result ? DLX_DTYPE_BOOL : rdt, &held);
+  if (dest == NULL) Py_CLEAR(held);
   if (dest != NULL) {
     dlx_status st;
     DLX__PY_RUN_OP(st, dlx_view_size(v), dlx_unary(op, &((dlx__py_tensor *)dest)->view, v));
@@ -220,7 +234,10 @@ static PyObject *ternary_run(dlx_ternop op, const char *name, operand *ops, DLDa
   if (st != DLX_OK) return dlx__py_raise_op(st);
   PyObject *held = NULL;
   PyObject *dest = result_target(name, out_obj, like, nd, shape, odt, &held);
-  if (dest == NULL) return NULL;
+  if (dest == NULL) {
+    Py_XDECREF(held);
+    return NULL;
+  }
   DLX__PY_RUN_OP(st, dlx_view_size(&((dlx__py_tensor *)dest)->view),
                  dlx_ternary(op, &((dlx__py_tensor *)dest)->view, ops[0].v, ops[1].v, ops[2].v));
   return hand_back(st, dest, held, out_obj);
@@ -317,6 +334,27 @@ PyMethodDef dlx__py_ufunc_methods[] = {
      "operand wins"},
     {NULL, NULL, 0, NULL},
 };
+
+/* dlx._op_table: (NumPy's name, operand count, kind) of every row, for the tests and the protocol. */
+PyObject *dlx__py_op_table(void) {
+  static const char *const kinds[] = {"arithmetic", "comparison", "logical", "bitwise", "predicate", "rounding",
+                                      "selection"};
+#define UN_ROW_(A, op, E, np, k, c, r, n, p) {#np, 1, (int)DLX__KIND_##k},
+#define BIN_ROW_(A, op, E, np, k, c, r, n, p, s) {#np, 2, (int)DLX__KIND_##k},
+#define TER_ROW_(A, op, E, np, k, c) {#np, 3, (int)DLX__KIND_##k},
+  static const struct {
+    const char *name;
+    int nin, kind;
+  } rows[] = {DLX__UNOP_TABLE(UN_ROW_, _) DLX__BINOP_TABLE(BIN_ROW_, _) DLX__TERNOP_TABLE(TER_ROW_, _)};
+  const Py_ssize_t n = (Py_ssize_t)(sizeof rows / sizeof rows[0]);
+  PyObject *t = PyTuple_New(n);
+  for (Py_ssize_t i = 0; t != NULL && i < n; ++i) {
+    PyObject *row = Py_BuildValue("(sis)", rows[i].name, rows[i].nin, kinds[rows[i].kind]);
+    if (row == NULL) Py_CLEAR(t);
+    else PyTuple_SET_ITEM(t, i, row);
+  }
+  return t;
+}
 
 /* ---- Tensor operators ------------------------------------------------------------------------------------ */
 
