@@ -12,6 +12,7 @@ from ._dlx import (  # noqa: F401
     add,
     all,
     any,
+    arange,
     argmax,
     argmin,
     asarray,
@@ -19,9 +20,11 @@ from ._dlx import (  # noqa: F401
     empty,
     empty_like,
     equal,
+    eye,
     fma,
     from_dlpack,
     full,
+    full_like,
     get_num_threads,
     greater,
     greater_equal,
@@ -33,11 +36,14 @@ from ._dlx import (  # noqa: F401
     min,
     multiply,
     not_equal,
+    ones,
+    ones_like,
     prod,
     set_num_threads,
     subtract,
     sum,
     zeros,
+    zeros_like,
 )
 
 
@@ -77,9 +83,10 @@ def get_include() -> str:
 
 
 __all__ = [
-    "DLPACK_VERSION", "Tensor", "add", "asarray", "cuda", "divide", "empty", "empty_like", "equal", "fma", "from_dlpack", "full",
-    "get_include", "get_num_threads", "greater", "greater_equal", "less", "less_equal", "matmul", "multiply",
-    "not_equal", "oneapi", "set_num_threads", "subtract", "zeros", "__version__",
+    "DLPACK_VERSION", "Tensor", "add", "arange", "asarray", "cuda", "divide", "empty", "empty_like", "equal", "eye",
+    "fma", "from_dlpack", "full", "full_like", "get_include", "get_num_threads", "greater", "greater_equal", "less",
+    "less_equal", "matmul", "multiply", "not_equal", "oneapi", "ones", "ones_like", "set_num_threads", "subtract",
+    "zeros", "zeros_like", "__version__",
     # reductions
     "all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "sum",
 ]
