@@ -143,6 +143,9 @@ static void test_bool_and_short(void) {
   /* empty: nothing is read or written */
   v = vec(NULL, DLX_DTYPE_FLOAT32, 0, 1);
   CHECK_OK(dlx_arange(&v, NAN, NAN));
+  v = vec(NULL, DLX_DTYPE_INT8, 0, 1); /* np.arange(128, 128.0, 1.0, dtype=np.int8): no value stored, none refused */
+  CHECK_OK(dlx_arange(&v, 128, 1));
+  CHECK_OK(dlx_arange_int(&v, INT64_MAX, 1));
 }
 
 static void test_fill_from_views(void) {
@@ -301,6 +304,14 @@ static void test_lengths(void) {
   CHECK_FAIL(dlx_arange_length_int(0, INT64_MAX, 1, &n), DLX_ERR_OVERFLOW,
              "the length of arange(0, 9223372036854775807, 1) does not fit int64");
   CHECK_FAIL(dlx_arange_length_int(INT64_MAX, INT64_MIN, -1, &n), DLX_ERR_OVERFLOW, "does not fit int64");
+  /* NumPy refuses a ceiling below -2^63 too, though the range is empty; -2^63 itself is 0 */
+  CHECK_FAIL(dlx_arange_length(0, -1e300, 1, &n), DLX_ERR_OVERFLOW, "the length -1.0000000000000001e+300");
+  CHECK_FAIL(dlx_arange_length_int(INT64_MAX, INT64_MIN, 1, &n), DLX_ERR_OVERFLOW,
+             "the length of arange(9223372036854775807, -9223372036854775808, 1) does not fit int64");
+  CHECK_OK(dlx_arange_length_int(0, INT64_MIN, 1, &n));
+  CHECK_EQ(n, 0);
+  CHECK_OK(dlx_arange_length(0, -ldexp(1, 63), 1, &n));
+  CHECK_EQ(n, 0);
 }
 
 /* ---- eye ------------------------------------------------------------------------------------------------- */

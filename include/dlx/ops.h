@@ -83,7 +83,7 @@ DLX_API dlx_status dlx_cast(const dlx_view *dst, const dlx_view *src);
  *  - float16, bfloat16 and the float8/6/4 formats: the same in float32, each result rounded to the dtype
  *    (round to nearest even, the format's overflow rule);
  *  - bool: at most two elements (NumPy refuses a longer bool arange).
- * out[0] and out[1] are x0 and x1 themselves. The values are computed on the host: written in place into
+ * out[0] and out[1] are x0 and x1 themselves (an empty out converts neither, as NumPy). The values are computed on the host: written in place into
  * host-accessible memory, or into a host buffer and moved with one dlx_copy (device memory, packed
  * float6/float4), which returns when the data is there. out is 1-d with any stride (not 0), writable.
  * Statuses: a NULL argument NULL_ARGUMENT; out with ndim other than 1 RANK; a dtype without kernel
@@ -106,8 +106,9 @@ DLX_API dlx_status dlx_arange(const dlx_view *out, double start, double step);
 DLX_API dlx_status dlx_arange_int(const dlx_view *out, int64_t start, int64_t step);
 /* NumPy's length of arange(start, stop, step): ceil((stop - start) / step) computed in double (the
  * difference and the quotient each rounded), 0 when negative; a quotient that underflowed to zero gives
- * 1 (positive) or 0. step 0, or a NaN quotient, is INVALID_ARGUMENT; a length outside [0, 2^63) OVERFLOW
- * (NumPy: "Maximum allowed size exceeded"). */
+ * 1 (positive) or 0. step 0, or a NaN quotient, is INVALID_ARGUMENT; a ceiling outside [-2^63, 2^63) is
+ * OVERFLOW, as NumPy refuses it ("Maximum allowed size exceeded"; even far below zero, where the range
+ * is empty; NumPy lets exactly 2^63 through to an undefined conversion and returns an empty array). */
 DLX_API dlx_status dlx_arange_length(double start, double stop, double step, int64_t *length);
 /* The same for integers, as NumPy computes it from Python ints: the exact difference divided by step
  * with one rounding to double (so arange(0, 2^62 + 1, 2^62) has length 1, as in NumPy), then ceil. */

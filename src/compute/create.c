@@ -180,7 +180,7 @@ dlx_status dlx_arange_fill(const dlx_view *out, const dlx_view *first, const dlx
   DLX_CHECK_NULL(out);
   DLX_CHECK_NULL(first);
   DLX_CHECK_NULL(second);
-  dlx__kd k;
+  dlx__kd k = DLX_KD_NONE;
   DLX_FORWARD(check_out(fn, out, &k));
   DLX_FORWARD(check_seed(fn, "first", first, out));
   const bool two = out->shape[0] > 1;
@@ -228,8 +228,9 @@ static dlx_status seed_int(const char *fn, const char *what, dlx__kd k, DLDataTy
 dlx_status dlx_arange(const dlx_view *out, double start, double step) {
   static const char fn[] = "dlx_arange";
   DLX_CHECK_NULL(out);
-  dlx__kd k;
+  dlx__kd k = DLX_KD_NONE;
   DLX_FORWARD(check_out(fn, out, &k));
+  if (out->shape[0] == 0) return DLX_OK; /* NumPy stores no value, so none is converted (or refused) */
   dlx_scalar_buf b0, b1;
   DLX_FORWARD(seed_double(fn, "start", k, out->dtype, start, &b0));
   b1 = b0;
@@ -240,8 +241,9 @@ dlx_status dlx_arange(const dlx_view *out, double start, double step) {
 dlx_status dlx_arange_int(const dlx_view *out, int64_t start, int64_t step) {
   static const char fn[] = "dlx_arange_int";
   DLX_CHECK_NULL(out);
-  dlx__kd k;
+  dlx__kd k = DLX_KD_NONE;
   DLX_FORWARD(check_out(fn, out, &k));
+  if (out->shape[0] == 0) return DLX_OK; /* NumPy stores no value, so none is converted (or refused) */
   dlx_scalar_buf b0, b1;
   DLX_FORWARD(seed_int(fn, "start", k, out->dtype, start, &b0));
   b1 = b0;
@@ -271,8 +273,9 @@ dlx_status dlx_arange_length(double start, double stop, double step, int64_t *le
   const double c = ceil(q);
   DLX_FAIL_IF(isnan(c), DLX_ERR_INVALID_ARGUMENT,
               "%s: (stop - start) / step is NaN (start %.17g, stop %.17g, step %.17g): no length", fn, start, stop, step);
-  /* NumPy lets 2^63 itself through, then converts it to intp (undefined; negative on x86-64): refused here */
-  DLX_FAIL_IF(!(c < TWO_63), DLX_ERR_OVERFLOW,
+  /* NumPy's bounds, [-2^63, 2^63], also for a quotient far below zero (an empty range, yet refused); it lets
+   * 2^63 itself through, then converts it to intp (undefined; negative on x86-64): refused here */
+  DLX_FAIL_IF(!(c < TWO_63 && c >= -TWO_63), DLX_ERR_OVERFLOW,
               "%s: the length %.17g of arange(%.17g, %.17g, %.17g) does not fit int64", fn, c, start, stop, step);
   *length = c < 0 ? 0 : (int64_t)c;
   return DLX_OK;
@@ -313,15 +316,18 @@ dlx_status dlx_arange_length_int(int64_t start, int64_t stop, int64_t step, int6
   /* the exact difference as a sign and a magnitude below 2^64 */
   const bool up = stop >= start;
   const uint64_t mag = up ? (uint64_t)stop - (uint64_t)start : (uint64_t)start - (uint64_t)stop;
-  if (mag == 0 || up != (step > 0)) { /* empty: nothing between, or a step away from stop */
+  const uint64_t b = dlx__abs_u64(step);
+  if (mag == 0) {
     *length = 0;
     return DLX_OK;
   }
-  const uint64_t b = dlx__abs_u64(step);
-  const uint64_t c = ceil_of_rounded_quotient(mag, b);
-  DLX_FAIL_IF(c >= (UINT64_C(1) << 63), DLX_ERR_OVERFLOW,
+  /* a step away from stop: the ceiling of a negative quotient, -floor(fl(mag / b)), is empty, unless below
+   * -2^63 (NumPy's bound: refused there) */
+  const bool away = up != (step > 0);
+  const uint64_t c = away ? round_to_double(mag / b, mag % b != 0) : ceil_of_rounded_quotient(mag, b);
+  DLX_FAIL_IF(away ? c > (UINT64_C(1) << 63) : c >= (UINT64_C(1) << 63), DLX_ERR_OVERFLOW,
               "%s: the length of arange(%" PRId64 ", %" PRId64 ", %" PRId64 ") does not fit int64", fn, start, stop, step);
-  *length = (int64_t)c;
+  *length = away ? 0 : (int64_t)c;
   return DLX_OK;
 }
 

@@ -270,6 +270,14 @@ static PyObject *m_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   return t;
 }
 
+PyObject *dlx__py_asarray(PyObject *obj) {
+  PyObject *args = PyTuple_Pack(1, obj);
+  if (args == NULL) return NULL;
+  PyObject *r = m_asarray(NULL, args, NULL);
+  Py_DECREF(args);
+  return r;
+}
+
 static const char doc_asarray[] =
     "asarray(obj, /, *, dtype=None, device=None, copy=None)\n--\n\n"
     "A tensor of obj, the Array API's asarray: a dlx.Tensor or any DLPack object (also NumPy arrays of\n"

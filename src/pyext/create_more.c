@@ -56,13 +56,14 @@ static PyObject *m_ones(PyObject *m, PyObject *args, PyObject *kwargs) {
 
 typedef enum like_kind { LIKE_EMPTY, LIKE_ZEROS, LIKE_ONES, LIKE_FULL } like_kind;
 
-/* x as a tensor: what the ops take (a Tensor, a DLPack object, a NumPy scalar), and Python scalars and
- * nested lists / tuples with NumPy 2's dtypes (numpy.zeros_like([1, 2]) is int64), as dlx.asarray makes them. */
+/* x as a tensor: anything dlx.asarray takes (a Tensor, a DLPack object, a NumPy array of an ml_dtypes dtype,
+ * a buffer, Python scalars and nested lists with NumPy 2's dtypes: numpy.zeros_like([1, 2]) is int64). */
 static PyObject *like_source(PyObject *x) {
-  if (!dlx__py_is_tensor(x) && (dlx__py_is_nested(x) || PyLong_Check(x) || PyFloat_Check(x) || PyComplex_Check(x)))
-    return dlx__py_from_scalars(x, NULL);
-  int unsupported;
-  return dlx__py_as_tensor(x, &unsupported);
+  if (dlx__py_is_tensor(x)) {
+    Py_INCREF(x);
+    return x;
+  }
+  return dlx__py_asarray(x);
 }
 
 /* A new tensor of x's shape: x's dtype unless dtype= says, on x's device (its kind of memory where that
@@ -180,7 +181,9 @@ static int arange_length(PyObject *start, PyObject *stop, PyObject *step, int64_
     PyErr_SetString(PyExc_ValueError, "arange: cannot compute length");
     return -1;
   }
-  if (!(c < 9223372036854775808.0)) { /* NumPy lets 2^63 through to an undefined conversion; refused here */
+  /* NumPy's bounds [-2^63, 2^63] (far below zero too, an empty range); it lets 2^63 through to an undefined
+   * conversion, refused here */
+  if (!(c < 9223372036854775808.0 && c >= -9223372036854775808.0)) {
     PyErr_SetString(PyExc_ValueError, "Maximum allowed size exceeded");
     return -1;
   }
@@ -253,7 +256,8 @@ static PyObject *arange_numbers(PyObject *const *nums, PyObject *dtype_obj, PyOb
     int64_t n;
     DLDevice device = {kDLCPU, 0};
     DLDataType dt;
-    if (arange_length(start, stop, step, &n) == 0 && default_dtype(nums, 3, &dt) == 0 &&
+    dt = DLX_DTYPE_INT64;
+    if (arange_length(start, stop, step, &n) == 0 && (dtype_obj != Py_None || default_dtype(nums, 3, &dt) == 0) &&
         parse_where(device_obj, &device, dtype_obj, &dt) == 0)
       r = arange_make(start, step, n, dt, device);
   }

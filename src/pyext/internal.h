@@ -81,6 +81,8 @@ PyObject *dlx__py_tensor_new_on(DLDevice device, const void *like, int32_t ndim,
 PyObject *dlx__py_tensor_new_like(const dlx_view *like, int32_t ndim, const int64_t *shape, DLDataType dt);
 /* A new C-contiguous owned tensor in host memory (zero-filled when zero is set). NULL + exception. */
 PyObject *dlx__py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero);
+/* dlx.asarray(obj): obj as a tensor, without a copy where it can be viewed. NULL + exception. */
+PyObject *dlx__py_asarray(PyObject *obj);
 /* dlx.empty, zeros, full, asarray. */
 extern PyMethodDef dlx__py_create_methods[];
 /* dlx.ones, empty_like, zeros_like, ones_like, full_like, arange, eye (create_more.c). */
