@@ -168,6 +168,15 @@ static void test_fill_from_views(void) {
   CHECK_OK(dlx_copy(&q, &p));
   const uint8_t want[6] = {0, 2, 4, 5, 6, 6};
   CHECK(memcmp(codes, want, sizeof codes) == 0);
+  /* seeds as elements of a packed array: the other code in their byte is not taken along */
+  uint8_t seeds = 0x2f, two_codes[2];
+  dlx_view s0, pad2;
+  CHECK_OK(dlx_view_init(&s0, &seeds, DLX_DTYPE_FLOAT4_E2M1FN, CPU, 0, NULL, NULL));
+  int64_t two = 2;
+  CHECK_OK(dlx_view_init(&pad2, two_codes, DLX_DTYPE_FLOAT4_E2M1FN, CPU, 1, &two, NULL));
+  pad2.flags |= DLX_VIEW_SUBBYTE_PADDED;
+  CHECK_OK(dlx_arange_fill(&pad2, &s0, &s0));
+  CHECK(two_codes[0] == 0xf && two_codes[1] == 0xf);
   /* padded float4 is written in place */
   memset(codes, 0xee, sizeof codes);
   CHECK_OK(dlx_arange(&q, 0, 1));

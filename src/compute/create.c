@@ -189,6 +189,10 @@ dlx_status dlx_arange_fill(const dlx_view *out, const dlx_view *first, const dlx
   /* one element: a byte-sized dtype's bytes, or a float6/float4 code in the low bits of its byte */
   memcpy(x0, first->data, host_itemsize(out->dtype));
   memcpy(x1, two ? second->data : first->data, host_itemsize(out->dtype));
+  if (dlx_dtype_is_subbyte(out->dtype)) { /* a packed element's byte may hold its neighbour's code too */
+    x0[0] &= (unsigned char)((1u << out->dtype.bits) - 1u);
+    x1[0] &= (unsigned char)((1u << out->dtype.bits) - 1u);
+  }
   return run_fill(fn, out, k, x0, x1);
 }
 
