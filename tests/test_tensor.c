@@ -150,6 +150,25 @@ static void test_empty(void) {
   CHECK_FAIL(dlx_tensor_empty_like(NULL, t), DLX_ERR_NULL_ARGUMENT, "'out'");
 }
 
+/* dlx_tensor_zeros: the allocation's zeroed memory, for any dtype (int128 has no kernel to fill with) */
+static void test_zeros(void) {
+  dlx_tensor *t = NULL;
+  CHECK_OK(dlx_tensor_zeros(&t, 2, I64(3, 5), DLX_DTYPE_INT128, CPU));
+  const dlx_view *v = dlx_tensor_view(t);
+  CHECK_EQ(v->shape[1], 5);
+  const unsigned char *p = v->data;
+  int nonzero = 0;
+  for (int i = 0; i < 15 * 16; ++i) nonzero |= p[i];
+  CHECK_EQ(nonzero, 0);
+  dlx_tensor_release(t);
+  t = NULL;
+  CHECK_FAIL(dlx_tensor_zeros(NULL, 1, I64(2), DLX_DTYPE_INT8, CPU), DLX_ERR_NULL_ARGUMENT, "'out'");
+  CHECK_FAIL(dlx_tensor_zeros(&t, 1, NULL, DLX_DTYPE_INT8, CPU), DLX_ERR_NULL_ARGUMENT,
+             "dlx_tensor_zeros: argument 'shape' is NULL with ndim 1");
+  CHECK_FAIL(dlx_tensor_zeros(&t, 1, I64(-3), DLX_DTYPE_INT8, CPU), DLX_ERR_NEGATIVE_EXTENT, "-3");
+  CHECK(t == NULL);
+}
+
 /* ---- borrowed tensors and the deleter --------------------------------------------------------------- */
 
 static void test_deleter_once_views_and_exports(void) {
@@ -624,6 +643,7 @@ static void test_stream_controls_without_device(void) {
 
 static const dlx_test_case cases[] = {
     {"empty", test_empty},
+    {"zeros", test_zeros},
     {"deleter_once_views_and_exports", test_deleter_once_views_and_exports},
     {"deleter_threads", test_deleter_threads},
     {"from_managed_errors", test_from_managed_errors},

@@ -71,6 +71,57 @@ DLX_API dlx_status dlx_copy(const dlx_view *dst, const dlx_view *src);
 /* dst[...] = src converted to dst's dtype (any pair of numeric dtypes, bool included; src broadcast). */
 DLX_API dlx_status dlx_cast(const dlx_view *dst, const dlx_view *src);
 
+/* ---- creation: arange and eye ---------------------------------------------------------------------
+ *
+ * arange gives NumPy 2's numpy.arange bits for every dtype with a kernel (bool, the integers, float16,
+ * float32, float64, complex64, complex128, and bfloat16 / float8 / float6 / float4 as NumPy with
+ * ml_dtypes). NumPy stores the first two values, x0 = start and x1 = start + step converted to the
+ * dtype, then extrapolates from them in the dtype's own arithmetic:
+ *  - integers: out[i] = x0 + i * (x1 - x0), wrapping modulo 2^bits (uint8 250, 251, ... goes on 0, 1);
+ *  - float32 / float64 (each part of a complex): out[i] = x0 + (T)i * (x1 - x0), rounded per operation
+ *    in T (no fused multiply-add), i converted to T;
+ *  - float16, bfloat16 and the float8/6/4 formats: the same in float32, each result rounded to the dtype
+ *    (round to nearest even, the format's overflow rule);
+ *  - bool: at most two elements (NumPy refuses a longer bool arange).
+ * out[0] and out[1] are x0 and x1 themselves (an empty out converts neither, as NumPy). The values are computed on the host: written in place into
+ * host-accessible memory, or into a host buffer and moved with one dlx_copy (device memory, packed
+ * float6/float4), which returns when the data is there. out is 1-d with any stride (not 0), writable.
+ * Statuses: a NULL argument NULL_ARGUMENT; out with ndim other than 1 RANK; a dtype without kernel
+ * (int128, float128, complex32, vectors), or bool with more than 2 elements, UNSUPPORTED; the checks of
+ * every op on out (INVALID_DTYPE, NEGATIVE_EXTENT, DEVICE_MISMATCH for a device this build lacks,
+ * NULL_DATA, READ_ONLY, BAD_STRIDE for stride 0). */
+
+/* out from its first two values: first and second hold one element each of out's dtype (DTYPE_MISMATCH
+ * otherwise; INVALID_ARGUMENT for another element count) in host-accessible memory (DEVICE_MISMATCH),
+ * for example 0-d views from dlx_scalar_view. second is not read when out has fewer than 2 elements. */
+DLX_API dlx_status dlx_arange_fill(const dlx_view *out, const dlx_view *first, const dlx_view *second);
+/* out = arange(start, start + n*step, step) in out's dtype, with x0 = start, x1 = start + step (a double
+ * sum) converted as NumPy converts a Python float: integer dtypes truncate toward zero (a value that is
+ * then outside the dtype is OVERFLOW, NaN or an infinity INVALID_ARGUMENT, naming it), bool is x != 0,
+ * bfloat16 rounds through float32 (ml_dtypes' conversion), every other float dtype rounds once. */
+DLX_API dlx_status dlx_arange(const dlx_view *out, double start, double step);
+/* The same from exact integers (NumPy's arange of Python ints): integer dtypes take x0 = start and
+ * x1 = start + step exactly (OVERFLOW when outside the dtype, or when start + step overflows int64 and
+ * out has 2 elements or more); float and complex dtypes convert them through double, as NumPy does. */
+DLX_API dlx_status dlx_arange_int(const dlx_view *out, int64_t start, int64_t step);
+/* NumPy's length of arange(start, stop, step): ceil((stop - start) / step) computed in double (the
+ * difference and the quotient each rounded), 0 when negative; a quotient that underflowed to zero gives
+ * 1 (positive) or 0. step 0, or a NaN quotient, is INVALID_ARGUMENT; a ceiling outside [-2^63, 2^63) is
+ * OVERFLOW, as NumPy refuses it ("Maximum allowed size exceeded"; even far below zero, where the range
+ * is empty; NumPy lets exactly 2^63 through to an undefined conversion and returns an empty array). */
+DLX_API dlx_status dlx_arange_length(double start, double stop, double step, int64_t *length);
+/* The same for integers, as NumPy computes it from Python ints: the exact difference divided by step
+ * with one rounding to double (so arange(0, 2^62 + 1, 2^62) has length 1, as in NumPy), then ceil. */
+DLX_API dlx_status dlx_arange_length_int(int64_t start, int64_t stop, int64_t step, int64_t *length);
+
+/* out = the identity with its ones on diagonal k (numpy.eye(N, M, k)): out[i, j] = 1 where j - i == k,
+ * else 0 (all-zero bits, as numpy.zeros: the value 2^-127 in float8_e8m0fnu, which has no zero). out is
+ * 2-d (RANK otherwise) with any strides, of any dtype with a kernel (UNSUPPORTED otherwise); any k (none
+ * of out's elements lies on a diagonal past its extents). Two fills on out's device: the zeros, then the
+ * ones through a strided view of the diagonal (packed float6/float4 go through a host buffer and one
+ * dlx_copy). The other statuses as dlx_fill's for out. */
+DLX_API dlx_status dlx_eye(const dlx_view *out, int64_t k);
+
 /* The ops, numbered as src/kernels/op_table.h lists them (one row per op: its NumPy name, the dtypes it
  * takes, its result). The constants after the first block follow NumPy's ufunc names. Every op follows
  * NumPy 2's semantics for the dtypes it takes (docs/numerics.md lists every deliberate difference); each

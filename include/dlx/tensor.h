@@ -31,6 +31,26 @@ DLX_API dlx_status dlx_tensor_empty(dlx_tensor **out, int32_t ndim, const int64_
 /* A new tensor with t's shape, dtype and device (and t's kind of memory where a device has several: oneAPI
  * host or shared USM, see dlx/oneapi.h). */
 DLX_API dlx_status dlx_tensor_empty_like(dlx_tensor **out, const dlx_tensor *t);
+
+/* New C-contiguous tensors with contents, on device as dlx_tensor_empty allocates them (its statuses for
+ * the shape, dtype and device), filled by the op of dlx/ops.h named (its statuses); on failure *out is
+ * untouched and nothing stays allocated.
+ * dlx_tensor_zeros: all-zero bits (numpy.zeros: 2^-127 in float8_e8m0fnu, which has no zero), any dtype.
+ * dlx_tensor_full: value (any view that broadcasts to shape, on the host or on device) in value's dtype;
+ * dlx_fill.
+ * dlx_tensor_arange, dlx_tensor_arange_int: numpy.arange(start, stop, step, dtype): the length of
+ * dlx_arange_length (_int), then dlx_arange (_int).
+ * dlx_tensor_eye: numpy.eye(n, m, k, dtype), shape (n, m); dlx_eye. */
+DLX_API dlx_status dlx_tensor_zeros(dlx_tensor **out, int32_t ndim, const int64_t *shape, DLDataType dtype,
+                                    DLDevice device);
+DLX_API dlx_status dlx_tensor_full(dlx_tensor **out, int32_t ndim, const int64_t *shape, const dlx_view *value,
+                                   DLDevice device);
+DLX_API dlx_status dlx_tensor_arange(dlx_tensor **out, double start, double stop, double step, DLDataType dtype,
+                                     DLDevice device);
+DLX_API dlx_status dlx_tensor_arange_int(dlx_tensor **out, int64_t start, int64_t stop, int64_t step,
+                                         DLDataType dtype, DLDevice device);
+DLX_API dlx_status dlx_tensor_eye(dlx_tensor **out, int64_t n, int64_t m, int64_t k, DLDataType dtype,
+                                  DLDevice device);
 /* Take over a managed tensor (validated as dlx_view_from_managed_versioned with any layout). On failure
  * the deleter has run. */
 DLX_API dlx_status dlx_tensor_from_managed_versioned(dlx_tensor **out, DLManagedTensorVersioned *m);

@@ -49,6 +49,7 @@ from ._dlx import (  # noqa: F401
     clip,
     all,
     any,
+    arange,
     argmax,
     argmin,
     asarray,
@@ -56,9 +57,11 @@ from ._dlx import (  # noqa: F401
     empty,
     empty_like,
     equal,
+    eye,
     fma,
     from_dlpack,
     full,
+    full_like,
     get_num_threads,
     greater,
     greater_equal,
@@ -70,11 +73,14 @@ from ._dlx import (  # noqa: F401
     min,
     multiply,
     not_equal,
+    ones,
+    ones_like,
     prod,
     set_num_threads,
     subtract,
     sum,
     zeros,
+    zeros_like,
 )
 
 
@@ -114,16 +120,16 @@ def get_include() -> str:
 
 
 __all__ = [
-    "DLPACK_VERSION", "Tensor", "add",
+    "DLPACK_VERSION", "Tensor", "add", "arange", "asarray", "cuda", "divide", "empty", "empty_like", "equal", "eye",
+    "fma", "from_dlpack", "full", "full_like", "get_include", "get_num_threads", "greater", "greater_equal", "less",
+    "less_equal", "matmul", "multiply", "not_equal", "oneapi", "ones", "ones_like", "set_num_threads", "subtract",
+    "zeros", "zeros_like", "__version__",
     # the elementwise ops of the op table (src/kernels/op_table.h), NumPy's names
     "negative", "absolute", "sign", "square", "sqrt", "reciprocal", "floor", "ceil", "trunc", "rint",
     "isnan", "isinf", "isfinite", "signbit", "logical_not", "invert", "positive", "abs", "bitwise_not",
     "maximum", "minimum", "fmax", "fmin", "remainder", "floor_divide", "power", "copysign", "bitwise_and",
     "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor",
     "where", "clip",
-    "asarray", "cuda", "divide", "empty", "empty_like", "equal", "fma", "from_dlpack", "full",
-    "get_include", "get_num_threads", "greater", "greater_equal", "less", "less_equal", "matmul", "multiply",
-    "not_equal", "oneapi", "set_num_threads", "subtract", "zeros", "__version__",
     # reductions
     "all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "sum",
 ]

@@ -47,6 +47,7 @@ from ._dlx import (
     clip as clip,
     all as all,
     any as any,
+    arange as arange,
     argmax as argmax,
     argmin as argmin,
     asarray as asarray,
@@ -54,9 +55,11 @@ from ._dlx import (
     empty as empty,
     empty_like as empty_like,
     equal as equal,
+    eye as eye,
     fma as fma,
     from_dlpack as from_dlpack,
     full as full,
+    full_like as full_like,
     get_num_threads as get_num_threads,
     greater as greater,
     greater_equal as greater_equal,
@@ -68,25 +71,28 @@ from ._dlx import (
     min as min,
     multiply as multiply,
     not_equal as not_equal,
+    ones as ones,
+    ones_like as ones_like,
     prod as prod,
     set_num_threads as set_num_threads,
     subtract as subtract,
     sum as sum,
     zeros as zeros,
+    zeros_like as zeros_like,
 )
 
 def get_include() -> str: ...
 
 __all__ = [
-    "DLPACK_VERSION", "Tensor", "add",
+    "DLPACK_VERSION", "Tensor", "add", "arange", "asarray", "cuda", "divide", "empty", "empty_like", "equal", "eye",
+    "fma", "from_dlpack", "full", "full_like", "get_include", "get_num_threads", "greater", "greater_equal", "less",
+    "less_equal", "matmul", "multiply", "not_equal", "oneapi", "ones", "ones_like", "set_num_threads", "subtract",
+    "zeros", "zeros_like", "__version__",
     # the elementwise ops of the op table
     "negative", "absolute", "sign", "square", "sqrt", "reciprocal", "floor", "ceil", "trunc", "rint",
     "isnan", "isinf", "isfinite", "signbit", "logical_not", "invert", "positive", "abs", "bitwise_not",
     "maximum", "minimum", "fmax", "fmin", "remainder", "floor_divide", "power", "copysign", "bitwise_and",
     "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor",
     "where", "clip",
-    "asarray", "cuda", "divide", "empty", "empty_like", "equal", "fma",
-    "from_dlpack", "full", "get_include", "get_num_threads", "greater", "greater_equal", "less", "less_equal",
-    "matmul", "multiply", "not_equal", "oneapi", "set_num_threads", "subtract", "zeros", "__version__",
     "all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "sum",
 ]  # fmt: skip

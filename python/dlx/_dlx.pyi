@@ -1,7 +1,7 @@
 # Type stubs of dlx._dlx, the C extension (src/pyext). python/tests/test_stubs.py runs mypy.stubtest against
 # the built module, so a name or signature that drifts from the C code fails the suite.
 from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar, Literal, Protocol, SupportsIndex, Union, final
+from typing import Any, ClassVar, Literal, Protocol, SupportsFloat, SupportsIndex, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -49,6 +49,7 @@ _ArrayLike: TypeAlias = Union[_TensorLike, _NestedScalars]
 _IndexItem: TypeAlias = Union[SupportsIndex, slice, None, ellipsis, bool, Tensor, npt.ArrayLike, Sequence[Any]]
 _Index: TypeAlias = Union[_IndexItem, tuple[_IndexItem, ...]]
 _Sizes: TypeAlias = Union[SupportsIndex, Sequence[SupportsIndex]]
+_Real: TypeAlias = Union[SupportsIndex, SupportsFloat]  # arange's numbers: ints (and __index__), floats
 # A reduction's axis=: None (every axis), one axis, or a tuple of them.
 _Axis: TypeAlias = Union[SupportsIndex, tuple[SupportsIndex, ...], None]
 
@@ -230,7 +231,36 @@ def zeros(shape: _Sizes, dtype: _DTypeLike | None = "float32", device: _DeviceLi
 def full(
     shape: _Sizes, fill_value: _Operand, dtype: _DTypeLike | None = None, device: _DeviceLike | None = None
 ) -> Tensor: ...
-def empty_like(x: _TensorLike, dtype: _DTypeLike | None = None) -> Tensor: ...
+def ones(shape: _Sizes, dtype: _DTypeLike | None = "float32", device: _DeviceLike | None = None) -> Tensor: ...
+def empty_like(
+    x: _TensorLike | _NestedScalars, dtype: _DTypeLike | None = None, device: _DeviceLike | None = None
+) -> Tensor: ...
+def zeros_like(
+    x: _TensorLike | _NestedScalars, dtype: _DTypeLike | None = None, device: _DeviceLike | None = None
+) -> Tensor: ...
+def ones_like(
+    x: _TensorLike | _NestedScalars, dtype: _DTypeLike | None = None, device: _DeviceLike | None = None
+) -> Tensor: ...
+def full_like(
+    x: _TensorLike | _NestedScalars,
+    fill_value: _Operand,
+    dtype: _DTypeLike | None = None,
+    device: _DeviceLike | None = None,
+) -> Tensor: ...
+def arange(
+    start: _Real,
+    stop: _Real | None = None,
+    step: _Real | None = 1,
+    dtype: _DTypeLike | None = None,
+    device: _DeviceLike | None = None,
+) -> Tensor: ...
+def eye(
+    N: SupportsIndex,
+    M: SupportsIndex | None = None,
+    k: SupportsIndex = 0,
+    dtype: _DTypeLike | None = "float64",
+    device: _DeviceLike | None = None,
+) -> Tensor: ...
 def add(a: _Operand, b: _Operand, *, out: _TensorLike | None = None) -> Tensor: ...
 def subtract(a: _Operand, b: _Operand, *, out: _TensorLike | None = None) -> Tensor: ...
 def multiply(a: _Operand, b: _Operand, *, out: _TensorLike | None = None) -> Tensor: ...

@@ -1,6 +1,7 @@
-/* New tensors: dlx.empty, zeros, full, empty_like and asarray, and the allocation every file makes its
- * results with (dlx__py_tensor_new_like, dlx__py_tensor_new_owned). asarray dispatches on what it is given: a
- * DLPack object (here), a buffer (buffer.c), Python scalars and nested sequences (fromlist.c). */
+/* New tensors: dlx.empty, zeros, full and asarray, and the allocation every file makes its results with
+ * (dlx__py_tensor_new_on, dlx__py_tensor_new_like, dlx__py_tensor_new_owned). asarray dispatches on what it is
+ * given: a DLPack object (here), a buffer (buffer.c), Python scalars and nested sequences (fromlist.c). The
+ * *_like functions, ones, arange and eye are in create_more.c. */
 #include "internal.h" /* Python.h first, as CPython requires */
 
 #include <stdio.h>
@@ -12,8 +13,8 @@
 
 /* ---- new tensors ------------------------------------------------------------------------------------- */
 
-static PyObject *tensor_new(DLDevice device, const void *like, int32_t ndim, const int64_t *shape, DLDataType dt,
-                            int zero) {
+PyObject *dlx__py_tensor_new_on(DLDevice device, const void *like, int32_t ndim, const int64_t *shape, DLDataType dt,
+                                int zero) {
   dlx_view v;
   /* a placeholder data pointer until the size is known and the memory allocated */
   dlx_status st = dlx_view_init(&v, &v, dt, (DLDevice){kDLCPU, 0}, ndim, shape, NULL);
@@ -28,11 +29,11 @@ static PyObject *tensor_new(DLDevice device, const void *like, int32_t ndim, con
 }
 
 static PyObject *tensor_new_on(DLDevice device, int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
-  return tensor_new(device, NULL, ndim, shape, dt, zero);
+  return dlx__py_tensor_new_on(device, NULL, ndim, shape, dt, zero);
 }
 
 PyObject *dlx__py_tensor_new_like(const dlx_view *like, int32_t ndim, const int64_t *shape, DLDataType dt) {
-  return tensor_new(dlx__py_home(like->device), like->data, ndim, shape, dt, 0);
+  return dlx__py_tensor_new_on(dlx__py_home(like->device), like->data, ndim, shape, dt, 0);
 }
 
 PyObject *dlx__py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero) {
@@ -40,7 +41,7 @@ PyObject *dlx__py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataTyp
   return tensor_new_on((DLDevice){kDLCPU, 0}, ndim, shape, dt, zero);
 }
 
-/* ---- dlx.empty, zeros, full, empty_like -------------------------------------------------------------- */
+/* ---- dlx.empty, zeros, full --------------------------------------------------------------------------- */
 
 static PyObject *make_owned(PyObject *args, PyObject *kwargs, int zero, const char *fname) {
   static char *kw[] = {"shape", "dtype", "device", NULL};
@@ -113,23 +114,6 @@ static PyObject *m_full(PyObject *m, PyObject *args, PyObject *kwargs) {
   }
   PyObject *r = tensor_new_on(device, nd, shape, dt, 0);
   if (r != NULL && dlx__py_assign(&((dlx__py_tensor *)r)->view, value) != 0) Py_CLEAR(r);
-  return r;
-}
-
-static PyObject *m_empty_like(PyObject *m, PyObject *args, PyObject *kwargs) {
-  (void)m;
-  static char *kw[] = {"x", "dtype", NULL};
-  PyObject *x, *dtype_obj = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:empty_like", kw, &x, &dtype_obj)) return NULL;
-  int unsupported;
-  PyObject *t = dlx__py_as_tensor(x, &unsupported);
-  if (t == NULL) return NULL;
-  const dlx_view *v = &((dlx__py_tensor *)t)->view;
-  DLDataType dt = v->dtype;
-  PyObject *r = NULL;
-  if (dtype_obj == Py_None || dlx__py_parse_dtype(dtype_obj, &dt) == 0)
-    r = dlx__py_tensor_new_like(v, v->ndim, v->shape, dt);
-  Py_DECREF(t);
   return r;
 }
 
@@ -286,6 +270,14 @@ static PyObject *m_asarray(PyObject *module, PyObject *args, PyObject *kwargs) {
   return t;
 }
 
+PyObject *dlx__py_asarray(PyObject *obj) {
+  PyObject *args = PyTuple_Pack(1, obj);
+  if (args == NULL) return NULL;
+  PyObject *r = m_asarray(NULL, args, NULL);
+  Py_DECREF(args);
+  return r;
+}
+
 static const char doc_asarray[] =
     "asarray(obj, /, *, dtype=None, device=None, copy=None)\n--\n\n"
     "A tensor of obj, the Array API's asarray: a dlx.Tensor or any DLPack object (also NumPy arrays of\n"
@@ -305,6 +297,5 @@ PyMethodDef dlx__py_create_methods[] = {
      "zeros(shape, dtype='float32', device=None) -> Tensor (zero-filled, 64-byte aligned, C-contiguous)"},
     {"asarray", FN(m_asarray), KW, doc_asarray},
     {"full", FN(m_full), KW, "full(shape, fill_value, dtype=None, device=None) -> Tensor"},
-    {"empty_like", FN(m_empty_like), KW, "empty_like(x, dtype=None) -> Tensor (uninitialised, C-contiguous)"},
     {NULL, NULL, 0, NULL},
 };

@@ -68,7 +68,12 @@ PyObject *dlx__py_tensor_wait(PyObject *self, PyObject *args, PyObject *kwargs);
     }                                                                                                 \
   } while (0)
 
-/* ---- create.c: new tensors, dlx.empty / zeros / full / empty_like / asarray ------------------------ */
+/* ---- create.c: new tensors, dlx.empty / zeros / full / asarray; create_more.c: the rest ------------- */
+
+/* A new C-contiguous owned tensor on device (zero-filled when zero is set), in the kind of memory at like
+ * (NULL: none) where device has several. NULL + exception (ValueError for a shape too large). */
+PyObject *dlx__py_tensor_new_on(DLDevice device, const void *like, int32_t ndim, const int64_t *shape, DLDataType dt,
+                                int zero);
 
 /* A new C-contiguous owned tensor for a result computed on like's memory: on dlx__py_home(like->device), in
  * like's kind of memory where that device has several (oneAPI host and shared USM stay so, so that the CPU
@@ -76,8 +81,12 @@ PyObject *dlx__py_tensor_wait(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *dlx__py_tensor_new_like(const dlx_view *like, int32_t ndim, const int64_t *shape, DLDataType dt);
 /* A new C-contiguous owned tensor in host memory (zero-filled when zero is set). NULL + exception. */
 PyObject *dlx__py_tensor_new_owned(int32_t ndim, const int64_t *shape, DLDataType dt, int zero);
-/* dlx.empty, zeros, full, empty_like, asarray. */
+/* dlx.asarray(obj): obj as a tensor, without a copy where it can be viewed. NULL + exception. */
+PyObject *dlx__py_asarray(PyObject *obj);
+/* dlx.empty, zeros, full, asarray. */
 extern PyMethodDef dlx__py_create_methods[];
+/* dlx.ones, empty_like, zeros_like, ones_like, full_like, arange, eye (create_more.c). */
+extern PyMethodDef dlx__py_create_more_methods[];
 
 /* ---- dtype.c: dtypes from Python objects, NumPy's dtype rules --------------------------------------- */
 

@@ -1,5 +1,5 @@
 /* The dlx._dlx extension module: its init, which gathers the functions of each file (consumer.c,
- * create.c, ops.c, check.c), the submodules _cuda (cuda.c) and _oneapi (oneapi.c), the C API capsule (capi.c) and,
+ * create.c, create_more.c, ops.c, check.c), the submodules _cuda (cuda.c) and _oneapi (oneapi.c), the C API capsule (capi.c) and,
  * in test builds, dlx._testing (testing.c); and the strings interned for the hot paths. */
 #include "internal.h" /* Python.h first, as CPython requires */
 #include "reduce.h"
@@ -52,6 +52,7 @@ PyMODINIT_FUNC PyInit__dlx(void) {
   if (PyModule_AddObject(m, "_op_table", dlx__py_op_table()) < 0) goto fail;
   if (PyModule_AddFunctions(m, dlx__py_reduce_methods) < 0) goto fail; /* dlx.sum & co (reduce.c) */
   if (PyModule_AddFunctions(m, dlx__py_consumer_methods) < 0 || PyModule_AddFunctions(m, dlx__py_create_methods) < 0 ||
+      PyModule_AddFunctions(m, dlx__py_create_more_methods) < 0 ||
       PyModule_AddFunctions(m, dlx__py_check_methods) < 0)
     goto fail;
   if (dlx__py_cuda_init(m) < 0) goto fail;   /* dlx._dlx._cuda, what dlx.cuda wraps */

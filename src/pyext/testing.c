@@ -377,6 +377,69 @@ static PyObject *delete_after_finalize(PyObject *self, PyObject *arg) {
   Py_RETURN_NONE;
 }
 
+/* ---- the C creation ops (dlx/ops.h), for test_creation.py to hold against NumPy ------------------- */
+
+/* A Tensor argument's view (writable, as the ops check). NULL + TypeError. */
+static const dlx_view *tensor_arg(PyObject *o) {
+  if (!dlx__py_is_tensor(o)) {
+    PyErr_SetString(PyExc_TypeError, "expected a dlx.Tensor");
+    return NULL;
+  }
+  return &((dlx__py_tensor *)o)->view;
+}
+
+static PyObject *status_result(dlx_status st) {
+  if (st != DLX_OK) return dlx__py_raise_op(st);
+  Py_RETURN_NONE;
+}
+
+/* Whether every item of args from index `from` on is a Python int (then the C function of ints runs). */
+static int all_ints(PyObject *args, Py_ssize_t from) {
+  for (Py_ssize_t i = from; i < PyTuple_GET_SIZE(args); ++i)
+    if (!PyLong_Check(PyTuple_GET_ITEM(args, i))) return 0;
+  return 1;
+}
+
+static PyObject *arange_c(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *out;
+  double start, step;
+  long long istart, istep;
+  const dlx_view *v;
+  if (all_ints(args, 1)) {
+    if (!PyArg_ParseTuple(args, "OLL:arange_c", &out, &istart, &istep) || (v = tensor_arg(out)) == NULL) return NULL;
+    return status_result(dlx_arange_int(v, istart, istep));
+  }
+  if (!PyArg_ParseTuple(args, "Odd:arange_c", &out, &start, &step) || (v = tensor_arg(out)) == NULL) return NULL;
+  return status_result(dlx_arange(v, start, step));
+}
+
+static PyObject *arange_length(PyObject *self, PyObject *args) {
+  (void)self;
+  double start, stop, step;
+  long long istart, istop, istep;
+  int64_t n = 0;
+  dlx_status st;
+  if (all_ints(args, 0)) {
+    if (!PyArg_ParseTuple(args, "LLL:arange_length", &istart, &istop, &istep)) return NULL;
+    st = dlx_arange_length_int(istart, istop, istep, &n);
+  } else {
+    if (!PyArg_ParseTuple(args, "ddd:arange_length", &start, &stop, &step)) return NULL;
+    st = dlx_arange_length(start, stop, step, &n);
+  }
+  if (st != DLX_OK) return dlx__py_raise_op(st);
+  return PyLong_FromLongLong(n);
+}
+
+static PyObject *eye_c(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *out;
+  long long k;
+  const dlx_view *v;
+  if (!PyArg_ParseTuple(args, "OL:eye_c", &out, &k) || (v = tensor_arg(out)) == NULL) return NULL;
+  return status_result(dlx_eye(v, k));
+}
+
 static PyMethodDef testing_methods[] = {
     {"exchange_import_ns", exchange_import_ns, METH_VARARGS,
      "exchange_import_ns(obj, n, mode='managed') -> ns per tensor of a C consumer of obj's exchange API "
@@ -399,6 +462,11 @@ static PyMethodDef testing_methods[] = {
      "capi_view(obj, ndim=-1) -> dict of the view dlx_py_view gives a C extension (handle released)"},
     {"exchange_allocate", exchange_allocate, METH_VARARGS,
      "exchange_allocate(shape, dtype, device_type=1): the C exchange API's allocator, called from C"},
+    {"arange_c", arange_c, METH_VARARGS,
+     "arange_c(out, start, step): dlx_arange_int when both are ints (C long long), else dlx_arange (doubles)"},
+    {"arange_length", arange_length, METH_VARARGS,
+     "arange_length(start, stop, step) -> dlx_arange_length_int when all are ints, else dlx_arange_length"},
+    {"eye_c", eye_c, METH_VARARGS, "eye_c(out, k): dlx_eye on the tensor's view (any strides)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -88,6 +88,14 @@ dlx_status dlx_tensor_empty(dlx_tensor **out, int32_t ndim, const int64_t *shape
   return tensor_alloc(out, ndim, shape, dtype, device, NULL, false, false, "dlx_tensor_empty");
 }
 
+dlx_status dlx_tensor_zeros(dlx_tensor **out, int32_t ndim, const int64_t *shape, DLDataType dtype, DLDevice device) {
+  DLX_CHECK_NULL(out);
+  DLX_FAIL_IF(shape == NULL && ndim > 0, DLX_ERR_NULL_ARGUMENT, "dlx_tensor_zeros: argument 'shape' is NULL with ndim %d",
+              (int)ndim);
+  /* zeroed by the allocation (a memset, or cudaMemsetAsync on the current stream): any dtype */
+  return tensor_alloc(out, ndim, shape, dtype, device, NULL, false, true, "dlx_tensor_zeros");
+}
+
 dlx_status dlx_tensor_empty_like(dlx_tensor **out, const dlx_tensor *t) {
   DLX_CHECK_NULL(out);
   DLX_CHECK_NULL(t);
