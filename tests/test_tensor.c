@@ -444,6 +444,55 @@ static void test_ops_optional_out(void) {
   CHECK_EQ(((int32_t *)dlx_tensor_view(o)->data)[4], 4);
   CHECK_FAIL(dlx_tensor_unary(DLX_UNOP_NEG, NULL, a), DLX_ERR_NULL_ARGUMENT, "'out'");
   dlx_tensor_release(o);
+  /* results of the op table's result column: bool for isnan and logical_and, a's dtype for maximum */
+  o = NULL;
+  CHECK_OK(dlx_tensor_unary(DLX_UNOP_ISNAN, &o, a));
+  CHECK(dlx_dtype_equal(dlx_tensor_view(o)->dtype, DLX_DTYPE_BOOL) && ((uint8_t *)dlx_tensor_view(o)->data)[4] == 0);
+  dlx_tensor_release(o);
+  o = NULL;
+  CHECK_OK(dlx_tensor_binary(DLX_OP_MAXIMUM, &o, a, b));
+  CHECK(dlx_dtype_equal(dlx_tensor_view(o)->dtype, DLX_DTYPE_INT32));
+  dlx_tensor_release(o);
+  o = NULL;
+  CHECK_OK(dlx_tensor_binary_scalar(DLX_OP_LOGICAL_AND, &o, a, 1.0, 0));
+  CHECK(dlx_dtype_equal(dlx_tensor_view(o)->dtype, DLX_DTYPE_BOOL));
+  CHECK(((uint8_t *)dlx_tensor_view(o)->data)[0] == 0 && ((uint8_t *)dlx_tensor_view(o)->data)[1] == 1);
+  dlx_tensor_release(o);
+  CHECK_FAIL(dlx_tensor_unary((dlx_unop)DLX_UNOP_COUNT, &o, a), DLX_ERR_INVALID_ARGUMENT, "op 17 is not a dlx_unop");
+  /* ternary: clip in a's dtype, where in its values' (b's), broadcast over the three */
+  dlx_tensor *lo = NULL, *hi = NULL, *m = NULL;
+  CHECK_OK(dlx_tensor_empty(&lo, 0, NULL, DLX_DTYPE_INT32, CPU));
+  CHECK_OK(dlx_tensor_empty(&hi, 1, I64(3), DLX_DTYPE_INT32, CPU));
+  CHECK_OK(dlx_tensor_empty(&m, 2, I64(2, 1), DLX_DTYPE_BOOL, CPU));
+  *(int32_t *)dlx_tensor_view(lo)->data = 1;
+  int32_t *hd = dlx_tensor_view(hi)->data;
+  hd[0] = 0, hd[1] = 2, hd[2] = 3;
+  uint8_t *md = dlx_tensor_view(m)->data;
+  md[0] = 1, md[1] = 0;
+  o = NULL;
+  CHECK_OK(dlx_tensor_ternary(DLX_TERNOP_CLIP, &o, a, lo, hi)); /* a: 0..5 in (2, 3) */
+  const int32_t *cd = dlx_tensor_view(o)->data;
+  CHECK(cd[0] == 0 && cd[1] == 1 && cd[2] == 2 && cd[3] == 0 && cd[4] == 2 && cd[5] == 3);
+  dlx_tensor_release(o);
+  o = NULL;
+  CHECK_OK(dlx_tensor_ternary(DLX_TERNOP_WHERE, &o, m, hi, a));
+  CHECK(dlx_tensor_view(o)->ndim == 2 && dlx_tensor_view(o)->shape[0] == 2 && dlx_tensor_view(o)->shape[1] == 3);
+  cd = dlx_tensor_view(o)->data;
+  CHECK(cd[0] == 0 && cd[2] == 3 && cd[3] == 3 && cd[5] == 5);
+  dlx_tensor_release(o);
+  o = NULL;
+  CHECK_FAIL(dlx_tensor_ternary(DLX_TERNOP_WHERE, &o, a, hi, a), DLX_ERR_DTYPE_MISMATCH, "condition a must be bool");
+  CHECK(o == NULL);
+  CHECK_FAIL(dlx_tensor_ternary((dlx_ternop)7, &o, m, hi, a), DLX_ERR_INVALID_ARGUMENT, "op 7 is not a dlx_ternop");
+  CHECK_FAIL(dlx_tensor_ternary(DLX_TERNOP_CLIP, &o, a, lo, NULL), DLX_ERR_NULL_ARGUMENT, "'c'");
+  dlx_tensor *x4 = NULL;
+  CHECK_OK(dlx_tensor_empty(&x4, 1, I64(4), DLX_DTYPE_INT32, CPU));
+  CHECK_FAIL(dlx_tensor_ternary(DLX_TERNOP_CLIP, &o, a, lo, x4), DLX_ERR_BROADCAST, "do not broadcast");
+  CHECK(o == NULL);
+  dlx_tensor_release(x4);
+  dlx_tensor_release(lo);
+  dlx_tensor_release(hi);
+  dlx_tensor_release(m);
   /* in place: out is a */
   CHECK_OK(dlx_tensor_binary(DLX_OP_ADD, &a, a, b));
   CHECK_EQ(ad[5], 25);

@@ -89,11 +89,13 @@ DLX_API dlx_status dlx_tensor_squeeze(dlx_tensor **out, dlx_tensor *t, int32_t d
 DLX_API dlx_status dlx_tensor_unsqueeze(dlx_tensor **out, dlx_tensor *t, int32_t dim);
 
 /* Ops (dlx/ops.h) with optional outputs: *out NULL allocates the result (shape broadcast from the
- * inputs; dtype the input's, bool for comparisons, dst dtype for casts; on cpu:0 for host-accessible
- * inputs, else on the first input's device, in its kind of memory where a device has several); otherwise
- * *out is written and kept. */
+ * inputs; dtype the input's, bool for the ops that write bool (comparisons, logical ops, predicates), where's
+ * values' (b's), dst dtype for casts; on cpu:0 for host-accessible inputs, else on the first input's
+ * device (where's b), in its kind of memory where a device has several); otherwise *out is written and
+ * kept. An op value outside its enum is DLX_ERR_INVALID_ARGUMENT naming it. */
 DLX_API dlx_status dlx_tensor_binary(dlx_binop op, dlx_tensor **out, dlx_tensor *a, dlx_tensor *b);
 DLX_API dlx_status dlx_tensor_unary(dlx_unop op, dlx_tensor **out, dlx_tensor *a);
+DLX_API dlx_status dlx_tensor_ternary(dlx_ternop op, dlx_tensor **out, dlx_tensor *a, dlx_tensor *b, dlx_tensor *c);
 DLX_API dlx_status dlx_tensor_binary_scalar(dlx_binop op, dlx_tensor **out, dlx_tensor *a, double scalar,
                                             int reversed);
 DLX_API dlx_status dlx_tensor_cast(dlx_tensor **out, dlx_tensor *t, DLDataType dtype);

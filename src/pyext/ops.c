@@ -288,6 +288,16 @@ static int binary_cast(binary_call *c) {
 /* 2c. The scalar as a 0-d view of the computation's dtype, on the side no tensor took. */
 static int binary_scalar(binary_call *c) {
   if (c->scalar == NULL) return 0;
+  /* NumPy's refusal of a negative integer exponent (the C op truncates 1 / a ** -b instead) */
+  if (c->op == DLX_OP_POWER && c->vx != NULL && (c->sk == DLX__PY_SCALAR_INT || c->sk == DLX__PY_SCALAR_BOOL)) {
+    PyObject *zero = PyLong_FromLong(0);
+    const int neg = zero ? PyObject_RichCompareBool(c->scalar, zero, Py_LT) : -1;
+    Py_XDECREF(zero);
+    if (neg != 0) {
+      if (neg > 0) PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+      return -1;
+    }
+  }
   int sign = 0;
   const int r = dlx__py_scalar_view(c->scalar, c->sk, c->rdt, &c->sv, &c->sbuf, &sign);
   if (r < 0) return -1;

@@ -16,6 +16,7 @@
 #include "dlx/layout.h"
 #include "dlx/tensor.h"
 #include "exchange/storage.h"
+#include "kernels/op_table.h"
 #include "tensor/memory.h"
 
 struct dlx_tensor {
@@ -263,7 +264,8 @@ dlx_status dlx_tensor_binary(dlx_binop op, dlx_tensor **out, dlx_tensor *a, dlx_
   int32_t nd;
   int64_t shape[DLX_MAX_NDIM];
   DLX_FORWARD(broadcast2(a, b, &nd, shape));
-  const DLDataType dt = op >= DLX_OP_LT ? DLX_DTYPE_BOOL : a->view.dtype;
+  /* bool for the comparisons and the logical ops (the op table's result column) */
+  const DLDataType dt = dlx__binop_info[op].bool_result ? DLX_DTYPE_BOOL : a->view.dtype;
   bool fresh;
   DLX_FORWARD(out_tensor(out, a, "a", nd, shape, dt, false, &fresh, "dlx_tensor_binary"));
   return finish(out, fresh, dlx_binary(op, &(*out)->view, &a->view, &b->view));
@@ -272,9 +274,31 @@ dlx_status dlx_tensor_binary(dlx_binop op, dlx_tensor **out, dlx_tensor *a, dlx_
 dlx_status dlx_tensor_unary(dlx_unop op, dlx_tensor **out, dlx_tensor *a) {
   DLX_CHECK_NULL(out);
   DLX_CHECK_NULL(a);
+  DLX_FAIL_IF((unsigned)op >= (unsigned)DLX_UNOP_COUNT, DLX_ERR_INVALID_ARGUMENT,
+              "dlx_tensor_unary: op %d is not a dlx_unop (0..%d)", (int)op, DLX_UNOP_COUNT - 1);
+  const DLDataType dt = dlx__unop_info[op].bool_result ? DLX_DTYPE_BOOL : a->view.dtype;
   bool fresh;
-  DLX_FORWARD(out_tensor(out, a, "a", a->view.ndim, a->view.shape, a->view.dtype, false, &fresh, "dlx_tensor_unary"));
+  DLX_FORWARD(out_tensor(out, a, "a", a->view.ndim, a->view.shape, dt, false, &fresh, "dlx_tensor_unary"));
   return finish(out, fresh, dlx_unary(op, &(*out)->view, &a->view));
+}
+
+dlx_status dlx_tensor_ternary(dlx_ternop op, dlx_tensor **out, dlx_tensor *a, dlx_tensor *b, dlx_tensor *c) {
+  DLX_CHECK_NULL(out);
+  DLX_CHECK_NULL(a);
+  DLX_CHECK_NULL(b);
+  DLX_CHECK_NULL(c);
+  DLX_FAIL_IF((unsigned)op >= (unsigned)DLX_TERNOP_COUNT, DLX_ERR_INVALID_ARGUMENT,
+              "dlx_tensor_ternary: op %d is not a dlx_ternop (0..%d)", (int)op, DLX_TERNOP_COUNT - 1);
+  const int32_t ndims[3] = {a->view.ndim, b->view.ndim, c->view.ndim};
+  const int64_t *shapes[3] = {a->view.shape, b->view.shape, c->view.shape};
+  int32_t nd;
+  int64_t shape[DLX_MAX_NDIM];
+  DLX_FORWARD(dlx_broadcast_shapes(3, ndims, shapes, &nd, shape));
+  bool fresh;
+  /* where's result has its values' dtype (b's), clip's a's */
+  DLX_FORWARD(out_tensor(out, b, "b", nd, shape, op == DLX_TERNOP_WHERE ? b->view.dtype : a->view.dtype, false, &fresh,
+                         "dlx_tensor_ternary"));
+  return finish(out, fresh, dlx_ternary(op, &(*out)->view, &a->view, &b->view, &c->view));
 }
 
 dlx_status dlx_tensor_binary_scalar(dlx_binop op, dlx_tensor **out, dlx_tensor *a, double scalar, int reversed) {
@@ -285,7 +309,7 @@ dlx_status dlx_tensor_binary_scalar(dlx_binop op, dlx_tensor **out, dlx_tensor *
   dlx_scalar_buf buf;
   dlx_view s;
   DLX_FORWARD(dlx_scalar_view(&s, &buf, a->view.dtype, scalar, 0.0));
-  const DLDataType dt = op >= DLX_OP_LT ? DLX_DTYPE_BOOL : a->view.dtype;
+  const DLDataType dt = dlx__binop_info[op].bool_result ? DLX_DTYPE_BOOL : a->view.dtype;
   bool fresh;
   DLX_FORWARD(out_tensor(out, a, "a", a->view.ndim, a->view.shape, dt, false, &fresh, "dlx_tensor_binary_scalar"));
   dlx_status st = reversed ? dlx_binary(op, &(*out)->view, &s, &a->view) : dlx_binary(op, &(*out)->view, &a->view, &s);
