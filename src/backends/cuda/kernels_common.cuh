@@ -513,6 +513,7 @@ struct NarrowH {
   DLX_HD float dec32_call(T x) const { return dec32(x); }
   DLX_HD double dec64(T x) const { return dlx__cvt_f16_to_f64(x); }
   DLX_HD T enc32(float x) const { return dlx__cvt_f32_to_f16(x); }
+  DLX_HD T enc32_call(float x) const { return enc32(x); }
   DLX_HD T enc64(double x) const { return dlx__cvt_f64_to_f16(x); }
 };
 
@@ -523,6 +524,7 @@ struct NarrowB {
   DLX_HD float dec32_call(T x) const { return dec32(x); }
   DLX_HD double dec64(T x) const { return dlx__cvt_bf16_to_f64(x); }
   DLX_HD T enc32(float x) const { return dlx__cvt_f32_to_bf16(x); }
+  DLX_HD T enc32_call(float x) const { return enc32(x); }
   DLX_HD T enc64(double x) const { return dlx__cvt_f64_to_bf16(x); }
 };
 
@@ -539,6 +541,10 @@ struct NarrowT {
    * decode NaN to the quiet NaN of its sign, whose widening is the quiet float64 NaN of that sign) */
   DLX_HD double dec64(T x) const { return dlx__cvt_decode_f64(&fmt, x); }
   DLX_HD T enc32(float x) const { return (T)dlx__cvt_encode_f32(&fmt, x); }
+  /* The op table's narrow kernels (kernels_arith.cu) decode and encode through calls: some forty ops, each
+   * with the generic codec inlined twice or three times, took nvcc minutes to build for kernels whose time
+   * goes into the codec either way. */
+  __noinline__ DLX_HD T enc32_call(float x) const { return (T)dlx__cvt_encode_f32(&fmt, x); }
   DLX_HD T enc64(double x) const { return (T)dlx__cvt_encode_f64(&fmt, x); }
 };
 
