@@ -1,5 +1,10 @@
 /* fuzz/fuzz_ops.c - libFuzzer harness for the op entry points of dlx/ops.h: dlx_copy, dlx_fill,
- * dlx_cast, dlx_binary, dlx_fma and dlx_reduce on random strided views.
+ * dlx_cast, dlx_unary, dlx_binary, dlx_ternary, dlx_fma and dlx_reduce on random strided views.
+ *
+ * The elementwise ops are taken from the op table (src/kernels/op_table.h) at run time: any row of
+ * dlx__unop_info, dlx__binop_info or dlx__ternop_info (and values past the last one), with the model's
+ * dtype rules read from the row (the dtype class it takes, whether it writes bool). A row added to the
+ * table is fuzzed with no change here.
  *
  * Views are hand-made structs (as a caller or a DLPack import hands them over): any DLDataType (illegal
  * ones, vectors, packed or padded sub-byte), ranks 0..6 (rarely an impossible one), small extents (some
@@ -24,7 +29,8 @@
  * were. A success must leave every bit outside the output's elements unchanged (in both runs), and the
  * two arenas must be byte-identical afterwards, except that an element where both paths wrote a NaN
  * may differ in NaN sign or payload for arithmetic (ops.h leaves which NaN an operation passes on
- * unspecified; tests/test_ops.c allows the same); copies, fills and casts must match bit for bit. Outputs whose
+ * unspecified; tests/test_ops.c and tests/test_backends.c allow the same); copies, fills, casts, where
+ * (a selection) and positive (a copy) must match bit for bit. Outputs whose
  * distinct indices share memory through non-zero strides (shape (3,3), strides (1,1)) have a result
  * that depends on the order of the writes (ops.c, "Limits"): they are detected and only the
  * memory-safety and outside-the-output checks apply.
@@ -40,20 +46,23 @@
  * DLX_FUZZ_OPS_VERBOSE=1 in the environment each decoded case and its outcome.
  *
  * Input format (reads past the end yield zero bytes; fuzz/make_corpus.py writes the same encoding):
- *   kind u8     (b & 7) % 5: 0 copy, 1 fill, 2 cast, 3 binary, 4 fma; bit 3: fma's t1 is the signed
- *               partner of an unsigned t2, a binary op's b the other signedness of a 64-bit integer a
- *               (the mixed int64 / uint64 comparisons); bit 4: a reduction instead (its encoding below)
- *   arg u8      binary: < 0xF0 the op (% 10), else a raw int32 op (u32 follows);
+ *   kind u8     b & 7: 0 copy, 1 fill, 2 cast, 3 binary, 4 fma, 5 unary, 6 ternary, 7 binary; bit 3:
+ *               fma's t1 is the signed partner of an unsigned t2, a binary op's b the other signedness of
+ *               a 64-bit integer a (the mixed int64 / uint64 comparisons); bit 4: a reduction instead
+ *               (its encoding below)
+ *   arg u8      unary, binary, ternary: < 0xF0 the op (% the table's row count: DLX_UNOP_COUNT,
+ *               DLX_OP_COUNT, DLX_TERNOP_COUNT), else a raw int32 op (u32 follows);
  *               fma: < 0xF0 the scalar from a table (% 16), else raw double bits (u64 follows)
  *   flags u8    1 threaded (grain 2 + 3 * (flags >> 4)), 2 NULL-argument checks
  *   fill u8     arena contents (% 4): random bytes, mostly zero bytes, small float32 values, special bytes
  *   seed u32    of the arena contents
  *   tail u8     slack bytes after the last view (% 16)
  *   T, U        the op's dtypes (dtype: u8 < 0xFF a table index, 0xFF raw code u8, bits u8, lanes u16):
- *               copy/fill out = in = T; cast out = T, in = U; binary a = b = T (b flipped between int64
- *               and uint64 by bit 3), out = T or bool for comparisons; fma t2 = out = T, t1 = T or its
- *               signed partner
- *   then out, in0 (src / value / a / t1), in1 (binary b, fma t2), each:
+ *               copy/fill out = in = T; cast out = T, in = U; unary a = T, out = T or bool for a row
+ *               that writes bool; binary a = b = T (b flipped between int64 and uint64 by bit 3), out =
+ *               T or bool for a row that writes bool; ternary: where a = bool, b = c = out = T, clip
+ *               a = b = c = out = T; fma t2 = out = T, t1 = T or its signed partner
+ *   then out, in0 (src / value / a / t1), in1 (b, t2), in2 (ternary c), each:
  *     dtype u8  < 0x80 the op's rule, < 0xFF table[(b - 0x80) % n], 0xFF raw (code, bits, lanes u16)
  *     flags u8  the dlx_view flags: 1 read-only, 2 sub-byte padded
  *     device u8 < 0xC0 cpu:0, < 0xFF a table of other devices, 0xFF raw (type u32, id u32)
@@ -101,11 +110,11 @@ int64_t dlx__ops_set_grain(int64_t grain);
 #define ARENA_MAX (64 * 1024)
 #define MAX_RANK 6
 
-typedef enum op_kind { K_COPY, K_FILL, K_CAST, K_BINARY, K_FMA, K_COUNT, K_REDUCE = K_COUNT } op_kind;
-static const char *const kind_names[K_COUNT + 1] = {"dlx_copy", "dlx_fill", "dlx_cast", "dlx_binary", "dlx_fma",
-                                                    "dlx_reduce"};
+typedef enum op_kind { K_COPY, K_FILL, K_CAST, K_BINARY, K_FMA, K_UNARY, K_TERNARY, K_COUNT, K_REDUCE = K_COUNT } op_kind;
+static const char *const kind_names[K_COUNT + 1] = {"dlx_copy",  "dlx_fill",  "dlx_cast",    "dlx_binary",
+                                                    "dlx_fma",   "dlx_unary", "dlx_ternary", "dlx_reduce"};
 #define MAX_REDUCE_ELEMS 65536
-static const char *const binop_names[DLX_OP_COUNT] = {"add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne"};
+#define MAX_VIEWS 4 /* out and three inputs (dlx_ternary) */
 
 typedef enum off_mode { OFF_CURSOR, OFF_START, OFF_ALIAS, OFF_NULL, OFF_RAW } off_mode;
 static const char *const off_names[] = {"after previous", "at arena byte", "out's element 0 +", "NULL", "raw"};
@@ -132,13 +141,13 @@ typedef struct vspec {
 
 typedef struct opcase {
   op_kind kind;
-  int32_t binop;      /* may be outside 0..DLX_OP_COUNT-1 */
+  int32_t op;         /* unary, binary, ternary: the table's row; may be outside the table */
   double scalar;
   uint8_t flags;
   uint8_t fill;
   uint32_t seed;
   int nview;
-  vspec v[3];
+  vspec v[MAX_VIEWS];
   size_t arena_size;
   uint32_t mask;      /* statuses the model allows; 0 = must succeed */
   bool oneapi_only;   /* every refusal reason is a oneAPI operand: an op with nothing to do may succeed */
@@ -152,6 +161,18 @@ static const vspec *out_view(const opcase *c) { return c->kind == K_REDUCE ? &c-
 
 static opcase g_case;
 
+/* The op table's row of an elementwise op (op_table.h), or NULL for another kind or an op past the table. */
+static const dlx__op_info *op_row(const opcase *c) {
+  switch (c->kind) {
+    case K_UNARY: return c->op >= 0 && c->op < DLX_UNOP_COUNT ? &dlx__unop_info[c->op] : NULL;
+    case K_BINARY: return c->op >= 0 && c->op < DLX_OP_COUNT ? &dlx__binop_info[c->op] : NULL;
+    case K_TERNARY: return c->op >= 0 && c->op < DLX_TERNOP_COUNT ? &dlx__ternop_info[c->op] : NULL;
+    default: return NULL;
+  }
+}
+
+static bool has_table_op(op_kind k) { return k == K_UNARY || k == K_BINARY || k == K_TERNARY; }
+
 /* ---- printing a case (on failure) --------------------------------------------------------------- */
 
 static const char *i128_text(char *buf, size_t cap, __int128 x) {
@@ -163,9 +184,10 @@ static const char *i128_text(char *buf, size_t cap, __int128 x) {
 static void describe_case(const opcase *c) {
   char t1[64], t2[64], t3[64];
   fprintf(stderr, "---- fuzz_ops case ----\n%s", kind_names[c->kind]);
-  if (c->kind == K_BINARY) {
-    if (c->binop >= 0 && c->binop < DLX_OP_COUNT) fprintf(stderr, " op %s", binop_names[c->binop]);
-    else fprintf(stderr, " op %d (not a dlx_binop)", (int)c->binop);
+  if (has_table_op(c->kind)) {
+    const dlx__op_info *row = op_row(c);
+    if (row != NULL) fprintf(stderr, " op %d (%s)", (int)c->op, row->name);
+    else fprintf(stderr, " op %d (past the op table)", (int)c->op);
   }
   if (c->kind == K_FMA) fprintf(stderr, " scalar %.17g", c->scalar);
   if (c->kind == K_REDUCE) {
@@ -407,15 +429,23 @@ static DLDevice read_device(fuzz_reader *r) {
   return dev;
 }
 
-static bool is_comparison(int32_t op) { return op >= DLX_OP_LT && op <= DLX_OP_NE; }
+/* The comparisons: the rows that take int64 with uint64 (dlx/ops.h). */
+static bool is_comparison(const opcase *c) {
+  const dlx__op_info *row = op_row(c);
+  return c->kind == K_BINARY && row != NULL && row->kind == DLX__KIND_CMP;
+}
 
+/* What the op's rule makes operand k (0 out) from the case's dtypes T and U. */
 static DLDataType rule_dtype(const opcase *c, int k, DLDataType t, DLDataType u, bool partner) {
+  const dlx__op_info *row = op_row(c);
   switch (c->kind) {
     case K_CAST: return k == 0 ? t : u;
     case K_BINARY:
       if (k == 2 && partner && t.bits == 64 && t.lanes == 1 && (t.code == DLX_CODE_INT || t.code == DLX_CODE_UINT))
         t.code = t.code == DLX_CODE_INT ? DLX_CODE_UINT : DLX_CODE_INT;
-      return k == 0 && is_comparison(c->binop) ? DLX_DTYPE_BOOL : t;
+      return k == 0 && row != NULL && row->bool_result ? DLX_DTYPE_BOOL : t;
+    case K_UNARY: return k == 0 && row != NULL && row->bool_result ? DLX_DTYPE_BOOL : t;
+    case K_TERNARY: return k == 1 && c->op == DLX_TERNOP_WHERE ? DLX_DTYPE_BOOL : t; /* where's condition */
     case K_FMA:
       if (k == 1 && partner && t.code == DLX_CODE_UINT) t.code = DLX_CODE_INT;
       return t;
@@ -705,12 +735,52 @@ static uint32_t view_checks(const opcase *c, uint32_t *oneapi_out, bool *ranks_o
   return m;
 }
 
+/* The op table's category of a dtype (DLX__CAT_*), 0 for one with no arithmetic kernel (float6/float4
+ * included: they take part only in copy, fill and cast). */
+static unsigned category_of(DLDataType dt) {
+  switch (kclass_of(dt)) {
+    case KC_BOOL: return DLX__CAT_BOOL;
+    case KC_SINT: return DLX__CAT_SINT;
+    case KC_UINT: return DLX__CAT_UINT;
+    case KC_FLOAT: return DLX__CAT_REAL;
+    case KC_COMPLEX: return DLX__CAT_CPLX;
+    default: return 0;
+  }
+}
+
+/* The dtype rules of an op of the table (dlx_unary, dlx_binary, dlx_ternary), from its row: the inputs
+ * share a dtype (where: a bool condition, then two values of one dtype; the comparisons also take int64
+ * with uint64), of the row's class; out has that dtype, or bool for a row that writes bool. */
+static uint32_t table_op_mask(const opcase *c) {
+  const dlx__op_info *row = op_row(c);
+  if (row == NULL) return BIT(DLX_ERR_INVALID_ARGUMENT);
+  const vspec *out = &c->v[0], *a = &c->v[1], *b = &c->v[2], *third = &c->v[3];
+  const vspec *lead = a; /* the operand whose dtype the class and out follow */
+  uint32_t m = 0;
+  if (c->kind == K_BINARY) {
+    const kclass ka = kclass_of(a->dtype), kb = kclass_of(b->dtype);
+    const bool mixed = is_comparison(c) && a->dtype.bits == 64 && b->dtype.bits == 64 &&
+                       ((ka == KC_SINT && kb == KC_UINT) || (ka == KC_UINT && kb == KC_SINT));
+    if (!dlx_dtype_equal(a->dtype, b->dtype) && !mixed) m |= BIT(DLX_ERR_DTYPE_MISMATCH);
+  } else if (c->kind == K_TERNARY) {
+    if (c->op == DLX_TERNOP_WHERE) {
+      if (!dlx_dtype_equal(a->dtype, DLX_DTYPE_BOOL)) m |= BIT(DLX_ERR_DTYPE_MISMATCH);
+      lead = b;
+    } else if (!dlx_dtype_equal(b->dtype, a->dtype)) {
+      m |= BIT(DLX_ERR_DTYPE_MISMATCH);
+    }
+    if (!dlx_dtype_equal(third->dtype, lead->dtype)) m |= BIT(DLX_ERR_DTYPE_MISMATCH);
+  }
+  if ((row->cats & category_of(lead->dtype)) == 0) m |= BIT(DLX_ERR_UNSUPPORTED);
+  if (!dlx_dtype_equal(out->dtype, row->bool_result ? DLX_DTYPE_BOOL : lead->dtype)) m |= BIT(DLX_ERR_DTYPE_MISMATCH);
+  return m;
+}
+
 static uint32_t refusal_mask(opcase *c) {
   uint32_t oneapi;
   bool ranks_ok;
   uint32_t m = view_checks(c, &oneapi, &ranks_ok);
   const vspec *out = &c->v[0], *a = &c->v[1], *b = &c->v[2];
-  if (c->kind == K_BINARY && (c->binop < 0 || c->binop >= DLX_OP_COUNT)) m |= BIT(DLX_ERR_INVALID_ARGUMENT);
   /* each op's dtype rule */
   const kclass ko = kclass_of(out->dtype), ka = kclass_of(a->dtype);
   bool packed_check = false;
@@ -724,21 +794,9 @@ static uint32_t refusal_mask(opcase *c) {
       if (!dlx_dtype_equal(out->dtype, a->dtype) && (ko == KC_NONE || ka == KC_NONE)) m |= BIT(DLX_ERR_UNSUPPORTED);
       packed_check = true;
       break;
-    case K_BINARY: {
-      if (c->binop < 0 || c->binop >= DLX_OP_COUNT) break;
-      /* the one mixed pair: int64 with uint64 (either order) in the comparisons */
-      const kclass kb = kclass_of(b->dtype);
-      const bool mixed = is_comparison(c->binop) && a->dtype.bits == 64 && b->dtype.bits == 64 &&
-                         ((ka == KC_SINT && kb == KC_UINT) || (ka == KC_UINT && kb == KC_SINT));
-      if (!dlx_dtype_equal(a->dtype, b->dtype) && !mixed) m |= BIT(DLX_ERR_DTYPE_MISMATCH);
-      if (ka == KC_NONE || ka == KC_SUB) m |= BIT(DLX_ERR_UNSUPPORTED);
-      if (ka == KC_BOOL && (c->binop == DLX_OP_SUB || c->binop == DLX_OP_DIV)) m |= BIT(DLX_ERR_UNSUPPORTED);
-      if (ka == KC_COMPLEX && is_comparison(c->binop) && c->binop != DLX_OP_EQ && c->binop != DLX_OP_NE)
-        m |= BIT(DLX_ERR_UNSUPPORTED);
-      if (is_comparison(c->binop) ? !dlx_dtype_equal(out->dtype, DLX_DTYPE_BOOL) : !dlx_dtype_equal(out->dtype, a->dtype))
-        m |= BIT(DLX_ERR_DTYPE_MISMATCH);
-      break;
-    }
+    case K_UNARY:
+    case K_BINARY:
+    case K_TERNARY: m |= table_op_mask(c); break;
     default: { /* fma: a is t1, b is t2 */
       const kclass kb = kclass_of(b->dtype);
       if (kb == KC_NONE || kb == KC_SUB) m |= BIT(DLX_ERR_UNSUPPORTED);
@@ -829,7 +887,7 @@ static uint32_t reduce_mask(opcase *c) {
 
 /* ---- running ------------------------------------------------------------------------------------ */
 
-static dlx_view g_views[3];
+static dlx_view g_views[MAX_VIEWS];
 
 static void build_views(const opcase *c, unsigned char *base) {
   for (int k = 0; k < c->nview; ++k) {
@@ -855,7 +913,9 @@ static dlx_status call_op(const opcase *c, unsigned char *base, bool reference) 
     case K_COPY: st = dlx_copy(&g_views[0], &g_views[1]); break;
     case K_FILL: st = dlx_fill(&g_views[0], &g_views[1]); break;
     case K_CAST: st = dlx_cast(&g_views[0], &g_views[1]); break;
-    case K_BINARY: st = dlx_binary((dlx_binop)c->binop, &g_views[0], &g_views[1], &g_views[2]); break;
+    case K_UNARY: st = dlx_unary((dlx_unop)c->op, &g_views[0], &g_views[1]); break;
+    case K_BINARY: st = dlx_binary((dlx_binop)c->op, &g_views[0], &g_views[1], &g_views[2]); break;
+    case K_TERNARY: st = dlx_ternary((dlx_ternop)c->op, &g_views[0], &g_views[1], &g_views[2], &g_views[3]); break;
     case K_REDUCE:
       st = dlx_reduce((dlx_reduce_op)c->rop, &g_views[1], &g_views[0], c->naxes, c->axes, c->keepdims);
       break;
@@ -868,8 +928,19 @@ static dlx_status call_op(const opcase *c, unsigned char *base, bool reference) 
 static void null_argument_checks(const opcase *c, unsigned char *base) {
   build_views(c, base);
   const dlx_view *o = &g_views[0], *a = &g_views[1];
-  dlx_status st[10];
+  dlx_status st[20];
   int n = 0;
+  /* the NULL check comes before the op's: an op past the table still gives NULL_ARGUMENT */
+  const dlx_unop uop = (dlx_unop)c->op;
+  const dlx_binop bop = (dlx_binop)c->op;
+  const dlx_ternop top = (dlx_ternop)c->op;
+  st[n++] = dlx_unary(uop, NULL, a);
+  st[n++] = dlx_unary(uop, o, NULL);
+  st[n++] = dlx_binary(bop, o, NULL, a);
+  st[n++] = dlx_ternary(top, NULL, a, a, a);
+  st[n++] = dlx_ternary(top, o, NULL, a, a);
+  st[n++] = dlx_ternary(top, o, a, NULL, a);
+  st[n++] = dlx_ternary(top, o, a, a, NULL);
   st[n++] = dlx_copy(NULL, a);
   st[n++] = dlx_copy(o, NULL);
   st[n++] = dlx_fill(NULL, a);
@@ -965,6 +1036,19 @@ static bool nan_at(const unsigned char *p, DLDataType dt, int part) {
   return false;
 }
 
+/* Whether the op computes (then which NaN it passes on is open), rather than moving bits: where selects,
+ * positive copies (op_table.h's MOVE), and those must match bit for bit, as copies do. */
+static bool arithmetic(const opcase *c) {
+  const dlx__op_info *row = op_row(c);
+  switch (c->kind) {
+    case K_BINARY:
+    case K_FMA: return true;
+    case K_UNARY: return row != NULL && row->nar != DLX__NAR_MOVE;
+    case K_TERNARY: return c->op != DLX_TERNOP_WHERE;
+    default: return false;
+  }
+}
+
 /* Where both arenas hold a NaN in the same output element (or complex part), take the reference's
  * bits: NaN sign and payload are not pinned down by ops.h. */
 static void canonicalize_nans(const opcase *c, unsigned char *fast, const unsigned char *ref) {
@@ -1035,11 +1119,20 @@ static size_t first_difference(const unsigned char *a, const unsigned char *b, s
 #ifdef DLX_FUZZ_OPS_STATS
 /* A census of what the inputs reach (build with -DDLX_FUZZ_OPS_STATS; printed at exit). */
 static long g_stats[9], g_ok_kind[K_COUNT + 1], g_status[DLX_STATUS_COUNT];
+static long g_ok_unop[DLX_UNOP_COUNT], g_ok_binop[DLX_OP_COUNT], g_ok_ternop[DLX_TERNOP_COUNT];
+static void print_rows(const char *what, const dlx__op_info *rows, const long *counts, int n) {
+  fprintf(stderr, "  %s written per row:", what);
+  for (int i = 0; i < n; ++i) fprintf(stderr, " %s %ld", rows[i].name, counts[i]);
+  fprintf(stderr, "\n");
+}
 static void print_stats(void) {
   fprintf(stderr, "fuzz_ops: %ld inputs, %ld skipped, %ld refused, %ld empty outputs, %ld written (%ld self-overlapping, "
           "%ld threaded, %ld packed outputs, %ld with an input overlapping the output's span)\n", g_stats[0],
           g_stats[1], g_stats[2], g_stats[3], g_stats[4], g_stats[5], g_stats[6], g_stats[7], g_stats[8]);
   for (int k = 0; k <= K_COUNT; ++k) fprintf(stderr, "  %s written: %ld\n", kind_names[k], g_ok_kind[k]);
+  print_rows("dlx_unary", dlx__unop_info, g_ok_unop, DLX_UNOP_COUNT);
+  print_rows("dlx_binary", dlx__binop_info, g_ok_binop, DLX_OP_COUNT);
+  print_rows("dlx_ternary", dlx__ternop_info, g_ok_ternop, DLX_TERNOP_COUNT);
   for (int s = 1; s < DLX_STATUS_COUNT; ++s)
     if (g_status[s]) fprintf(stderr, "  refused with %s: %ld\n", dlx_status_name((dlx_status)s), g_status[s]);
 }
@@ -1048,45 +1141,113 @@ static void print_stats(void) {
 #define STAT(i) ((void)0)
 #endif
 
-int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
-  fuzz_reader r = {bytes, size};
-  opcase *c = &g_case;
+/* The case an input encodes (the format at the top), placed in its arena and with the model's statuses. */
+static void decode_case(fuzz_reader *r, opcase *c) {
   memset(c, 0, sizeof *c);
-  const uint8_t kb = fuzz_u8(&r);
-  c->kind = (kb & 0x10) ? K_REDUCE : (op_kind)((kb & 7) % K_COUNT);
+  const uint8_t kb = fuzz_u8(r);
+  /* 7 is a second door to binary, the largest table */
+  static const op_kind kinds[8] = {K_COPY, K_FILL, K_CAST, K_BINARY, K_FMA, K_UNARY, K_TERNARY, K_BINARY};
+  c->kind = (kb & 0x10) ? K_REDUCE : kinds[kb & 7];
   const bool partner = (kb & 8) != 0;
-  const uint8_t arg = fuzz_u8(&r);
-  c->binop = DLX_OP_ADD;
-  if (c->kind == K_REDUCE) c->rop = arg < 0xF0 ? arg % 9 : (int32_t)fuzz_u32(&r);
-  if (c->kind == K_BINARY) c->binop = arg < 0xF0 ? arg % DLX_OP_COUNT : (int32_t)fuzz_u32(&r);
+  const uint8_t arg = fuzz_u8(r);
+  if (c->kind == K_REDUCE) c->rop = arg < 0xF0 ? arg % 9 : (int32_t)fuzz_u32(r);
+  if (has_table_op(c->kind)) {
+    const int32_t rows = c->kind == K_UNARY ? DLX_UNOP_COUNT : c->kind == K_BINARY ? DLX_OP_COUNT : DLX_TERNOP_COUNT;
+    c->op = arg < 0xF0 ? arg % rows : (int32_t)fuzz_u32(r);
+  }
   if (c->kind == K_FMA) {
     if (arg < 0xF0) {
       c->scalar = g_scalars[arg % 16];
     } else {
-      uint64_t bits = fuzz_u64(&r);
+      uint64_t bits = fuzz_u64(r);
       memcpy(&c->scalar, &bits, sizeof bits);
     }
   }
-  c->flags = fuzz_u8(&r);
-  c->fill = fuzz_u8(&r);
-  c->seed = fuzz_u32(&r);
-  const uint8_t tail = fuzz_u8(&r);
-  const DLDataType t = read_base_dtype(&r), u = read_base_dtype(&r);
-  c->nview = (c->kind == K_BINARY || c->kind == K_FMA) ? 3 : 2;
-  static const char *const roles[K_COUNT][3] = {
-      {"dst", "src", ""}, {"dst", "value", ""}, {"dst", "src", ""}, {"out", "a", "b"}, {"out", "t1", "t2"}};
+  c->flags = fuzz_u8(r);
+  c->fill = fuzz_u8(r);
+  c->seed = fuzz_u32(r);
+  const uint8_t tail = fuzz_u8(r);
+  const DLDataType t = read_base_dtype(r), u = read_base_dtype(r);
+  c->nview = c->kind == K_TERNARY ? 4 : (c->kind == K_BINARY || c->kind == K_FMA) ? 3 : 2;
+  static const char *const roles[K_COUNT][MAX_VIEWS] = {
+      {"dst", "src", "", ""}, {"dst", "value", "", ""}, {"dst", "src", "", ""}, {"out", "a", "b", ""},
+      {"out", "t1", "t2", ""}, {"out", "a", "", ""},    {"out", "a", "b", "c"}};
   if (c->kind == K_REDUCE) {
-    read_reduction(&r, c, t, u);
+    read_reduction(r, c, t, u);
   } else {
     for (int k = 0; k < c->nview; ++k) {
       c->v[k].role = roles[c->kind][k];
-      read_view(&r, c, k, rule_dtype(c, k, t, u, partner));
+      read_view(r, c, k, rule_dtype(c, k, t, u, partner));
     }
   }
   place_views(c, tail);
   c->mask = c->kind == K_REDUCE ? reduce_mask(c) : refusal_mask(c);
+}
 
+#ifdef DLX_FUZZ_OPS_STATS
+static void count_outcome(const opcase *c, dlx_status st, const char *msg, bool out_empty, bool self_overlap,
+                          bool threaded) {
+  const vspec *out = out_view(c);
+  if (getenv("DLX_FUZZ_OPS_VERBOSE")) {
+    describe_case(c);
+    fprintf(stderr, "=> %s %s%s\n", dlx_status_name(st), msg, self_overlap ? " (self-overlapping output)" : "");
+  }
+  if (st != DLX_OK) {
+    STAT(2);
+    ++g_status[st];
+  } else if (out_empty) {
+    STAT(3);
+  } else {
+    STAT(4);
+    ++g_ok_kind[c->kind];
+    if (c->kind == K_UNARY) ++g_ok_unop[c->op]; /* a success: the op is a row */
+    if (c->kind == K_BINARY) ++g_ok_binop[c->op];
+    if (c->kind == K_TERNARY) ++g_ok_ternop[c->op];
+    if (self_overlap) STAT(5);
+    if (threaded) STAT(6);
+    if (is_packed(out)) STAT(7);
+    for (int k = 1; k < c->nview; ++k)
+      if (!c->v[k].empty && c->v[k].off + c->v[k].hi > out->off + out->lo && out->off + out->hi > c->v[k].off + c->v[k].lo) {
+        STAT(8);
+        break;
+      }
+  }
+}
+#endif
+
+/* The arenas after the two runs (orig: before them; mask: the output's bits): untouched by a failure or an
+ * empty output; else changed only in the output's elements, and equal (NaN against NaN accepted for
+ * arithmetic) unless the output overlaps itself. */
+static void check_arenas(const opcase *c, dlx_status st, bool out_empty, bool self_overlap, const unsigned char *orig,
+                         unsigned char *fast, const unsigned char *ref, const uint8_t *mask) {
+  const size_t n = c->arena_size;
+  if (st != DLX_OK || out_empty) {
+    size_t i = first_difference(orig, fast, n), j = first_difference(orig, ref, n);
+    ORACLE(i == n, "%s: the arena changed at byte %zu (0x%02x -> 0x%02x)", st != DLX_OK ? "failed op" : "empty output",
+           i, i < n ? orig[i] : 0, i < n ? fast[i] : 0);
+    ORACLE(j == n, "%s (reference): the arena changed at byte %zu", st != DLX_OK ? "failed op" : "empty output", j);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    ORACLE(((orig[i] ^ fast[i]) & ~mask[i]) == 0,
+           "fast path wrote outside the output's elements: arena byte %zu 0x%02x -> 0x%02x (output bits 0x%02x)", i,
+           orig[i], fast[i], mask[i]);
+    ORACLE(((orig[i] ^ ref[i]) & ~mask[i]) == 0,
+           "reference path wrote outside the output's elements: arena byte %zu 0x%02x -> 0x%02x (output bits 0x%02x)",
+           i, orig[i], ref[i], mask[i]);
+  }
+  if (self_overlap) return;
+  if (arithmetic(c)) canonicalize_nans(c, fast, ref);
+  size_t i = first_difference(fast, ref, n);
+  ORACLE(i == n, "fast and reference paths differ at arena byte %zu: fast 0x%02x, reference 0x%02x (original 0x%02x)",
+         i, i < n ? fast[i] : 0, i < n ? ref[i] : 0, i < n ? orig[i] : 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
+  fuzz_reader r = {bytes, size};
+  opcase *c = &g_case;
+  decode_case(&r, c);
   const vspec *out = out_view(c);
   bool all_in = true;
   for (int k = 0; k < c->nview; ++k) all_in = all_in && c->v[k].in_arena;
@@ -1140,49 +1301,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
     ORACLE(st == DLX_OK, "refused a valid call: %s (%s)", dlx_status_name(st), msg);
   }
 #ifdef DLX_FUZZ_OPS_STATS
-  if (getenv("DLX_FUZZ_OPS_VERBOSE")) {
-    describe_case(c);
-    fprintf(stderr, "=> %s %s%s\n", dlx_status_name(st), msg, self_overlap ? " (self-overlapping output)" : "");
-  }
-  if (st != DLX_OK) {
-    STAT(2);
-    ++g_status[st];
-  } else if (out_empty) {
-    STAT(3);
-  } else {
-    STAT(4);
-    ++g_ok_kind[c->kind];
-    if (self_overlap) STAT(5);
-    if (threaded) STAT(6);
-    if (is_packed(out)) STAT(7);
-    for (int k = 1; k < c->nview; ++k)
-      if (!c->v[k].empty && c->v[k].off + c->v[k].hi > out->off + out->lo && out->off + out->hi > c->v[k].off + c->v[k].lo) {
-        STAT(8);
-        break;
-      }
-  }
+  count_outcome(c, st, msg, out_empty, self_overlap, threaded);
 #endif
-  if (st != DLX_OK || out_empty) {
-    size_t i = first_difference(orig, fast, n), j = first_difference(orig, ref, n);
-    ORACLE(i == n, "%s: the arena changed at byte %zu (0x%02x -> 0x%02x)", st != DLX_OK ? "failed op" : "empty output",
-           i, i < n ? orig[i] : 0, i < n ? fast[i] : 0);
-    ORACLE(j == n, "%s (reference): the arena changed at byte %zu", st != DLX_OK ? "failed op" : "empty output", j);
-  } else {
-    for (size_t i = 0; i < n; ++i) {
-      ORACLE(((orig[i] ^ fast[i]) & ~mask[i]) == 0,
-             "fast path wrote outside the output's elements: arena byte %zu 0x%02x -> 0x%02x (output bits 0x%02x)", i,
-             orig[i], fast[i], mask[i]);
-      ORACLE(((orig[i] ^ ref[i]) & ~mask[i]) == 0,
-             "reference path wrote outside the output's elements: arena byte %zu 0x%02x -> 0x%02x (output bits 0x%02x)",
-             i, orig[i], ref[i], mask[i]);
-    }
-    if (!self_overlap) {
-      if (c->kind == K_BINARY || c->kind == K_FMA) canonicalize_nans(c, fast, ref);
-      size_t i = first_difference(fast, ref, n);
-      ORACLE(i == n, "fast and reference paths differ at arena byte %zu: fast 0x%02x, reference 0x%02x (original 0x%02x)",
-             i, i < n ? fast[i] : 0, i < n ? ref[i] : 0, i < n ? orig[i] : 0);
-    }
-  }
+  check_arenas(c, st, out_empty, self_overlap, orig, fast, ref, mask);
   if (c->flags & 2) null_argument_checks(c, fast);
   free(orig);
   free(fast);

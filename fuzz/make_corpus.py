@@ -9,6 +9,7 @@ edge cases that real producers hit (docs: DLPACK.md section 3), so the fuzzer st
 File names say what each seed is. Standard library only; deterministic output.
 """
 import os
+import re
 import struct
 import sys
 
@@ -687,8 +688,23 @@ OPS_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uin
               "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "int128", "float128", "complex32",
               "opaque8", "opaque64", "float32x4", "int8x3", "float4_e2m1fnx2", "float4_e2m1fnx3", "float6_e2m3fnx4",
               "illegal_lanes0", "illegal_float24", "illegal_code18", "illegal_uint1"]
-OP_COPY, OP_FILL, OP_CAST, OP_BINARY, OP_FMA = range(5)
-OPS_BINOPS = ["add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne"]
+OP_COPY, OP_FILL, OP_CAST, OP_BINARY, OP_FMA, OP_UNARY, OP_TERNARY = range(7)
+
+
+def op_table_rows(table):
+    """The rows of an X-macro table of src/kernels/op_table.h (DLX__UNOP_TABLE, DLX__BINOP_TABLE,
+    DLX__TERNOP_TABLE), in order: (short name, dtype class). Read from the header, so that the seeds follow
+    the table and its row numbers (the op enums) as it grows."""
+    with open(os.path.join(HERE, "..", "src", "kernels", "op_table.h")) as f:
+        text = f.read()
+    body = re.search(r"#define %s\(X, A\)(.*?)\n\n" % table, text, re.S).group(1)
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"X\(A, (\w+), \w+, \w+, \w+, (\w+)", body)]
+
+
+OPS_UNOPS = op_table_rows("DLX__UNOP_TABLE")
+OPS_BINOPS = op_table_rows("DLX__BINOP_TABLE")
+OPS_TERNOPS = op_table_rows("DLX__TERNOP_TABLE")
+OPS_TABLES = {OP_UNARY: OPS_UNOPS, OP_BINARY: OPS_BINOPS, OP_TERNARY: OPS_TERNOPS}
 OPS_SCALARS = [0.0, 1.0, -1.0, 0.5, 2.0, -0.0, 3.25, -2.5, 1e10, -1e10, 1e300, "inf", "-inf", "nan", 0.1, 255.5]
 OPS_DEVICES = [(CUDA_HOST, 0), (CUDA_MANAGED, 0), (ROCM_HOST, 0), (CUDA, 0), (CPU, 1), (CPU, -1), (ONEAPI, 0),
                (ROCM, 0), (VULKAN, 0), (0, 0), (5, 0), (99, 0), (CUDA_MANAGED, 3)]
@@ -785,9 +801,11 @@ def ops_view(shape, strides="C", *, dtype=None, padded=False, read_only=False, d
 
 def ops_seed(kind, t, u="float32", views=(), *, op="add", scalar=1.0, partner=False, flags=0, fill=FILL_RANDOM,
              seed=1, tail=3):
+    """An elementwise op's seed; op is a row's short name (op_table.h) or a raw int32 (past the table)."""
     out = u8(kind | (8 if partner else 0))
-    if kind == OP_BINARY:
-        out += u8(OPS_BINOPS.index(op)) if isinstance(op, str) else u8(0xF0) + u32(op)
+    if kind in OPS_TABLES:
+        names = [name for name, _ in OPS_TABLES[kind]]
+        out += u8(names.index(op)) if isinstance(op, str) else u8(0xF0) + u32(op & 0xFFFFFFFF)
     elif kind == OP_FMA:
         out += u8(OPS_SCALARS.index(scalar)) if scalar in OPS_SCALARS else u8(0xF0) + struct.pack("<d", scalar)
     else:
@@ -901,6 +919,117 @@ def reduce_seeds(s):
     # before out, which the harness's model of the allowed statuses did not foresee.
     s["found_reduce_axes_before_out_rank"] = bytes.fromhex(
         "10acf00c00000060ff1560001c85600000010000006030000bdd6d000040fefffcf8000000000000c6f1")
+    return s
+
+
+# The dtypes of each category of op_table.h's classes, and the categories of each class.
+CATEGORY_DTYPES = {
+    "BOOL": ["bool"],
+    "SINT": ["int8", "int16", "int32", "int64"],
+    "UINT": ["uint8", "uint16", "uint32", "uint64"],
+    "REAL": ["float32", "float64", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu",
+             "float8_e3m4", "float8_e4m3fnuz"],
+    "CPLX": ["complex64", "complex128"],
+}
+CLASS_CATEGORIES = {
+    "ALL": ["REAL", "SINT", "UINT", "BOOL", "CPLX"],
+    "NOBOOL": ["REAL", "SINT", "UINT", "CPLX"],
+    "ORDERED": ["REAL", "SINT", "UINT", "BOOL"],
+    "INTREAL": ["REAL", "SINT", "UINT"],
+    "REAL": ["REAL"],
+    "INT": ["SINT", "UINT"],
+    "INTBOOL": ["BOOL", "SINT", "UINT"],
+}
+
+
+def row_layout(j, nin):
+    """Layout j (of 5) for an op with nin inputs: (views, flags)."""
+    if j == 0:
+        return [V([3, 4])] + [V("same"), V("same", "F"), V(("bcast", 1, []))][:nin], 0
+    if j == 1:
+        return [V([5], ("flip", [0]))] + [V("same"), V([]), V("same", [2])][:nin], 0
+    if j == 2:
+        return [V([2, 3, 2])] + [V(("bcast", 0, [0])), V("same", ("perm", [1, 0])), V([])][:nin], 0
+    if j == 3:
+        return [V([33, 9])] + [V("same", "F"), V("same"), V(("bcast", 1, []))][:nin], OPS_THREADED | 0x10
+    return [V([4, 4])] + [V(("alias", 0)), V("same"), V("same", "F")][:nin], 0
+
+
+def table_row_seeds(s):
+    """Two seeds for every row of the op table (unary, binary, ternary), in two categories of its class where
+    it has two, with values that reach the edges (NaN, -0.0, integer limits) and layouts in rotation."""
+    kinds = [(OP_UNARY, "unary", 1), (OP_BINARY, "binary", 2), (OP_TERNARY, "ternary", 3)]
+    n = 0
+    for kind, word, nin in kinds:
+        for row, (name, cls) in enumerate(OPS_TABLES[kind]):
+            cats = CLASS_CATEGORIES[cls]
+            for j in range(2):
+                cat = cats[(row + j) % len(cats)]
+                pool = CATEGORY_DTYPES[cat]
+                dt = pool[(row * 2 + j) % len(pool)]
+                fill = FILL_SPECIAL if cat == "REAL" or j == 1 else FILL_RANDOM
+                views, flags = row_layout(n % 5, nin)
+                s["%s_%s_%s" % (word, name, dt)] = ops_seed(kind, dt, views=views, op=name, flags=flags, fill=fill,
+                                                            seed=n + 1)
+                n += 1
+    return s
+
+
+def table_edge_seeds(s):
+    """The refusals of dlx_unary / dlx_binary / dlx_ternary, and three-operand layouts."""
+    U, BI, T = OP_UNARY, OP_BINARY, OP_TERNARY
+    s["unary_op_out_of_range"] = ops_seed(U, "float32", op=77, views=[V([2]), V("same")])
+    s["unary_op_negative"] = ops_seed(U, "float32", op=-1, views=[V([2]), V("same")])
+    s["unary_neg_bool_refused"] = ops_seed(U, "bool", op="neg", views=[V([3]), V("same")])
+    s["unary_sqrt_int32_refused"] = ops_seed(U, "int32", op="sqrt", views=[V([3]), V("same")])
+    s["unary_absolute_c64_refused"] = ops_seed(U, "complex64", op="absolute", views=[V([3]), V("same")])
+    s["unary_isnan_out_not_bool_refused"] = ops_seed(U, "float32", op="isnan", views=[V([3], dtype="float32"), V("same")])
+    s["unary_floor_out_dtype_refused"] = ops_seed(U, "float32", op="floor", views=[V([3], dtype="float64"), V("same")])
+    s["unary_positive_packed_fp4_refused"] = ops_seed(U, "float4_e2m1fn", op="positive", views=[V([4]), V("same")])
+    s["unary_invert_read_only_out"] = ops_seed(U, "uint8", op="invert", views=[V([3], read_only=True), V("same")])
+    s["unary_signbit_bool_out_aliasing_f64"] = ops_seed(U, "float64", op="signbit", views=[V([8]), V(("alias", 1))],
+                                                        fill=FILL_SPECIAL)
+    s["binary_maximum_c64_refused"] = ops_seed(BI, "complex64", op="maximum", views=[V([2]), V("same"), V("same")])
+    s["binary_power_float32_refused"] = ops_seed(BI, "float32", op="power", views=[V([2]), V("same"), V("same")])
+    s["binary_logical_and_i64_u64_refused"] = ops_seed(BI, "int64", op="logical_and", partner=True,
+                                                       views=[V([2]), V("same"), V("same")])
+    s["binary_logical_or_out_int8_refused"] = ops_seed(BI, "int8", op="logical_or",
+                                                       views=[V([2], dtype="int8"), V("same"), V("same")])
+    s["binary_left_shift_i64_special"] = ops_seed(BI, "int64", op="left_shift", views=[V([16]), V("same"), V("same", [-1])],
+                                                  fill=FILL_SPECIAL, seed=7)
+    s["binary_right_shift_i8_by_every_count"] = ops_seed(BI, "int8", op="right_shift",
+                                                         views=[V([4, 16]), V("same", "F"), V("same")], seed=9)
+    s["binary_floor_divide_i16_sparse"] = ops_seed(BI, "int16", op="floor_divide", views=[V([9]), V("same"), V("same")],
+                                                   fill=FILL_SPARSE)
+    s["ternary_op_out_of_range"] = ops_seed(T, "float32", op=2, views=[V([2]), V("same"), V("same"), V("same")])
+    s["ternary_where_cond_f32_refused"] = ops_seed(T, "float32", op="where",
+                                                   views=[V([3]), V("same", dtype="float32"), V("same"), V("same")])
+    s["ternary_where_values_differ_refused"] = ops_seed(T, "int32", op="where",
+                                                        views=[V([3]), V("same"), V("same"), V("same", dtype="int64")])
+    s["ternary_where_out_differs_refused"] = ops_seed(T, "int32", op="where",
+                                                      views=[V([3], dtype="uint32"), V("same"), V("same"), V("same")])
+    s["ternary_where_int128_refused"] = ops_seed(T, "int128", op="where", views=[V([3]), V("same"), V("same"), V("same")])
+    s["ternary_clip_bounds_differ_refused"] = ops_seed(T, "float32", op="clip",
+                                                       views=[V([3]), V("same"), V("same", dtype="float64"), V("same")])
+    s["ternary_clip_c64_refused"] = ops_seed(T, "complex64", op="clip", views=[V([3]), V("same"), V("same"), V("same")])
+    s["ternary_clip_broadcast_mismatch"] = ops_seed(T, "float32", op="clip", views=[V([3, 4]), V("same"), V("same"),
+                                                                                   V([4, 3])])
+    s["ternary_clip_read_only_out"] = ops_seed(T, "int16", op="clip", views=[V([3], read_only=True), V("same"),
+                                                                            V("same"), V("same")])
+    s["ternary_clip_c_on_cuda"] = ops_seed(T, "float32", op="clip", views=[V([3]), V("same"), V("same"),
+                                                                          V("same", device=(CUDA, 0))])
+    s["ternary_where_three_broadcasts"] = ops_seed(T, "float64", op="where", views=[V([3, 4, 2]), V(("bcast", 1, [1])),
+                                                                                   V(("bcast", 2, [])), V([])],
+                                                   fill=FILL_SPARSE)
+    s["ternary_where_cond_aliases_out"] = ops_seed(T, "float32", op="where", views=[V([4, 4]), V(("alias", 0)),
+                                                                                   V("same"), V("same", "F")])
+    s["ternary_clip_nan_bounds_in_place"] = ops_seed(T, "float32", op="clip", views=[V([6]), V(("alias", 0)),
+                                                                                    V([]), V("same", ("flip", [0]))],
+                                                     fill=FILL_SPECIAL)
+    s["ternary_where_packed_fp4_refused"] = ops_seed(T, "float4_e2m1fn", op="where",
+                                                     views=[V([4]), V("same"), V("same"), V("same")])
+    s["null_arguments_ternary"] = ops_seed(T, "float32", op="where", views=[V([2]), V("same"), V("same"), V("same")],
+                                           flags=OPS_NULL_ARGS)
     return s
 
 
@@ -1027,7 +1156,10 @@ def ops_seeds():
                                                                                        V("same")])
     s["found_packed_walk_unpack_extent1_int64_max"] = ops_seed(C, "float4_e2m1fn", views=[V([2, 1]),
                                                                                          V("same", [2, INT64_MAX])])
-    return reduce_seeds(s)
+    # Found by re-running fuzz_ops from an empty corpus: fma on uint128, which the harness's model took for an
+    # unsigned integer with kernels (dlx refuses it, as int128).
+    s["uint128-fma-unsupported"] = bytes.fromhex("04f0691d554d1075ca3e000d0406ffffffff018001")
+    return reduce_seeds(table_edge_seeds(table_row_seeds(s)))
 
 
 def write(dirname, seeds):

@@ -1,4 +1,5 @@
-/* Tests for src/compute/ops.c: the public ops (dlx_copy, dlx_fill, dlx_cast, dlx_binary, dlx_fma).
+/* Tests for src/compute/ops.c: the public ops (dlx_copy, dlx_fill, dlx_cast, dlx_unary, dlx_binary,
+ * dlx_ternary, dlx_fma).
  *
  * The core of it is a random harness (fixed seed): every op on every dtype over random shapes, layouts
  * (negative, zero, transposed, gapped, misaligned strides), broadcasts, 0-d and empty views, run three
@@ -13,6 +14,7 @@
 
 #include "runner.h"
 
+#include "backends/backend.h"
 #include "kernels/convert.h"
 #include "compute/reference.h"
 #include "kernels/ew.h"
@@ -982,6 +984,330 @@ static void test_errors(void) {
   }
 }
 
+/* ---- the op table's element rules on edge values (NumPy 2's answers, worked out by hand) ----------- */
+
+#define RULE_REPS 37 /* copies of a case's values: long enough for every loop's vector body and its tail */
+
+/* Whether two elements agree: bit for bit, except that any NaN matches any NaN of float32 / float64 for
+ * arithmetic (ops.h leaves which NaN an operation passes on open). */
+static bool same_element(const unsigned char *x, const unsigned char *y, DLDataType dt, bool arithmetic) {
+  const size_t size = dlx_dtype_itemsize(dt);
+  if (memcmp(x, y, size) == 0) return true;
+  if (!arithmetic || dt.code != DLX_CODE_FLOAT || (size != 4 && size != 8)) return false;
+  if (size == 4) {
+    float f, g;
+    memcpy(&f, x, 4);
+    memcpy(&g, y, 4);
+    return isnan(f) && isnan(g);
+  }
+  double f, g;
+  memcpy(&f, x, 8);
+  memcpy(&g, y, 8);
+  return isnan(f) && isnan(g);
+}
+
+/* A 1-d view over RULE_REPS copies of the n elements at vals (a fresh buffer; free its data). */
+static dlx_view tiled(const void *vals, DLDataType dt, int64_t n) {
+  const size_t size = dlx_dtype_itemsize(dt);
+  unsigned char *p = malloc((size_t)(n * RULE_REPS) * size + 1);
+  for (int r = 0; r < RULE_REPS; ++r) memcpy(p + (size_t)(r * n) * size, vals, (size_t)n * size);
+  return vec(p, dt, n * RULE_REPS);
+}
+
+/* out = op(ins...) on nin inputs (1 unary, 2 binary, 3 ternary) of the given dtypes, over RULE_REPS copies
+ * of n values, on the fast path and on the reference path: every copy must be want. */
+static void check_rule(int nin, int op, DLDataType out_dt, const DLDataType *dts, const void *const *ins,
+                       const void *want, int64_t n) {
+  const dlx__op_info *row = nin == 1 ? &dlx__unop_info[op] : nin == 2 ? &dlx__binop_info[op] : &dlx__ternop_info[op];
+  dlx_view in[3], out = tiled(want, out_dt, n);
+  for (int k = 0; k < nin; ++k) in[k] = tiled(ins[k], dts[k], n);
+  const size_t size = dlx_dtype_itemsize(out_dt);
+  for (int ref = 0; ref < 2; ++ref) {
+    memset(out.data, 0xA5, (size_t)(n * RULE_REPS) * size);
+    const bool was = dlx__ops_set_reference(ref == 1);
+    dlx_status st = nin == 1   ? dlx_unary((dlx_unop)op, &out, &in[0])
+                    : nin == 2 ? dlx_binary((dlx_binop)op, &out, &in[0], &in[1])
+                               : dlx_ternary((dlx_ternop)op, &out, &in[0], &in[1], &in[2]);
+    dlx__ops_set_reference(was);
+    CHECK_OK(st);
+    int bad = 0;
+    for (int64_t e = 0; e < n * RULE_REPS; ++e) {
+      const unsigned char *got = (const unsigned char *)out.data + (size_t)e * size;
+      const unsigned char *exp = (const unsigned char *)want + (size_t)(e % n) * size;
+      if (same_element(got, exp, out_dt, row->kind != DLX__KIND_SELECT) || bad++ > 0) continue;
+      uint64_t g = 0, w = 0;
+      memcpy(&g, got, size);
+      memcpy(&w, exp, size);
+      fprintf(stderr, "  %s (%s path), element %lld: got bits 0x%llx, want 0x%llx\n", row->name, ref ? "reference" : "fast",
+              (long long)(e % n), (unsigned long long)g, (unsigned long long)w);
+    }
+    CHECK_EQ(bad, 0);
+  }
+  for (int k = 0; k < nin; ++k) free(in[k].data);
+  free(out.data);
+}
+
+static void check_unary(dlx_unop op, DLDataType dt, const void *a, const void *want, int64_t n) {
+  const DLDataType out = dlx__unop_info[op].bool_result ? DLX_DTYPE_BOOL : dt;
+  check_rule(1, op, out, (const DLDataType[]){dt}, (const void *const[]){a}, want, n);
+}
+
+static void check_binary(dlx_binop op, DLDataType dt, const void *a, const void *b, const void *want, int64_t n) {
+  const DLDataType out = dlx__binop_info[op].bool_result ? DLX_DTYPE_BOOL : dt;
+  check_rule(2, op, out, (const DLDataType[]){dt, dt}, (const void *const[]){a, b}, want, n);
+}
+
+/* floor_divide and remainder: Python's // and % (the quotient floored, the remainder with b's sign);
+ * integers: x // 0 and x % 0 are 0, INT_MIN // -1 wraps to INT_MIN (NumPy warns and gives the same). */
+static void test_rule_floor_divide_remainder(void) {
+  const DLDataType i32 = DLX_DTYPE_INT32;
+  const int32_t a[8] = {INT32_MIN, 7, -7, 7, -7, 5, 0, -1}, b[8] = {-1, 2, 2, -2, -2, 0, 0, 3};
+  check_binary(DLX_OP_FLOOR_DIVIDE, i32, a, b, (const int32_t[]){INT32_MIN, 3, -4, -4, 3, 0, 0, -1}, 8);
+  check_binary(DLX_OP_REMAINDER, i32, a, b, (const int32_t[]){0, 1, 1, -1, -1, 0, 0, 2}, 8);
+  const int64_t a64[3] = {INT64_MIN, INT64_MIN, INT64_MAX}, b64[3] = {-1, 0, -1};
+  check_binary(DLX_OP_FLOOR_DIVIDE, DLX_DTYPE_INT64, a64, b64, (const int64_t[]){INT64_MIN, 0, -INT64_MAX}, 3);
+  check_binary(DLX_OP_REMAINDER, DLX_DTYPE_INT64, a64, b64, (const int64_t[]){0, 0, 0}, 3);
+  const int8_t a8[3] = {-128, -128, 127}, b8[3] = {-1, 0, -128};
+  check_binary(DLX_OP_FLOOR_DIVIDE, DLX_DTYPE_INT8, a8, b8, (const int8_t[]){-128, 0, -1}, 3);
+  check_binary(DLX_OP_REMAINDER, DLX_DTYPE_INT8, a8, b8, (const int8_t[]){0, 0, -1}, 3);
+  const uint8_t u[4] = {7, 200, 0, 255}, v[4] = {0, 7, 0, 16};
+  check_binary(DLX_OP_FLOOR_DIVIDE, DLX_DTYPE_UINT8, u, v, (const uint8_t[]){0, 28, 0, 15}, 4);
+  check_binary(DLX_OP_REMAINDER, DLX_DTYPE_UINT8, u, v, (const uint8_t[]){0, 4, 0, 15}, 4);
+  /* floats: x % 0 is NaN, -0.0 % 3 is +0.0 and 0.0 % -3 is -0.0 (the sign of b); x // 0 is x / 0 */
+  const double x[6] = {5.0, -0.0, 0.0, -1.0, 1.0, 7.5}, y[6] = {0.0, 3.0, -3.0, 3.0, -3.0, 2.0};
+  check_binary(DLX_OP_REMAINDER, DLX_DTYPE_FLOAT64, x, y, (const double[]){NAN, 0.0, -0.0, 2.0, -2.0, 1.5}, 6);
+  const double p[4] = {1.0, -1.0, 0.0, 7.0}, q[4] = {0.0, 0.0, 0.0, -2.0};
+  check_binary(DLX_OP_FLOOR_DIVIDE, DLX_DTYPE_FLOAT64, p, q, (const double[]){INFINITY, -INFINITY, NAN, -4.0}, 4);
+  const float xf[6] = {5.0f, -0.0f, 0.0f, -1.0f, 1.0f, 7.5f}, yf[6] = {0.0f, 3.0f, -3.0f, 3.0f, -3.0f, 2.0f};
+  check_binary(DLX_OP_REMAINDER, DLX_DTYPE_FLOAT32, xf, yf, (const float[]){NAN, 0.0f, -0.0f, 2.0f, -2.0f, 1.5f}, 6);
+}
+
+/* Shifts (NumPy): a count >= the bit width, or negative, gives 0 (left, and right of a >= 0) or -1 (right
+ * of a < 0); a right shift of a signed integer is arithmetic. */
+static void test_rule_shifts(void) {
+  const int8_t a8[8] = {1, 1, 1, -5, -5, -5, -128, 64}, b8[8] = {7, 8, -1, 8, -1, 100, 1, 1};
+  check_binary(DLX_OP_LEFT_SHIFT, DLX_DTYPE_INT8, a8, b8, (const int8_t[]){-128, 0, 0, 0, 0, 0, 0, -128}, 8);
+  check_binary(DLX_OP_RIGHT_SHIFT, DLX_DTYPE_INT8, a8, b8, (const int8_t[]){0, 0, 0, -1, -1, -1, -64, 32}, 8);
+  const uint8_t u8[4] = {1, 255, 128, 255}, c8[4] = {7, 8, 200, 1};
+  check_binary(DLX_OP_LEFT_SHIFT, DLX_DTYPE_UINT8, u8, c8, (const uint8_t[]){128, 0, 0, 254}, 4);
+  check_binary(DLX_OP_RIGHT_SHIFT, DLX_DTYPE_UINT8, u8, c8, (const uint8_t[]){0, 0, 0, 127}, 4);
+  const int64_t a64[5] = {1, -1, 5, -1, INT64_MIN}, b64[5] = {63, 64, -1, -64, 63};
+  check_binary(DLX_OP_LEFT_SHIFT, DLX_DTYPE_INT64, a64, b64, (const int64_t[]){INT64_MIN, 0, 0, 0, 0}, 5);
+  check_binary(DLX_OP_RIGHT_SHIFT, DLX_DTYPE_INT64, a64, b64, (const int64_t[]){0, -1, 0, -1, -1}, 5);
+  const uint64_t u64[3] = {1, UINT64_MAX, UINT64_MAX}, c64[3] = {64, 63, 65};
+  check_binary(DLX_OP_LEFT_SHIFT, DLX_DTYPE_UINT64, u64, c64, (const uint64_t[]){0, UINT64_C(1) << 63, 0}, 3);
+  check_binary(DLX_OP_RIGHT_SHIFT, DLX_DTYPE_UINT64, u64, c64, (const uint64_t[]){0, 1, 0}, 3);
+  const int16_t a16[4] = {-32768, 3, -3, 1}, b16[4] = {15, 16, 17, -32768};
+  check_binary(DLX_OP_LEFT_SHIFT, DLX_DTYPE_INT16, a16, b16, (const int16_t[]){0, 0, 0, 0}, 4);
+  check_binary(DLX_OP_RIGHT_SHIFT, DLX_DTYPE_INT16, a16, b16, (const int16_t[]){-1, 0, -1, 0}, 4);
+}
+
+/* power of integers wraps; a negative exponent gives 1 / a ** -b truncated: 1 for a == 1, +-1 for a == -1
+ * by the exponent's parity, else 0 (0 ** -1 included; NumPy refuses negative integer powers instead). */
+static void test_rule_power(void) {
+  const int32_t a[10] = {2, -3, 0, 3, 2, 2, 1, -1, -1, 0}, b[10] = {10, 3, 0, 40, 31, -1, -5, -3, -2, -1};
+  check_binary(DLX_OP_POWER, DLX_DTYPE_INT32, a, b, (const int32_t[]){1024, -27, 1, 689956897, INT32_MIN, 0, 1, -1, 1, 0}, 10);
+  const int8_t a8[4] = {-2, 3, 1, -1}, b8[4] = {7, 5, -128, -128};
+  check_binary(DLX_OP_POWER, DLX_DTYPE_INT8, a8, b8, (const int8_t[]){-128, -13, 1, 1}, 4);
+  const uint8_t u[3] = {3, 2, 0}, v[3] = {5, 8, 0};
+  check_binary(DLX_OP_POWER, DLX_DTYPE_UINT8, u, v, (const uint8_t[]){243, 0, 1}, 3);
+  const int64_t a64[2] = {-1, 3}, b64[2] = {INT64_MIN, 41};
+  check_binary(DLX_OP_POWER, DLX_DTYPE_INT64, a64, b64, (const int64_t[]){1, INT64_C(-420491770248316829)}, 2);
+}
+
+/* maximum / minimum: a NaN in either operand wins, a tie (-0.0 with +0.0) gives b; fmax / fmin: a NaN loses
+ * to a number, a tie gives a (dlx/ops.h; NumPy's float64 loops give the same for maximum and minimum). */
+static void test_rule_extrema(void) {
+  const double x[6] = {NAN, 1.0, NAN, -0.0, 0.0, 2.0}, y[6] = {1.0, NAN, NAN, 0.0, -0.0, 3.0};
+  check_binary(DLX_OP_MAXIMUM, DLX_DTYPE_FLOAT64, x, y, (const double[]){NAN, NAN, NAN, 0.0, -0.0, 3.0}, 6);
+  check_binary(DLX_OP_MINIMUM, DLX_DTYPE_FLOAT64, x, y, (const double[]){NAN, NAN, NAN, 0.0, -0.0, 2.0}, 6);
+  check_binary(DLX_OP_FMAX, DLX_DTYPE_FLOAT64, x, y, (const double[]){1.0, 1.0, NAN, -0.0, 0.0, 3.0}, 6);
+  check_binary(DLX_OP_FMIN, DLX_DTYPE_FLOAT64, x, y, (const double[]){1.0, 1.0, NAN, -0.0, 0.0, 2.0}, 6);
+  const float xf[6] = {NAN, 1.0f, NAN, -0.0f, 0.0f, 2.0f}, yf[6] = {1.0f, NAN, NAN, 0.0f, -0.0f, 3.0f};
+  check_binary(DLX_OP_MAXIMUM, DLX_DTYPE_FLOAT32, xf, yf, (const float[]){NAN, NAN, NAN, 0.0f, -0.0f, 3.0f}, 6);
+  check_binary(DLX_OP_MINIMUM, DLX_DTYPE_FLOAT32, xf, yf, (const float[]){NAN, NAN, NAN, 0.0f, -0.0f, 2.0f}, 6);
+  check_binary(DLX_OP_FMAX, DLX_DTYPE_FLOAT32, xf, yf, (const float[]){1.0f, 1.0f, NAN, -0.0f, 0.0f, 3.0f}, 6);
+  check_binary(DLX_OP_FMIN, DLX_DTYPE_FLOAT32, xf, yf, (const float[]){1.0f, 1.0f, NAN, -0.0f, 0.0f, 2.0f}, 6);
+  /* float16 computes in float32: -0.0 is 0x8000, NaN 0x7E00 */
+  const uint16_t h[3] = {0x8000, 0x0000, 0x7E00}, k[3] = {0x0000, 0x8000, 0x3C00};
+  check_binary(DLX_OP_MAXIMUM, DLX_DTYPE_FLOAT16, h, k, (const uint16_t[]){0x0000, 0x8000, 0x7E00}, 3);
+  check_binary(DLX_OP_FMIN, DLX_DTYPE_FLOAT16, h, k, (const uint16_t[]){0x8000, 0x0000, 0x3C00}, 3);
+  const int8_t i[3] = {-128, 5, 127}, j[3] = {127, 5, -1};
+  check_binary(DLX_OP_MAXIMUM, DLX_DTYPE_INT8, i, j, (const int8_t[]){127, 5, 127}, 3);
+  check_binary(DLX_OP_FMIN, DLX_DTYPE_INT8, i, j, (const int8_t[]){-128, 5, -1}, 3);
+}
+
+/* sign: -1, 0 or 1, NaN kept, both zeros give +0.0 (NumPy); rint: to nearest, ties to even, keeping the
+ * sign of a zero result (-0.5 and -0.2 give -0.0). */
+static void test_rule_sign_rint(void) {
+  const double s[7] = {-0.0, 0.0, -2.5, 3.0, NAN, -INFINITY, INFINITY};
+  check_unary(DLX_UNOP_SIGN, DLX_DTYPE_FLOAT64, s, (const double[]){0.0, 0.0, -1.0, 1.0, NAN, -1.0, 1.0}, 7);
+  const float sf[4] = {-0.0f, 0.0f, -1e-30f, 7.0f};
+  check_unary(DLX_UNOP_SIGN, DLX_DTYPE_FLOAT32, sf, (const float[]){0.0f, 0.0f, -1.0f, 1.0f}, 4);
+  const int8_t si[3] = {-128, 0, 5};
+  check_unary(DLX_UNOP_SIGN, DLX_DTYPE_INT8, si, (const int8_t[]){-1, 0, 1}, 3);
+  const double r[9] = {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5, 4.4999, -0.2};
+  check_unary(DLX_UNOP_RINT, DLX_DTYPE_FLOAT64, r, (const double[]){0.0, 2.0, 2.0, -0.0, -2.0, -2.0, 4.0, 4.0, -0.0}, 9);
+  const float rf[7] = {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 4194304.5f, 4194305.5f};
+  check_unary(DLX_UNOP_RINT, DLX_DTYPE_FLOAT32, rf, (const float[]){0.0f, 2.0f, 2.0f, -0.0f, -2.0f, 4194304.0f, 4194306.0f}, 7);
+}
+
+/* clip: minimum(maximum(a, lo), hi), so a NaN in any operand wins, lo > hi gives hi, and the zeros follow
+ * maximum's and minimum's ties (NumPy's clip). where: a ? b : c bit for bit (a signalling NaN's payload and
+ * -0.0 kept), any non-zero byte of a bool counting as true. */
+static void test_rule_clip_where(void) {
+  const DLDataType f64 = DLX_DTYPE_FLOAT64, i32 = DLX_DTYPE_INT32, f32 = DLX_DTYPE_FLOAT32, b = DLX_DTYPE_BOOL;
+  const double a[8] = {1.0, NAN, 5.0, -1.0, 1.0, 0.5, -0.0, 0.0}, lo[8] = {NAN, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, -0.0},
+               hi[8] = {2.0, 1.0, NAN, 1.0, 0.0, 1.0, 1.0, 1.0};
+  check_rule(3, DLX_TERNOP_CLIP, f64, (const DLDataType[]){f64, f64, f64}, (const void *const[]){a, lo, hi},
+             (const double[]){NAN, NAN, NAN, 0.0, 0.0, 0.5, 0.0, -0.0}, 8);
+  const int32_t ia[3] = {5, -5, 3}, ilo[3] = {0, 0, 4}, ihi[3] = {3, 3, 2};
+  check_rule(3, DLX_TERNOP_CLIP, i32, (const DLDataType[]){i32, i32, i32}, (const void *const[]){ia, ilo, ihi},
+             (const int32_t[]){3, 0, 2}, 3);
+  const uint32_t snan = 0x7F800001u, qnan = 0xFFC00000u, nz = 0x80000000u, one = 0x3F800000u;
+  const uint8_t cond[4] = {1, 0, 2, 0};
+  const uint32_t x[4] = {snan, one, nz, qnan}, y[4] = {one, qnan, snan, nz};
+  check_rule(3, DLX_TERNOP_WHERE, f32, (const DLDataType[]){b, f32, f32},
+             (const void *const[]){cond, x, y}, (const uint32_t[]){snan, qnan, nz, nz}, 4);
+}
+
+/* ---- errors of dlx_unary, dlx_binary and dlx_ternary ------------------------------------------------ */
+
+/* Every row of each table on every dtype with a kernel outside its class: UNSUPPORTED naming the op and the
+ * dtype; and every row that writes bool, given a float32 out: DTYPE_MISMATCH saying so. */
+static void test_table_op_class_errors(void) {
+  unsigned char mem[6 * 16] = {0}, outmem[6 * 16] = {0};
+  char needle[128], name[DLX_DTYPE_NAME_MAX];
+  const dlx__op_info *tables[3] = {dlx__unop_info, dlx__binop_info, dlx__ternop_info};
+  const int rows[3] = {DLX_UNOP_COUNT, DLX_OP_COUNT, DLX_TERNOP_COUNT};
+  int refused = 0;
+  for (int t = 0; t < 3; ++t) {
+    for (int op = 0; op < rows[t]; ++op) {
+      const dlx__op_info *row = &tables[t][op];
+      for (int k = 0; k < DLX_KD_COUNT; ++k) {
+        if (dlx__op_takes(row, k) && !is_subbyte_kd(k)) continue;
+        const DLDataType dt = kd_dtypes[k];
+        const bool where = t == 2 && op == DLX_TERNOP_WHERE;
+        dlx_view v = vec(mem, dt, 6), o = vec(outmem, row->bool_result ? DLX_DTYPE_BOOL : dt, 6);
+        dlx_view cond = vec(mem, DLX_DTYPE_BOOL, 6);
+        CHECK_OK(dlx_dtype_format(dt, name, sizeof name));
+        snprintf(needle, sizeof needle, "%s is not supported for %s", row->name, name);
+        CHECK_FAIL(t == 0 ? dlx_unary((dlx_unop)op, &o, &v)
+                   : t == 1 ? dlx_binary((dlx_binop)op, &o, &v, &v)
+                            : dlx_ternary((dlx_ternop)op, &o, where ? &cond : &v, &v, &v),
+                   DLX_ERR_UNSUPPORTED, needle);
+        ++refused;
+      }
+      if (!row->bool_result) continue;
+      float f[6];
+      dlx_view vf = vec(f, DLX_DTYPE_FLOAT32, 6);
+      snprintf(needle, sizeof needle, "%s writes bool, but out is float32", row->name);
+      CHECK_FAIL(t == 0 ? dlx_unary((dlx_unop)op, &vf, &vf) : dlx_binary((dlx_binop)op, &vf, &vf, &vf),
+                 DLX_ERR_DTYPE_MISMATCH, needle);
+    }
+  }
+  CHECK(refused > 100); /* the classes leave many pairs out: the loop ran */
+}
+
+/* Each function's op out of range names the value and the range; NULL arguments name the argument (before
+ * the op is looked at). */
+static void test_table_op_argument_errors(void) {
+  float f[6] = {0};
+  dlx_view v = vec(f, DLX_DTYPE_FLOAT32, 6);
+  char needle[96];
+  snprintf(needle, sizeof needle, "dlx_unary: op %d is not a dlx_unop (0..%d)", DLX_UNOP_COUNT, DLX_UNOP_COUNT - 1);
+  CHECK_FAIL(dlx_unary((dlx_unop)DLX_UNOP_COUNT, &v, &v), DLX_ERR_INVALID_ARGUMENT, needle);
+  CHECK_FAIL(dlx_unary((dlx_unop)-1, &v, &v), DLX_ERR_INVALID_ARGUMENT, "op -1 is not a dlx_unop");
+  snprintf(needle, sizeof needle, "dlx_binary: op %d is not a dlx_binop (0..%d)", DLX_OP_COUNT, DLX_OP_COUNT - 1);
+  CHECK_FAIL(dlx_binary((dlx_binop)DLX_OP_COUNT, &v, &v, &v), DLX_ERR_INVALID_ARGUMENT, needle);
+  CHECK_FAIL(dlx_binary((dlx_binop)-5, &v, &v, &v), DLX_ERR_INVALID_ARGUMENT, "op -5 is not a dlx_binop");
+  snprintf(needle, sizeof needle, "dlx_ternary: op %d is not a dlx_ternop (0..%d)", DLX_TERNOP_COUNT,
+           DLX_TERNOP_COUNT - 1);
+  CHECK_FAIL(dlx_ternary((dlx_ternop)DLX_TERNOP_COUNT, &v, &v, &v, &v), DLX_ERR_INVALID_ARGUMENT, needle);
+  CHECK_FAIL(dlx_ternary((dlx_ternop)INT32_MIN, &v, &v, &v, &v), DLX_ERR_INVALID_ARGUMENT, "op -2147483648 is not");
+  CHECK_FAIL(dlx_ternary(DLX_TERNOP_CLIP, NULL, &v, &v, &v), DLX_ERR_NULL_ARGUMENT, "'out'");
+  CHECK_FAIL(dlx_ternary(DLX_TERNOP_CLIP, &v, NULL, &v, &v), DLX_ERR_NULL_ARGUMENT, "'a'");
+  CHECK_FAIL(dlx_ternary(DLX_TERNOP_CLIP, &v, &v, NULL, &v), DLX_ERR_NULL_ARGUMENT, "'b'");
+  CHECK_FAIL(dlx_ternary(DLX_TERNOP_CLIP, &v, &v, &v, NULL), DLX_ERR_NULL_ARGUMENT, "dlx_ternary: argument 'c' is NULL");
+  CHECK_FAIL(dlx_ternary((dlx_ternop)99, &v, &v, &v, NULL), DLX_ERR_NULL_ARGUMENT, "'c'");
+  CHECK_FAIL(dlx_unary((dlx_unop)99, NULL, &v), DLX_ERR_NULL_ARGUMENT, "'out'");
+  CHECK_FAIL(dlx_binary((dlx_binop)99, &v, &v, NULL), DLX_ERR_NULL_ARGUMENT, "'b'");
+}
+
+/* where's and clip's dtype rules, three-operand broadcasting, read-only and broadcast outputs. */
+static void test_ternary_errors(void) {
+  float f[6] = {0}, g[6] = {0};
+  double d[6] = {0};
+  int32_t i[6] = {0};
+  uint8_t bl[6] = {1, 0, 1, 0, 1, 0}, u8[6] = {0};
+  dlx_view vf = vec(f, DLX_DTYPE_FLOAT32, 6), vg = vec(g, DLX_DTYPE_FLOAT32, 6), vd = vec(d, DLX_DTYPE_FLOAT64, 6),
+           vi = vec(i, DLX_DTYPE_INT32, 6), vb = vec(bl, DLX_DTYPE_BOOL, 6), vu = vec(u8, DLX_DTYPE_UINT8, 6);
+  const dlx_ternop W = DLX_TERNOP_WHERE, C = DLX_TERNOP_CLIP;
+  CHECK_FAIL(dlx_ternary(W, &vf, &vf, &vf, &vf), DLX_ERR_DTYPE_MISMATCH, "where's condition a must be bool, not float32");
+  CHECK_FAIL(dlx_ternary(W, &vu, &vu, &vu, &vu), DLX_ERR_DTYPE_MISMATCH, "where's condition a must be bool, not uint8");
+  CHECK_FAIL(dlx_ternary(W, &vf, &vb, &vf, &vd), DLX_ERR_DTYPE_MISMATCH, "b is float32 but c is float64");
+  CHECK_FAIL(dlx_ternary(W, &vi, &vb, &vf, &vg), DLX_ERR_DTYPE_MISMATCH, "out is int32 but b is float32");
+  CHECK_FAIL(dlx_ternary(C, &vf, &vf, &vd, &vf), DLX_ERR_DTYPE_MISMATCH, "a is float32 but b is float64");
+  CHECK_FAIL(dlx_ternary(C, &vf, &vf, &vg, &vi), DLX_ERR_DTYPE_MISMATCH, "a is float32 but c is int32");
+  CHECK_FAIL(dlx_ternary(C, &vd, &vf, &vg, &vf), DLX_ERR_DTYPE_MISMATCH, "out is float64 but a is float32");
+  CHECK_FAIL(dlx_ternary(C, &vb, &vb, &vb, &vf), DLX_ERR_DTYPE_MISMATCH, "a is bool but c is float32");
+  /* broadcasting: each input against out, named */
+  dlx_view m, col, three, five, wide;
+  CHECK_OK(dlx_view_init(&m, f, DLX_DTYPE_FLOAT32, CPU, 2, I64(2, 3), NULL));
+  CHECK_OK(dlx_view_init(&col, g, DLX_DTYPE_FLOAT32, CPU, 2, I64(2, 1), NULL));
+  CHECK_OK(dlx_view_init(&three, g, DLX_DTYPE_FLOAT32, CPU, 1, I64(3), NULL));
+  CHECK_OK(dlx_view_init(&five, g, DLX_DTYPE_FLOAT32, CPU, 1, I64(5), NULL));
+  CHECK_OK(dlx_view_init(&wide, g, DLX_DTYPE_FLOAT32, CPU, 3, I64(1, 2, 3), NULL));
+  CHECK_OK(dlx_ternary(C, &m, &col, &three, &m)); /* (2,1), (3,) and (2,3) into (2,3) */
+  CHECK_FAIL(dlx_ternary(C, &m, &col, &three, &five), DLX_ERR_BROADCAST,
+             "c of shape (5) does not broadcast to out's shape (2,3)");
+  CHECK_FAIL(dlx_ternary(C, &m, &five, &three, &m), DLX_ERR_BROADCAST, "a of shape (5) does not broadcast");
+  CHECK_FAIL(dlx_ternary(C, &m, &m, &wide, &m), DLX_ERR_BROADCAST, "b of shape (1,2,3) does not broadcast to out's shape (2,3)");
+  CHECK_FAIL(dlx_ternary(C, &three, &col, &three, &three), DLX_ERR_BROADCAST, "a of shape (2,1) does not broadcast");
+  dlx_view cond;
+  CHECK_OK(dlx_view_init(&cond, bl, DLX_DTYPE_BOOL, CPU, 1, I64(2), NULL));
+  CHECK_FAIL(dlx_ternary(W, &m, &cond, &m, &m), DLX_ERR_BROADCAST, "a of shape (2) does not broadcast to out's shape (2,3)");
+  /* outputs: read-only, broadcast (stride 0); read-only inputs are fine */
+  dlx_view ro = vf, bc;
+  ro.flags |= DLX_VIEW_READ_ONLY;
+  CHECK_FAIL(dlx_ternary(W, &ro, &vb, &vf, &vg), DLX_ERR_READ_ONLY, "dlx_ternary: out is read-only");
+  CHECK_FAIL(dlx_ternary(C, &ro, &vf, &vf, &vg), DLX_ERR_READ_ONLY, "out is read-only");
+  CHECK_FAIL(dlx_unary(DLX_UNOP_SQRT, &ro, &vf), DLX_ERR_READ_ONLY, "dlx_unary: out is read-only");
+  CHECK_OK(dlx_ternary(C, &vg, &ro, &ro, &ro));
+  CHECK_OK(dlx_view_broadcast_to(&three, 2, I64(4, 3), &bc));
+  CHECK_FAIL(dlx_ternary(C, &bc, &three, &three, &three), DLX_ERR_BAD_STRIDE, "out has stride 0 at dimension 0 (extent 4)");
+  /* malformed operands are named by their role, c included */
+  dlx_view bad = vf;
+  bad.shape[0] = -2;
+  CHECK_FAIL(dlx_ternary(C, &vf, &vf, &vf, &bad), DLX_ERR_NEGATIVE_EXTENT, "c has negative extent -2");
+  bad = vf;
+  bad.data = NULL;
+  CHECK_FAIL(dlx_ternary(W, &vf, &vb, &vf, &bad), DLX_ERR_NULL_DATA, "c has elements but NULL data");
+}
+
+/* Operands on two devices: an emulated device (the CPU's loops serving cuda memory, backend.h's override for
+ * this thread) next to host memory, and two ids of it. */
+static void test_table_op_devices(void) {
+  static const dlx__backend fake = {"cpu loops as cuda (test)", &dlx__cpu_memory, &dlx__cpu_compute};
+  dlx__backend_override_device(kDLCUDA, &fake);
+  float f[6] = {0}, g[6] = {0}, h[6] = {0};
+  uint8_t bl[6] = {0};
+  dlx_view host = vec(f, DLX_DTYPE_FLOAT32, 6), dev0 = vec(g, DLX_DTYPE_FLOAT32, 6), dev1 = vec(h, DLX_DTYPE_FLOAT32, 6);
+  dlx_view cond = vec(bl, DLX_DTYPE_BOOL, 1); /* a host scalar: it may go with device operands */
+  dev0.device = (DLDevice){kDLCUDA, 0};
+  dev1.device = (DLDevice){kDLCUDA, 1};
+  CHECK_FAIL(dlx_binary(DLX_OP_MAXIMUM, &dev0, &dev0, &dev1), DLX_ERR_DEVICE_MISMATCH, "a is on cuda:0 but b is on cuda:1");
+  CHECK_FAIL(dlx_ternary(DLX_TERNOP_CLIP, &host, &host, &host, &dev0), DLX_ERR_DEVICE_MISMATCH,
+             "a is on cpu:0 but c is on cuda:0");
+  CHECK_FAIL(dlx_ternary(DLX_TERNOP_WHERE, &dev0, &cond, &dev0, &dev1), DLX_ERR_DEVICE_MISMATCH,
+             "b is on cuda:0 but c is on cuda:1");
+  CHECK_FAIL(dlx_unary(DLX_UNOP_NEG, &host, &dev0), DLX_ERR_DEVICE_MISMATCH, "a is on cuda:0 but out is on cpu:0");
+  CHECK_FAIL(dlx_ternary(DLX_TERNOP_CLIP, &dev1, &dev0, &dev0, &dev0), DLX_ERR_DEVICE_MISMATCH,
+             "a is on cuda:0 but out is on cuda:1");
+  dlx__backend_override_device(kDLCUDA, NULL);
+  CHECK(f[0] == 0 && g[0] == 0 && h[0] == 0); /* nothing ran */
+}
+
 
 static void test_summary(void) {
   printf("     random harness: %lld cases, %lld output elements, each reference vs 1 thread vs 2 threads\n",
@@ -1005,6 +1331,16 @@ static const dlx_test_case cases[] = {
     {"packed_subbyte", test_packed_subbyte},
     {"empty_and_inplace", test_empty_and_inplace},
     {"errors", test_errors},
+    {"rule_floor_divide_remainder", test_rule_floor_divide_remainder},
+    {"rule_shifts", test_rule_shifts},
+    {"rule_power", test_rule_power},
+    {"rule_extrema", test_rule_extrema},
+    {"rule_sign_rint", test_rule_sign_rint},
+    {"rule_clip_where", test_rule_clip_where},
+    {"table_op_class_errors", test_table_op_class_errors},
+    {"table_op_argument_errors", test_table_op_argument_errors},
+    {"ternary_errors", test_ternary_errors},
+    {"table_op_devices", test_table_op_devices},
     {"summary", test_summary},
 };
 DLX_TEST_MAIN(cases)

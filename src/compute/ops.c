@@ -556,7 +556,8 @@ dlx_status dlx_ternary(dlx_ternop op, const dlx_view *out, const dlx_view *a, co
   DLX_CHECK_NULL(out);
   DLX_CHECK_NULL(a);
   DLX_CHECK_NULL(b);
-  DLX_CHECK_NULL(cv);
+  /* the header calls it c (cv here only because the call record is c): name the caller's argument */
+  DLX_FAIL_IF(cv == NULL, DLX_ERR_NULL_ARGUMENT, "dlx_ternary: argument 'c' is NULL");
   DLX_FAIL_IF((unsigned)op >= (unsigned)DLX_TERNOP_COUNT, DLX_ERR_INVALID_ARGUMENT,
               "dlx_ternary: op %d is not a dlx_ternop (0..%d)", (int)op, DLX_TERNOP_COUNT - 1);
   const dlx__op_info *info = &dlx__ternop_info[op];
