@@ -57,6 +57,7 @@ if [ "$FAILED" -eq 0 ]; then
   (cd "$BUILD" && timeout 120 ctest -R 'cuda|backends$' -V) >"$LOG/ctest_cuda_verbose.log" 2>&1
   export PYTHONPATH=$PWD/$SITE DLX_PY_TESTING=1 PYTHONUNBUFFERED=1
   step pytest 300 "$PY" -m pytest -q -rfEs --tb=short -p no:cacheprovider python/tests/test_cuda.py \
+    python/tests/test_cuda_ufuncs.py \
     python/tests/test_interop_torch.py python/tests/test_exchange_api.py
   step matrix 120 "$PY" -m dlx
   step bench 240 "$PY" bench/bench_cuda.py --gib 4
