@@ -8,7 +8,7 @@ result's dtype and of one it casts to, np.<ufunc>(tensor), the Tensor operators,
 are compared bit for bit: dtype, shape and bytes, a NaN as any NaN where its sign and payload are
 unspecified.
 
-dlx differs from NumPy on purpose here, and each difference is pinned where it shows (`documented`):
+dlx differs from NumPy on purpose here, and each difference is pinned where it shows (`expected`):
 - complex numbers are refused (TypeError) by absolute, sign, sqrt, rint, maximum, minimum, fmax, fmin,
   clip, remainder and floor_divide; dlx.power refuses floats (np.power of host tensors then runs NumPy's);
 - integer reciprocal(0) is 0 (NumPy's int32 / int64 loops give INT_MIN from an undefined conversion of
@@ -31,6 +31,7 @@ dlx differs from NumPy on purpose here, and each difference is pinned where it s
   is made of), where np.clip computes in float32 (ml_dtypes registers no clip loop).
 """
 import operator
+import platform
 import warnings
 import zlib
 
@@ -42,318 +43,12 @@ from hypothesis.extra import numpy as hnp
 
 import dlx
 from opsutil import STANDARD, edge_ints, from_np, ml_dtypes, np_dtype, strided_pair, to_np
+from ufuncs_ref import (ALIASES, BINARY, DTYPES, FIRST_ON_TIE, LOGICAL_BINARY, NARROW, OLD, PAYLOAD_NANS, SCALARS,
+                        SECOND_ON_TIE, TERNARY, UNARY, assert_array_bits, assert_bits, cast_to, expected, keeps_bits,
+                        known_bug, numpy_call, numpy_fn, pool, same_bits, values)
 
 # NaN, inf and out-of-range values are the point here: NumPy's warnings about them are expected
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
-
-# the ten binary ops test_ops.py covers
-OLD = {"add", "subtract", "multiply", "divide", "less", "less_equal", "greater", "greater_equal", "equal",
-       "not_equal"}
-ROWS = [row for row in dlx._dlx._op_table if row[0] not in OLD]
-UNARY = [n for n, k, _ in ROWS if k == 1]
-BINARY = [n for n, k, _ in ROWS if k == 2]
-TERNARY = [n for n, k, _ in ROWS if k == 3]
-LOGICAL_BINARY = [n for n, k, kind in ROWS if k == 2 and kind == "logical"]
-NARROW = ["bfloat16", "float8_e4m3fn", "float8_e5m2"] if ml_dtypes is not None else []
-DTYPES = STANDARD + NARROW
-ALIASES = {"abs": "absolute", "bitwise_not": "invert"}
-
-# documented differences (module docstring)
-NO_COMPLEX = {"absolute", "sign", "sqrt", "rint", "maximum", "minimum", "fmax", "fmin", "clip", "remainder",
-              "floor_divide"}
-KEEPS_BITS = {"negative", "positive", "where", "copysign"}
-
-
-def keeps_bits(name, dt, args):
-    """Whether dlx.<name>(*args) keeps a NaN's bits, its result of dtype dt. Not where an operand is
-    converted first (a conversion quiets a NaN, docs/numerics.md), nor in copysign of float16, bfloat16 and
-    the float8 formats, which computes in float32 (test_copysign_keeps_nan_bits_of_narrow_floats)."""
-    values = args[1:] if name == "where" else args
-    if any(isinstance(x, np.ndarray) and x.dtype != dt for x in values):
-        return False
-    return name in KEEPS_BITS and not (name == "copysign" and dt.itemsize <= 2)
-
-
-SECOND_ON_TIE, FIRST_ON_TIE = {"maximum", "minimum"}, {"fmax", "fmin"}
-
-# Python scalars for either side of a binary op, where's x and y, and clip's bounds
-SCALARS = [0, 1, -1, 2, 3, 7, 8, 64, -3, 300, 2**40, True, False, 0.0, -0.0, 1.5, -2.5, float("inf"),
-           float("nan"), 2 + 0.5j, -1j]
-
-
-def is_float(dt):
-    return dt.kind in "fc" or dt.name in NARROW
-
-
-# ---- values ---------------------------------------------------------------------------------------------
-
-
-def finfo(dt):
-    return ml_dtypes.finfo(dt) if dt.name in NARROW else np.finfo(dt)
-
-
-# NaNs with a payload, of both signs, signalling ones too (bit patterns per float format)
-PAYLOAD_NANS = {"float16": [0x7E01, 0xFC01], "float32": [0x7FC12345, 0xFF800001],
-                "float64": [0x7FF8000000012345, 0xFFF0000000000001], "bfloat16": [0x7FC1, 0xFF81],
-                "float8_e5m2": [0x7E, 0xFD], "float8_e4m3fn": [0x7F, 0xFF]}
-
-
-def float_pool(dt):
-    """The odd values of float dtype dt: NaN (with payloads), +-inf, +-0.0, halves (rint's ties), the
-    extremes, the smallest normal and subnormal numbers, integers past 2**53."""
-    fi = finfo(dt)
-    vals = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.0, -8.0,
-            0.1, 1 / 3, 1e30, 2.0**53, 2.0**53 + 2, -(2.0**63), 2.0**64, float(fi.max), -float(fi.max),
-            float(fi.tiny), -float(fi.tiny), float(fi.smallest_subnormal), -float(fi.smallest_subnormal)]
-    with np.errstate(all="ignore"):
-        x = np.array(vals, np.float64).astype(dt)
-    bits = PAYLOAD_NANS.get(dt.name, [])
-    if bits:
-        carrier = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
-        x = np.concatenate([x, np.array(bits, carrier).view(dt)])
-    return x
-
-
-def int_pool(dt):
-    """The odd values of integer dtype dt: its extremes, 2**53 +- 1 and 2**63 +- 1 where it holds them,
-    small values, and shift counts about every bit width (negative ones too)."""
-    info = np.iinfo(dt)
-    counts = [4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, -4, -8, -9, -64, -65]
-    return np.array(edge_ints(dt.name) + [c for c in counts if info.min <= c <= info.max], dt)
-
-
-def pool(dt):
-    if dt.kind == "b":
-        return np.array([False, True])
-    if dt.kind in "iu":
-        return int_pool(dt)
-    if dt.kind == "c":
-        part = float_pool(np.dtype(np.float32 if dt == np.complex64 else np.float64))
-        return complex_of(np.repeat(part, len(part)), np.tile(part, len(part)), dt)
-    return float_pool(dt)
-
-
-def complex_of(re, im, dt):
-    z = np.empty(re.shape, dt)
-    z.real, z.imag = re, im  # copies the parts' bits (NaN payloads kept)
-    return z
-
-
-def values(rng, dt, shape):
-    """Values of NumPy dtype dt: a third from its pool of odd values, the rest random (integers over the
-    whole range or small, floats of mixed magnitudes, some integral or halves)."""
-    n = int(np.prod(shape, dtype=np.int64))
-    if dt.kind == "b":
-        return rng.integers(0, 2, size=shape).astype(bool)
-    if dt.kind == "c":
-        part = np.dtype(np.float32 if dt == np.complex64 else np.float64)
-        return complex_of(values(rng, part, shape), values(rng, part, shape), dt)
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        x = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dt)
-        small = rng.random(n) < 0.3
-        x[small] = rng.integers(max(info.min, -5), min(info.max, 70), size=n, endpoint=True)[small]
-    else:
-        f = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, size=n)
-        f = np.where(rng.random(n) < 0.2, np.round(f * 2) / 2, f)  # integral values and halves
-        with np.errstate(all="ignore"):
-            x = f.astype(np.float32).astype(dt)  # through float32: ml_dtypes' direct cast from float64 is slow
-    p = pool(dt)
-    pick = rng.random(n) < 1 / 3
-    x[pick] = p[rng.integers(0, len(p), size=n)][pick]
-    return x.reshape(shape)
-
-
-# ---- NumPy's answer, and the documented differences -----------------------------------------------------
-
-
-def numpy_fn(name):
-    return {"where": np.where, "clip": np.clip}.get(name) or getattr(np, name)
-
-
-def numpy_call(name, *args, **kwargs):
-    """NumPy's (ml_dtypes') answer, or the type of the exception it raises."""
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return np.asarray(numpy_fn(name)(*args, **kwargs))
-        except (TypeError, ValueError, OverflowError) as e:  # as the builtin type (UFuncTypeError is TypeError)
-            return next(t for t in (TypeError, OverflowError, ValueError) if isinstance(e, t))
-
-
-def as_array(x, dt):
-    """An operand (array or Python scalar) as an array of dtype dt."""
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return np.asarray(x).astype(dt) if isinstance(x, np.ndarray) else np.asarray(x, dt)
-
-
-def negative_powers(a, b, want_dt):
-    """dlx's integer power where NumPy raises for a negative exponent: a ** b truncated toward zero (0,
-    1 for a == 1, +-1 for a == -1), the rest NumPy's."""
-    x, e = np.broadcast_arrays(as_array(a, want_dt), as_array(b, want_dt))
-    neg = e < 0
-    want = np.asarray(numpy_call("power", x, np.where(neg, np.zeros((), want_dt), e)))
-    odd = (e % 2) != 0
-    want[neg & (x != 1) & (x != -1)] = 0
-    want[neg & (x == 1)] = 1
-    if want_dt.kind == "i":
-        want[neg & (x == -1)] = np.where(odd, -1, 1)[neg & (x == -1)]
-    return want
-
-
-def signalling(x):
-    """The signalling NaNs of a float16 / float32 / float64 array (the quiet bit clear)."""
-    if x.dtype not in (np.float16, np.float32, np.float64):
-        return np.zeros(x.shape, bool)
-    _, u = ubits(x)
-    quiet = u.dtype.type(1) << u.dtype.type({2: 9, 4: 22, 8: 51}[x.dtype.itemsize])
-    return np.isnan(x) & ((u & quiet) == 0)
-
-
-def min_max_rules(name, a, b, want):
-    """want with dlx's rules where NumPy's answer depends on its loop: the ties of -0.0 with +0.0 of
-    maximum, minimum, fmax and fmin (test_zero_ties); and fmax / fmin of a signalling NaN with a number,
-    the number (C's fmax and IEEE 754's maximumNumber), where NumPy's float32 / float64 loop gives it on
-    long contiguous arrays but a NaN on one element or strided ones."""
-    if not is_float(want.dtype) or want.dtype.kind == "c":
-        return want
-    x, y = np.broadcast_arrays(as_array(a, want.dtype), as_array(b, want.dtype))
-    xf, yf = x.astype(np.float64), y.astype(np.float64)
-    tie = (xf == 0) & (yf == 0) & (np.signbit(xf) != np.signbit(yf))
-    want = np.where(tie, y if name in SECOND_ON_TIE else x, want)
-    if name in FIRST_ON_TIE:
-        want = np.where(signalling(x) & ~np.isnan(y), y, np.where(signalling(y) & ~np.isnan(x), x, want))
-    return want
-
-
-def promotes_first(name, args):
-    """Whether NumPy's loop for arrays of these dtypes is another than its loop for arrays of their common
-    dtype. dlx promotes, then takes the first loop the common dtype casts to safely; NumPy takes the first
-    loop each operand casts to safely, so copysign of int8 with uint8 is float16 in NumPy but float32 in
-    dlx (int16's loop), and so is clip of int8 between uint8 and float16. A bug:
-    test_loop_of_mixed_integer_operands pins it (xfail) and the other tests pass these operands by."""
-    if name == "where" or not all(isinstance(x, np.ndarray) and x.dtype.name in STANDARD for x in args):
-        return False
-    common = np.result_type(*args)
-    own = numpy_call(name, *[np.ones(1, x.dtype) for x in args])
-    promoted = numpy_call(name, *[np.ones(1, common) for _ in args])
-    return isinstance(own, np.ndarray) and isinstance(promoted, np.ndarray) and own.dtype != promoted.dtype
-
-
-def logical_int_past_range(name, args):
-    """Whether a logical op gets a Python int outside its integer tensor's dtype. NumPy takes the int's
-    truth (anything int64 holds), dlx raises OverflowError as for arithmetic. A bug:
-    test_logical_ops_take_the_truth_of_any_int pins it (xfail) and the other tests pass these by."""
-    if name not in LOGICAL_BINARY or len(args) != 2:
-        return False
-    ints = [x for x in args if isinstance(x, int) and not isinstance(x, bool)]
-    arrays = [x for x in args if isinstance(x, np.ndarray) and x.dtype.kind in "iu"]
-    return bool(ints and arrays) and not (np.iinfo(arrays[0].dtype).min <= ints[0] <= np.iinfo(arrays[0].dtype).max)
-
-
-def known_bug(name, args):
-    """Operands of a bug pinned by its own xfail test, which the other tests pass by."""
-    return promotes_first(name, args) or logical_int_past_range(name, args)
-
-
-def expected(name, args):
-    """What dlx.<name>(*args) must give: NumPy's answer, but for the documented differences."""
-    want = numpy_call(name, *args)
-    narrow = any(isinstance(x, np.ndarray) and x.dtype.name in NARROW for x in args[1:])
-    if name == "where" and (want is TypeError or narrow) and any(isinstance(x, np.ndarray) for x in args[1:]):
-        try:  # x and y in the dtype of arithmetic on them
-            dt = common_dtype(args[1:])
-        except (TypeError, OverflowError):
-            return want
-        want = numpy_call(name, args[0], as_array(args[1], dt), as_array(args[2], dt))
-    if name == "power" and want is ValueError:  # an integer to a negative power
-        # NumPy's dtype, from operands without negative values (of the same dtypes, or weak scalars)
-        dt = numpy_call("power", *[np.zeros_like(x) if isinstance(x, np.ndarray) else abs(x) for x in args])
-        return negative_powers(args[0], args[1], dt.dtype) if isinstance(dt, np.ndarray) else dt
-    if not isinstance(want, np.ndarray):
-        return want
-    complex_in = want.dtype.kind == "c" or any(isinstance(x, complex) or getattr(x, "dtype", np.dtype(int)).kind == "c"
-                                               for x in args)
-    if (name in NO_COMPLEX and complex_in) or (name == "power" and is_float(want.dtype)):
-        return TypeError
-    if name == "where" and want.dtype.kind in "iu" and any(
-            isinstance(x, int) and not isinstance(x, bool) and not np.iinfo(want.dtype).min <= x <= np.iinfo(
-                want.dtype).max for x in args[1:]):
-        return OverflowError  # np.where wraps the int into want's dtype
-    if name == "reciprocal" and want.dtype.kind == "i":
-        want = np.where(as_array(args[0], want.dtype) == 0, np.zeros((), want.dtype), want)
-    if name in SECOND_ON_TIE | FIRST_ON_TIE:
-        want = min_max_rules(name, args[0], args[1], want)
-    if name == "clip":
-        want = clip_expected(args, want)
-    if name == "sign" and want.dtype.name in NARROW:
-        want = np.where(want.astype(np.float32) == 0, np.zeros((), want.dtype), want)  # never -0.0
-    if name == "square" and want.dtype.kind == "c":
-        x = as_array(args[0], want.dtype)
-        with np.errstate(all="ignore"):
-            want = complex_of(x.real * x.real - x.imag * x.imag, x.real * x.imag + x.imag * x.real, want.dtype)
-    return want
-
-
-def common_dtype(args):
-    """The dtype NumPy's arithmetic gives these operands (ml_dtypes' loops included): the arrays' common
-    dtype, then each Python scalar's weak rule with it."""
-    arrays = [np.zeros(0, x.dtype) for x in args if isinstance(x, np.ndarray)]
-    z = arrays[0]
-    for x in arrays[1:] + [x for x in args if x is not None and not isinstance(x, np.ndarray)]:
-        z = np.add(z[:0], x)
-    return z.dtype
-
-
-def clip_expected(args, want):
-    """np.clip's answer, but at zero ties minimum(maximum(a, a_min), a_max) by dlx's rule for them; and
-    that composition (ml_dtypes' maximum and minimum) for bfloat16 and the float8 formats, which np.clip
-    computes in float32 (ml_dtypes registers no clip loop)."""
-    narrow = any(isinstance(x, np.ndarray) and x.dtype.name in NARROW for x in args)
-    if not narrow and not (is_float(want.dtype) and want.dtype.kind != "c"):
-        return want
-    dt = common_dtype(args) if narrow else want.dtype
-    a, lo, hi = [None if x is None else as_array(x, dt) for x in args]
-    step = a if lo is None else expected("maximum", [a, lo])
-    composed = step if hi is None else expected("minimum", [step, hi])
-    if narrow:
-        return composed
-    zero = lambda x: x is not None and np.broadcast_to(x.astype(np.float64) == 0, want.shape)  # noqa: E731
-    tie = zero(a) & (zero(lo) | zero(hi)) | zero(lo) & zero(hi)
-    return np.where(tie, composed, want)
-
-
-# ---- comparing ------------------------------------------------------------------------------------------
-
-
-def ubits(x):
-    x = np.asarray(x, order="C")
-    if x.dtype.kind == "c":  # parts
-        x = x.reshape(x.shape + (1,)).view(np.float32 if x.dtype == np.complex64 else np.float64)
-    return x, x.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[x.dtype.itemsize])
-
-
-def assert_bits(got, want, nan_bits=False, what=""):
-    """got (a dlx.Tensor) is want (an array): dtype, shape and bytes; a NaN as any NaN unless nan_bits."""
-    want = np.asarray(want)
-    assert isinstance(got, dlx.Tensor), (what, type(got))
-    assert (got.dtype, tuple(got.shape)) == (want.dtype.name, want.shape), what
-    assert_array_bits(to_np(got), want, nan_bits, what)
-
-
-def assert_array_bits(g, want, nan_bits=False, what=""):
-    (gv, gu), (wv, wu) = ubits(g), ubits(want)
-    if is_float(want.dtype) and not nan_bits:
-        gn, wn = np.isnan(gv), np.isnan(wv)
-        bad = (gn != wn) | (~wn & (gu != wu))
-    else:
-        bad = gu != wu
-    if bad.any():
-        k = np.nonzero(bad.ravel())[0][:6]
-        raise AssertionError(f"{what}: {bad.sum()} of {bad.size} differ, e.g. got {gv.ravel()[k]} "
-                             f"({[hex(v) for v in gu.ravel()[k]]}), want {wv.ravel()[k]} "
-                             f"({[hex(v) for v in wu.ravel()[k]]})")
 
 
 def tensor_of(x):
@@ -370,6 +65,7 @@ def check(name, args, targs=None, out=None):
     want = expected(name, args)
     fn = getattr(dlx, name)
     what = f"{name}{tuple(getattr(x, 'dtype', x) for x in args)}"
+    assert want is not ValueError, f"{what}: NumPy raised ValueError: operands that do not broadcast?"
     if not isinstance(want, np.ndarray):
         with pytest.raises(want):
             fn(*targs)
@@ -422,15 +118,6 @@ def out_dtype(spec, want_dt, rng):
     return cands[rng.integers(len(cands))] if cands else want_dt
 
 
-def cast_to(x, dt):
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return x.astype(dt)
-        except TypeError:  # ml_dtypes has no direct cast between some formats: through float32 (exact)
-            return x.astype(np.float32).astype(dt)
-
-
 def check_out(name, args, targs, want, out_dt, what):
     """out= a (reversed) tensor of dtype out_dt: the result cast into it by NumPy's same_kind rule, as
     NumPy's own out= writes it; binary ops want the result's dtype exactly (docs/python-api.md)."""
@@ -460,14 +147,6 @@ def check_out(name, args, targs, want, out_dt, what):
         assert_array_bits(to_np(o), ref, False, what + f" vs NumPy's out={out_dt}")
         r = numpy_fn(name)(*targs, out=o)  # np.<name>(tensors, out=tensor) is dlx's, into o
         assert r is o
-
-
-def same_bits(x, y):
-    try:
-        assert_array_bits(x, y, True)
-    except AssertionError:
-        return False
-    return True
 
 
 # ---- every op, every dtype, every odd value ----------------------------------------------------------
@@ -505,7 +184,7 @@ def test_binary_every_dtype_odd_values(name, dt):
         return
     m, n = values(rng, dt, (5, 7)), values(rng, dt, (7, 5))
     check(name, [m, n.T], [from_np(m), from_np(n).T])
-    check(name, [m[:, None, :], n[0]], [from_np(m)[:, None, :], from_np(n)[0]])
+    check(name, [m[:, None, :], n[:, 0]], [from_np(m)[:, None, :], from_np(n)[:, 0]])
 
 
 @pytest.mark.parametrize("name", BINARY)
@@ -648,8 +327,9 @@ def test_where_every_dtype_odd_values(dt):
     for cd in DTYPES:
         check("where", [values(rng, np_dtype(cd), x.shape), x, y])
     c = values(rng, np.dtype(bool), (6, 1))
-    m = values(rng, d, (6, 5))
-    check("where", [c, m.T[::-1], y[:6]], [from_np(c), from_np(m).T[::-1], from_np(y[:6])])
+    m = values(rng, d, (5, 6))
+    check("where", [c, m.T[:, ::-1], y[:5]], [from_np(c), from_np(m).T[:, ::-1], from_np(y[:5])])
+    m = m.T
     for s in SCALARS:
         check("where", [c, s, m])
         check("where", [c, m, s])
@@ -681,9 +361,10 @@ def test_clip_every_dtype_odd_values(dt):
 # (its scalar loop). fmax and fmin of float32 / float64 give the first operand in their scalar loop (one
 # element, and most strided arrays) but the second in the AVX-512 loop of long contiguous arrays, so a
 # strided array's answer depends on its length. ml_dtypes' bfloat16 and float8 loops give the second for
-# all four. ARM's instructions order -0.0 below +0.0, so NumPy there gives neither operand. dlx gives one
-# answer everywhere: maximum / minimum the second operand (NumPy's float32 / float64 loops), fmax / fmin
-# the first (C's fmax, NumPy's scalar loop).
+# all four. ARM's max and min instructions order -0.0 below +0.0 (+0.0 is the maximum whichever operand
+# holds it), so the NumPy checks below run on x86-64 only. dlx gives one answer everywhere: maximum and
+# minimum the second operand (NumPy's float32 / float64 loops on x86-64), fmax and fmin the first (C's
+# fmax, NumPy's scalar loop).
 
 
 @pytest.mark.parametrize("dt", ["float16", "float32", "float64"] + NARROW)
@@ -698,18 +379,12 @@ def test_zero_ties(name, dt):
         assert_bits(getattr(dlx, name)(ta[idx], tb[idx]), side[idx], True, f"{name} {dt} {idx}")
     assert_bits(getattr(dlx, name)(ta[1:2].reshape(()), tb[:, None][::-1]), np.broadcast_to(
         b[:, None][::-1] if name in SECOND_ON_TIE else a[1:2].reshape(()), (80, 1)), True, f"{name} broadcast")
-    if dt in ("float32", "float64") and np.dtype(np.intp).itemsize == 8 and _x86():
+    if dt in ("float32", "float64") and platform.machine().lower() in ("x86_64", "amd64"):
         if name in SECOND_ON_TIE:  # contiguous (and strided): NumPy's loop gives the second operand too
             assert_array_bits(numpy_call(name, a, b), b, True)
             assert_array_bits(numpy_call(name, a[::-3], b[::-3]), b[::-3], True)
         else:  # NumPy's scalar loop (one element) gives the first; its AVX-512 loop may not
             assert_array_bits(numpy_call(name, a[1:2], b[1:2]), a[1:2], True)
-
-
-def _x86():
-    import platform
-
-    return platform.machine().lower() in ("x86_64", "amd64")
 
 
 # ---- the other documented differences, value by value ------------------------------------------------------
@@ -723,7 +398,7 @@ def test_integer_reciprocal_and_negative_powers(dt):
     signed = np.dtype(dt).kind == "i"
     a = np.array([-3, -2, -1, 0, 1, 2, 3] if signed else [0, 1, 2, 3], dt)
     t = from_np(a)
-    assert to_np(dlx.reciprocal(t)).tolist() == [0, 0, -1, 0, 1, 0, 0] if signed else [0, 1, 0, 0]
+    assert to_np(dlx.reciprocal(t)).tolist() == ([0, 0, -1, 0, 1, 0, 0] if signed else [0, 1, 0, 0])
     if not signed:
         return
     for e, want in ((-1, [0, 0, -1, 0, 1, 0, 0]), (-2, [0, 0, 1, 0, 1, 0, 0]), (-3, [0, 0, -1, 0, 1, 0, 0])):
