@@ -127,6 +127,10 @@ static PyObject *hand_back(dlx_status st, PyObject *dest, PyObject *held, PyObje
 
 static PyObject *unary(dlx_unop op, PyObject *x, PyObject *out_obj) {
   const dlx__op_info *info = &dlx__unop_info[op];
+  /* a Python scalar alone has no dtype to compute in (as two scalars of a binary op) */
+  if (!dlx__py_is_tensor(x) && dlx__py_scalar_kind(x) != DLX__PY_SCALAR_NONE)
+    return PyErr_Format(PyExc_TypeError, "dlx.%s: x must be a tensor, not a Python %.20s", info->numpy,
+                        Py_TYPE(x)->tp_name);
   int unsupported;
   PyObject *tx = dlx__py_as_tensor(x, &unsupported), *cx = NULL, *held = NULL;
   if (tx == NULL) return NULL;
@@ -265,15 +269,62 @@ static PyObject *m_where(PyObject *m, PyObject *args, PyObject *kwargs) {
   return result;
 }
 
+/* Whether bound (a Python int, not a bool) lies past integer tensor a's range on the side `below` names:
+ * a_min below the dtype's minimum, a_max above its maximum. Such a bound clips nothing, and NumPy's clip
+ * drops it (np.clip(uint8, -1, 300) is a copy), where converting it to a's dtype would raise OverflowError. */
+static int bound_past_range(PyObject *a, PyObject *bound, int below) {
+  if (!PyLong_CheckExact(bound) || (!dlx__py_is_tensor(a) && dlx__py_scalar_kind(a) != DLX__PY_SCALAR_NONE)) return 0;
+  int unsupported;
+  PyObject *t = dlx__py_as_tensor(a, &unsupported); /* a DLPack object (a NumPy array) is imported */
+  if (t == NULL) {
+    PyErr_Clear(); /* the call reports it below */
+    return 0;
+  }
+  const DLDataType dt = ((dlx__py_tensor *)t)->view.dtype;
+  Py_DECREF(t);
+  const dlx__py_dtclass c = dlx__py_dtype_class(dt);
+  if (c != DLX__PY_CLASS_INT && c != DLX__PY_CLASS_UINT) return 0;
+  dlx_view v;
+  dlx_scalar_buf buf;
+  int sign = 0;
+  const int r = dlx__py_scalar_view(bound, DLX__PY_SCALAR_INT, dt, &v, &buf, &sign);
+  if (r < 0) PyErr_Clear(); /* the conversion below reports it */
+  return r > 0 && (below ? sign < 0 : sign > 0);
+}
+
+/* clip with one bound: NumPy's maximum(a, a_min) or minimum(a, a_max), which clip is made of, but with
+ * clip's out=: the result cast into out by NumPy's same_kind rule, as with both bounds (a binary op's own
+ * out= must have the result's dtype). */
+static PyObject *clip_one_bound(dlx_binop op, PyObject *a, PyObject *bound, PyObject *out_obj) {
+  PyObject *r = dlx__py_binary_call(op, a, bound, Py_None), *held = NULL;
+  if (r == NULL || out_obj == Py_None) return r;
+  const dlx_view *rv = &((dlx__py_tensor *)r)->view;
+  PyObject *dest = result_target("clip", out_obj, rv, rv->ndim, rv->shape, rv->dtype, &held);
+  if (dest == NULL) {
+    Py_XDECREF(held);
+    Py_DECREF(r);
+    return NULL;
+  }
+  /* r into out itself, or into a tensor of out's shape in r's dtype that hand_back casts into out */
+  dlx_status st;
+  DLX__PY_RUN_OP(st, dlx_view_size(&((dlx__py_tensor *)dest)->view), dlx_cast(&((dlx__py_tensor *)dest)->view, rv));
+  Py_DECREF(r);
+  return hand_back(st, dest, held, out_obj);
+}
+
 static PyObject *m_clip(PyObject *m, PyObject *args, PyObject *kwargs) {
   (void)m;
   static char *kw[] = {"a", "a_min", "a_max", "out", NULL};
   PyObject *a, *lo = Py_None, *hi = Py_None, *out = Py_None, *result = NULL;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO$O:clip", kw, &a, &lo, &hi, &out)) return NULL;
   if (lo == Py_None && hi == Py_None) return PyErr_Format(PyExc_ValueError, "dlx.clip: one of a_min and a_max must be given");
+  const int drop_lo = bound_past_range(a, lo, 1), drop_hi = bound_past_range(a, hi, 0);
+  if ((drop_lo || lo == Py_None) && (drop_hi || hi == Py_None)) return unary(DLX_UNOP_POSITIVE, a, out); /* a copy */
+  if (drop_lo) lo = Py_None;
+  if (drop_hi) hi = Py_None;
   /* one bound: NumPy's maximum / minimum, which clip is made of */
-  if (hi == Py_None) return dlx__py_binary_call(DLX_OP_MAXIMUM, a, lo, out);
-  if (lo == Py_None) return dlx__py_binary_call(DLX_OP_MINIMUM, a, hi, out);
+  if (hi == Py_None) return clip_one_bound(DLX_OP_MAXIMUM, a, lo, out);
+  if (lo == Py_None) return clip_one_bound(DLX_OP_MINIMUM, a, hi, out);
   operand ops[3];
   int loaded = 0;
   for (; loaded < 3; ++loaded)
@@ -331,7 +382,7 @@ PyMethodDef dlx__py_ufunc_methods[] = {
      "bit for bit; x and y promote as NumPy's (Python scalars weak)"},
     {"clip", FN(m_clip), KW,
      "clip(a, a_min=None, a_max=None, /, *, out=None) -> Tensor: minimum(maximum(a, a_min), a_max); NaN in any "
-     "operand wins"},
+     "operand wins; a Python int bound past an integer a's range clips nothing, as NumPy's"},
     {NULL, NULL, 0, NULL},
 };
 
