@@ -227,7 +227,10 @@ def expected(name, args):
     want = numpy_call(name, *args)
     if name == "where":
         want = where_expected(args, want)
-    if name == "power" and want is ValueError:  # an integer to a negative power
+    if name == "power" and want is ValueError and isinstance(args[1], (int, np.integer)) and not isinstance(
+            args[1], (bool, np.bool_)) and not isinstance(args[1], np.ndarray):
+        return ValueError  # a negative Python int exponent: NumPy's ValueError in dlx too
+    if name == "power" and want is ValueError:  # an integer to a negative power in a tensor
         # NumPy's dtype, from operands without negative values (of the same dtypes, or weak scalars)
         dt = numpy_call("power", *[np.zeros_like(x) if isinstance(x, np.ndarray) else abs(x) for x in args])
         return negative_powers(args[0], args[1], dt.dtype) if isinstance(dt, np.ndarray) else dt

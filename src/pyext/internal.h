@@ -165,6 +165,10 @@ struct dlx__op_info;
 /* The dtype an op's loop computes a promoted dtype dt in (NumPy's loop search among the dtypes the op's row
  * takes; true division; bool refused where NumPy refuses it). 0, or -1 with TypeError naming dlx.<name>. */
 int dlx__py_loop_dtype(const struct dlx__op_info *info, const char *name, DLDataType dt, DLDataType *out);
+/* The same where the operands' own dtypes are known (n of them; tensors, not weak scalars): NumPy's search
+ * for the first loop every one casts to safely (copysign of int8 and uint8 computes in float16). */
+int dlx__py_loop_dtype_n(const struct dlx__op_info *info, const char *name, DLDataType dt, int n,
+                         const DLDataType *operands, DLDataType *out);
 extern PyMethodDef dlx__py_ufunc_methods[];
 /* dlx._op_table: a tuple of (NumPy's name, operand count, kind) per row. NULL + exception. */
 PyObject *dlx__py_op_table(void);

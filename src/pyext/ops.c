@@ -259,7 +259,14 @@ static int binary_dtype(binary_call *c) {
     c->rdt = dlx__py_weak_result((c->vx ? c->vx : c->vy)->dtype, c->sk);
   }
   /* the dtype the op's loop takes (NumPy's loop search; true division; bool refused where NumPy does) */
-  if (dlx__py_loop_dtype(&dlx__binop_info[c->op], c->name, c->rdt, &c->rdt) != 0) return -1;
+  {
+    DLDataType dts[2];
+    int n = 0;
+    /* two tensors: each one's dtype (NumPy's loop search); a weak scalar: the dtype it promoted to */
+    if (c->scalar != NULL) dts[n++] = c->rdt;
+    else dts[n++] = c->vx->dtype, dts[n++] = c->vy->dtype;
+    if (dlx__py_loop_dtype_n(&dlx__binop_info[c->op], c->name, c->rdt, n, dts, &c->rdt) != 0) return -1;
+  }
   c->dtx = c->dty = c->rdt;
   /* A signed integer compared with uint64: NumPy 2 compares the exact values, where their promotion
    * (float64) rounds past 2^53 (2^63 + 1 == 2^63 - 1 there). The signed side widens exactly to int64 and
@@ -289,7 +296,8 @@ static int binary_cast(binary_call *c) {
 static int binary_scalar(binary_call *c) {
   if (c->scalar == NULL) return 0;
   /* NumPy's refusal of a negative integer exponent (the C op truncates 1 / a ** -b instead) */
-  if (c->op == DLX_OP_POWER && c->vx != NULL && (c->sk == DLX__PY_SCALAR_INT || c->sk == DLX__PY_SCALAR_BOOL)) {
+  if (c->op == DLX_OP_POWER && c->vx != NULL && (c->sk == DLX__PY_SCALAR_INT || c->sk == DLX__PY_SCALAR_BOOL) &&
+      dlx__py_dtype_class(c->rdt) == DLX__PY_CLASS_INT) { /* (unsigned: the conversion's OverflowError) */
     PyObject *zero = PyLong_FromLong(0);
     const int neg = zero ? PyObject_RichCompareBool(c->scalar, zero, Py_LT) : -1;
     Py_XDECREF(zero);

@@ -41,7 +41,18 @@ static const char *takes_text(unsigned cats) {
   }
 }
 
-int dlx__py_loop_dtype(const struct dlx__op_info *info, const char *name, DLDataType dt, DLDataType *out) {
+/* Whether dtype from casts to dtype to safely: NumPy's promotion of the two gives `to` back. */
+static bool safe_cast(DLDataType from, DLDataType to) {
+  DLDataType p;
+  if (dlx__py_promote(from, to, &p) != 0) {
+    PyErr_Clear();
+    return false;
+  }
+  return dlx_dtype_equal(p, to);
+}
+
+int dlx__py_loop_dtype_n(const struct dlx__op_info *info, const char *name, DLDataType dt, int n,
+                         const DLDataType *operands, DLDataType *out) {
   char t[DLX_DTYPE_NAME_MAX];
   const int kd = dlx__kd_of(dt);
   const bool is_bool = dlx_dtype_equal(dt, DLX_DTYPE_BOOL);
@@ -53,30 +64,40 @@ int dlx__py_loop_dtype(const struct dlx__op_info *info, const char *name, DLData
     *out = DLX_DTYPE_FLOAT64;
     return 0;
   }
-  if (kd != DLX_KD_NONE && dlx__op_takes(info, kd)) {
+  /* the promoted dtype when the op takes it: the first loop two operands both cast to (NumPy's promotion is
+   * that minimum); three can share an earlier one (int8, uint8 and float16 all cast to float16, their
+   * promotion is float32), found by the search below */
+  if (kd != DLX_KD_NONE && dlx__op_takes(info, kd) && (n < 3 || dlx__py_dtype_class(dt) == DLX__PY_CLASS_EXT)) {
     *out = dt;
     return 0;
   }
-  /* NumPy's loop search: the first loop dtype dt casts to safely (promotion to it gives it back) */
+  /* NumPy's loop search: the first loop dtype every operand casts to safely (the promoted dtype stands in
+   * for operands whose dtypes are not given: weak Python scalars take the tensors' side) */
   if (kd != DLX_KD_NONE && !dlx__kd_is_subbyte((dlx__kd)kd)) {
     for (size_t i = 0; i < sizeof loop_order / sizeof loop_order[0]; ++i) {
-      DLDataType p;
       if (!dlx__op_takes(info, dlx__kd_of(loop_order[i]))) continue;
-      if (dlx__py_promote(dt, loop_order[i], &p) != 0) {
-        PyErr_Clear();
-        continue;
-      }
-      if (dlx_dtype_equal(p, loop_order[i])) {
-        *out = p;
+      bool all = n > 0;
+      for (int j = 0; j < n && all; ++j) all = safe_cast(operands[j], loop_order[i]);
+      if (n == 0) all = safe_cast(dt, loop_order[i]);
+      if (all) {
+        *out = loop_order[i];
         return 0;
       }
     }
+  }
+  if (kd != DLX_KD_NONE && dlx__op_takes(info, kd)) {
+    *out = dt;
+    return 0;
   }
   const bool cplx = kd == DLX_KD_C64 || kd == DLX_KD_C128;
   PyErr_Format(PyExc_TypeError, "dlx.%s is not supported for %s (it takes %s%s)", name,
                dlx__dtype_text(t, sizeof t, dt), takes_text(info->cats),
                cplx ? "; complex numbers are not ordered, or the result would not be exactly rounded" : "");
   return -1;
+}
+
+int dlx__py_loop_dtype(const struct dlx__op_info *info, const char *name, DLDataType dt, DLDataType *out) {
+  return dlx__py_loop_dtype_n(info, name, dt, 0, NULL, out);
 }
 
 /* ---- unary -------------------------------------------------------------------------------------------- */
@@ -312,6 +333,18 @@ static PyObject *clip_one_bound(dlx_binop op, PyObject *a, PyObject *bound, PyOb
   return hand_back(st, dest, held, out_obj);
 }
 
+/* clip's loop: NumPy's search over its tensor operands' dtypes (weak scalars have taken their side). */
+static int clip_loop_dtype(const operand *ops, DLDataType *dt) {
+  DLDataType dts[4];
+  int n = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (ops[i].v != NULL) dts[n++] = ops[i].v->dtype;
+    else dts[3] = *dt; /* a weak scalar: the dtype it promoted to stands for it */
+  }
+  if (n < 3) dts[n++] = dts[3];
+  return dlx__py_loop_dtype_n(&dlx__ternop_info[DLX_TERNOP_CLIP], "clip", *dt, n, dts, dt);
+}
+
 static PyObject *m_clip(PyObject *m, PyObject *args, PyObject *kwargs) {
   (void)m;
   static char *kw[] = {"a", "a_min", "a_max", "out", NULL};
@@ -333,7 +366,7 @@ static PyObject *m_clip(PyObject *m, PyObject *args, PyObject *kwargs) {
   if (loaded == 3) {
     if (ops[0].v == NULL) {
       PyErr_SetString(PyExc_TypeError, "dlx.clip: a must be a tensor");
-    } else if (common_dtype(ops, 3, &dt) == 0 && dlx__py_loop_dtype(&dlx__ternop_info[DLX_TERNOP_CLIP], "clip", dt, &dt) == 0 &&
+    } else if (common_dtype(ops, 3, &dt) == 0 && clip_loop_dtype(ops, &dt) == 0 &&
                operand_as(&ops[0], dt) == 0 && operand_as(&ops[1], dt) == 0 && operand_as(&ops[2], dt) == 0) {
       result = ternary_run(DLX_TERNOP_CLIP, "clip", ops, dt, out);
     }
