@@ -488,10 +488,12 @@ DLX_EXPR double dlx__neg_bits_f64(double x) {
 #define ABSOLUTE_SINT(x, N) ((x) < 0 ? (S_##N)((W_##N)0 - (W_##N)(x)) : (x))
 #define ABSOLUTE_UINT(x, N) (x)
 #define ABSOLUTE_REAL(x, N) MF_##N(fabs)(x)
-/* -1, 0, 1; NaN stays (NumPy); -0.0 gives +0.0 */
+/* -1, 0, 1; NaN stays (NumPy); -0.0 gives +0.0 (the integer 0 converted). Floats: the difference of the
+ * two comparisons rather than a chain of conditions, which compiles to branches where the loop is not
+ * vectorised (the strided rows of a transposed walk) and mispredicts on mixed signs. */
 #define SIGN_SINT(x, N) ((S_##N)(((x) > 0) - ((x) < 0)))
 #define SIGN_UINT(x, N) ((S_##N)((x) > 0))
-#define SIGN_REAL(x, N) ((x) > 0 ? (S_##N)1 : (x) < 0 ? (S_##N)-1 : (x) == 0 ? (S_##N)0 : (x))
+#define SIGN_REAL(x, N) ((x) != (x) ? (x) : (S_##N)(((x) > 0) - ((x) < 0)))
 #define SQUARE_SINT(x, N) MUL_SINT(x, x, N)
 #define SQUARE_UINT(x, N) MUL_UINT(x, x, N)
 #define SQUARE_REAL(x, N) ((x) * (x))

@@ -231,32 +231,46 @@ static inline __attribute__((always_inline)) own_u32v power_i32v(own_u32v base, 
   }
 }
 
-/* Contiguous operands, or a scalar exponent (x ** 3); anything else runs the generic loop. */
-static void own_power_i32(char *const *d, const int64_t *st, int64_t n, const void *aux) {
-  const int64_t f = (int64_t)sizeof(int32_t);
-  if (st[0] != f || st[1] != f || (st[2] != f && st[2] != 0) || !DLX__ALIGNED(d[0], int32_t) ||
-      !DLX__ALIGNED(d[1], int32_t) || !DLX__ALIGNED(d[2], int32_t)) {
-    bin_power_i32(d, st, n, aux);
+/* OWN_LANES elements from p, s bytes apart (0: one element broadcast), and back */
+static inline __attribute__((always_inline)) own_u32v load_lanes(const char *p, int64_t s) {
+  own_u32v v;
+  if (s == (int64_t)sizeof(uint32_t)) {
+    memcpy(&v, p, sizeof v);
+    return v;
+  }
+  for (int k = 0; k < OWN_LANES; ++k) {
+    uint32_t x;
+    memcpy(&x, p + k * s, sizeof x);
+    v[k] = x;
+  }
+  return v;
+}
+static inline __attribute__((always_inline)) void store_lanes(char *p, int64_t s, own_u32v v) {
+  if (s == (int64_t)sizeof(uint32_t)) {
+    memcpy(p, &v, sizeof v);
     return;
   }
-  int32_t e0;
-  memcpy(&e0, d[2], sizeof e0);
+  for (int k = 0; k < OWN_LANES; ++k) {
+    const uint32_t x = v[k];
+    memcpy(p + k * s, &x, sizeof x);
+  }
+}
+
+/* Any strides (the tiles of a transposed walk included); the tail of fewer than OWN_LANES elements runs
+ * the generic loop. */
+static void own_power_i32(char *const *d, const int64_t *st, int64_t n, const void *aux) {
   int64_t i = 0;
   for (; i + OWN_LANES <= n; i += OWN_LANES) {
-    own_u32v a;
-    memcpy(&a, d[1] + i * f, sizeof a);
-    own_u32v e = a - a + (uint32_t)e0;
-    if (st[2] != 0) memcpy(&e, d[2] + i * f, sizeof e);
+    const own_u32v a = load_lanes(d[1] + i * st[1], st[1]), e = load_lanes(d[2] + i * st[2], st[2]);
     const own_u32v r = power_i32v(a, e);
     /* a negative exponent: 1 for a == 1, -1 or 1 (odd or even exponent) for a == -1, else 0 */
     const own_u32v neg = (own_u32v)((own_i32v)e < 0), odd = -(e & 1);
     const own_u32v one = (own_u32v)((own_i32v)a == 1), minus = (own_u32v)((own_i32v)a == -1);
     const own_u32v small = (one & 1) | (minus & (odd | (~odd & 1)));
-    const own_u32v out = (r & ~neg) | (small & neg);
-    memcpy(d[0] + i * f, &out, sizeof out);
+    store_lanes(d[0] + i * st[0], st[0], (r & ~neg) | (small & neg));
   }
   if (i < n) {
-    char *const rest[3] = {d[0] + i * f, d[1] + i * f, d[2] + i * st[2]};
+    char *const rest[3] = {d[0] + i * st[0], d[1] + i * st[1], d[2] + i * st[2]};
     bin_power_i32(rest, st, n - i, aux);
   }
 }
