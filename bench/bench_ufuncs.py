@@ -143,10 +143,11 @@ def op_arrays(inputs, name, nin, kind, dt):
 
 
 def peer_fns(inputs, peer, fn, arrays, res_dtype, transposed):
-    """{mode: callable} for one peer: into the preallocated output, and a fresh result."""
+    """{mode: callable} for one peer: into the preallocated output, and a fresh result; and the peer's
+    first operand (to tell a "fresh" result that is the input itself)."""
     args = [inputs.peer_view(peer, a, transposed) if hasattr(a, "shape") else a for a in arrays]
     out = inputs.peer_view(peer, inputs.out(res_dtype), False)
-    return {"out": lambda: fn(*args, out=out), "new": lambda: fn(*args)}
+    return {"out": lambda: fn(*args, out=out), "new": lambda: fn(*args)}, args[0]
 
 
 def build_cases(np, dlx, torch, inputs, rows):
@@ -168,26 +169,34 @@ def build_cases(np, dlx, torch, inputs, rows):
         if "torch" in libs and tname != name:
             skipped.append(f"{name}: torch's columns time torch.{tname}")
         for layout in ("contiguous", "transposed"):
-            fns = {}
+            fns, firsts = {}, {}
             for peer, fn in libs.items():
-                for mode, call in peer_fns(inputs, peer, fn, arrays, res_dtype, layout == "transposed").items():
+                calls, firsts[peer] = peer_fns(inputs, peer, fn, arrays, res_dtype, layout == "transposed")
+                for mode, call in calls.items():
                     fns[(peer, mode)] = call
-            cases.append((name, name, dt, layout, nbytes, fns))
+            cases.append((name, name, dt, layout, nbytes, fns, firsts))
     return cases, skipped
 
 
 def warm_up(np, cases):
     """One call of each: page faults, the pools' threads, allocators' caches. A peer that fails (torch
-    refusing out= for some op, say) is dropped from its case, with the reason."""
+    refusing out= for some op, say) is dropped from its case, with the reason; a fresh result that is the
+    input itself (torch.positive) is said, since its time is that of no work."""
     notes = []
-    for label, _, _, layout, _, fns in cases:
+    for label, _, _, layout, _, fns, firsts in cases:
         for key in list(fns):
             try:
                 with np.errstate(all="ignore"):
-                    fns[key]()
+                    res = fns[key]()
             except Exception as e:  # noqa: BLE001 - a peer's refusal is reported, not fatal
                 notes.append(f"{label} {layout}: {key[0]} {key[1]} not timed: {type(e).__name__}: {str(e)[:100]}")
                 del fns[key]
+                continue
+            first = firsts.get(key[0])
+            if key == ("torch", "new") and hasattr(res, "data_ptr") and hasattr(first, "data_ptr") and \
+                    res.data_ptr() == first.data_ptr():
+                notes.append(f"{label} {layout}: torch's fresh result is its input (no copy), so its 'torch new' "
+                             "ratio compares work with none")
     return notes
 
 
@@ -253,7 +262,7 @@ def report(cases, times, bw, threads):
     hdr += " " + " ".join(f"{'/' + p + ' ' + m:>10s}" for p in PEERS[1:] for m in MODES) + f" {'GB/s':>6s} {'%copy':>6s}"
     print(hdr)
     over = []
-    for i, (label, _, dt, layout, nbytes, _) in enumerate(cases):
+    for i, (label, _, dt, layout, nbytes, _, _) in enumerate(cases):
         line = f"  {label:14s} {dt:7s} {layout:10s} " + " ".join(f" {cell(best, i, p, m)}" for p in PEERS for m in MODES)
         for p in PEERS[1:]:
             for m in MODES:
