@@ -27,7 +27,7 @@
  * are not emulated) and the rounding mode stays the default. Without the first, sqrt compiles to a
  * scalar square root with a call to sqrtf for negative inputs (for errno); without the second, GCC
  * vectorises neither floor, ceil nor trunc (vroundps) nor a rule that computes an operation on one side
- * of a condition only (remainder, floor_divide, sign), which it may not speculate while a trap could
+ * of a condition only (remainder and floor_divide), which it may not speculate while a trap could
  * tell. Neither flag lets the compiler reassociate, contract, or assume away NaN, infinities or signed
  * zeros: every result keeps its bits, and tests/test_cpu_simd.c and test_backends.c check it. */
 #ifndef DLX_BACKENDS_CPU_TARGET_H
