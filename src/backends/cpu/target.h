@@ -29,7 +29,10 @@
  * vectorises neither floor, ceil nor trunc (vroundps) nor a rule that computes an operation on one side
  * of a condition only (remainder and floor_divide), which it may not speculate while a trap could
  * tell. Neither flag lets the compiler reassociate, contract, or assume away NaN, infinities or signed
- * zeros: every result keeps its bits, and tests/test_cpu_simd.c and test_backends.c check it. */
+ * zeros: every result keeps its bits, and tests/test_cpu_simd.c and test_backends.c check it. One cost
+ * (GCC 12): in the scalar loops that strided rows run (a transposed walk's tiles), maximum, minimum,
+ * fmax, fmin and clip then test a > b first and branch on it, where they used a conditional move, so
+ * those rows run slower on data of random order (bench/bench_ufuncs.py's transposed cases). */
 #ifndef DLX_BACKENDS_CPU_TARGET_H
 #define DLX_BACKENDS_CPU_TARGET_H
 
