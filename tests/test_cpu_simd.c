@@ -11,6 +11,9 @@
  *    reversed rows, broadcast (stride 0) inputs;
  *  - under FTZ/DAZ and each rounding mode (x86 MXCSR): the codec's results may not depend on them;
  *  - no contraction: float32 fma and complex products round twice at every level;
+ *  - the binary loops with fast paths of their own (float32 remainder and floor_divide through double,
+ *    int32 power a vector of lanes at a time) against expr.h's rules, bit for bit, on the inputs at the
+ *    edges of those paths, in every layout (in place included);
  *  - dispatch: names, refusals, DLX_CPU_FEATURES and the fall-back to what the machine runs.
  * With DLX_CPU_FEATURES set (the per-level CTest entries) only that level is tested; otherwise every level
  * the machine runs, and the ones it cannot are reported as skipped. */
@@ -21,6 +24,7 @@
 
 #include "backends/cpu/loops.h"
 #include "kernels/convert.h"
+#include "kernels/expr.h"
 #include "dlx/ops.h"
 
 #if defined(__x86_64__) || defined(__SSE2__)
@@ -579,6 +583,153 @@ static void test_dispatch(void) {
   CHECK_OK(dlx__cpu_force_variant(NULL));
 }
 
+/* ---- binary loops of their own: against the rules -------------------------------------------------- */
+
+/* want = the rule on (a, b), 4-byte elements */
+typedef void (*bin_rule)(const unsigned char *a, const unsigned char *b, unsigned char *want);
+static void rule_remainder(const unsigned char *a, const unsigned char *b, unsigned char *want) {
+  float x, y;
+  memcpy(&x, a, 4);
+  memcpy(&y, b, 4);
+  const float r = dlx__remainder_f32(x, y);
+  memcpy(want, &r, 4);
+}
+static void rule_floor_divide(const unsigned char *a, const unsigned char *b, unsigned char *want) {
+  float x, y;
+  memcpy(&x, a, 4);
+  memcpy(&y, b, 4);
+  const float r = dlx__floor_divide_f32(x, y);
+  memcpy(want, &r, 4);
+}
+static void rule_power(const unsigned char *a, const unsigned char *b, unsigned char *want) {
+  int32_t x, y;
+  memcpy(&x, a, 4);
+  memcpy(&y, b, 4);
+  const int32_t r = POWER_SINT(x, y, i32);
+  memcpy(want, &r, 4);
+}
+
+/* Binary layouts: both contiguous, a or b broadcast, strided, reversed, out == a, out == b. */
+enum { B_CONTIG, B_BCAST_A, B_BCAST_B, B_STRIDED, B_REVERSED, B_INPLACE_A, B_INPLACE_B, B_COUNT };
+
+/* Runs fn over n (a, b) pairs of 4-byte elements in one layout, from element offset off of 64-byte aligned
+ * buffers; checks every output element's bits against the rule. */
+static int run_binary(dlx__loop_fn fn, int lay, int off, const unsigned char *a, const unsigned char *b, int64_t n,
+                      bin_rule rule, const char *what, const char *level) {
+  const size_t cap = ((size_t)(n + 8) * 3 * 4 + 63) & ~(size_t)63;
+  unsigned char *ab = aligned_alloc(64, cap), *bb = aligned_alloc(64, cap), *ob = aligned_alloc(64, cap);
+  memset(ob, 0xA5, cap);
+  int64_t sa = 4, sb = 4, so = 4, step = lay == B_STRIDED ? 3 : lay == B_REVERSED ? -1 : 1;
+  char *pa = (char *)ab + off * 4, *pb = (char *)bb + off * 4, *po = (char *)ob + off * 4;
+  if (step == -1) {
+    pa += (n - 1) * 4;
+    pb += (n - 1) * 4;
+    po += (n - 1) * 4;
+  }
+  sa = sb = 4 * step;
+  so = lay == B_STRIDED ? 8 : 4 * (step == -1 ? -1 : 1);
+  for (int64_t i = 0; i < n; ++i) {
+    memcpy(pa + i * sa, a + i * 4, 4);
+    memcpy(pb + i * sb, b + i * 4, 4);
+  }
+  if (lay == B_BCAST_A) sa = 0;
+  if (lay == B_BCAST_B) sb = 0;
+  if (lay == B_INPLACE_A) po = pa;
+  if (lay == B_INPLACE_B) po = pb;
+  char *d[3] = {po, pa, pb};
+  const int64_t st[3] = {lay == B_INPLACE_A ? sa : lay == B_INPLACE_B ? sb : so, sa, sb};
+  fn(d, st, n, NULL);
+  int bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    unsigned char want[4], got[4];
+    rule(lay == B_BCAST_A ? a : a + i * 4, lay == B_BCAST_B ? b : b + i * 4, want);
+    memcpy(got, po + i * st[0], 4);
+    if (memcmp(got, want, 4) != 0 && bad++ < 3) {
+      uint32_t g, w, x, y;
+      memcpy(&g, got, 4);
+      memcpy(&w, want, 4);
+      memcpy(&x, lay == B_BCAST_A ? a : a + i * 4, 4);
+      memcpy(&y, lay == B_BCAST_B ? b : b + i * 4, 4);
+      fprintf(stderr, "    %s, %s, layout %d offset %d n %lld: element %lld of 0x%08x, 0x%08x gives 0x%08x, expected 0x%08x\n",
+              level, what, lay, off, (long long)n, (long long)i, x, y, g, w);
+    }
+  }
+  CHECK_EQ(bad, 0);
+  free(ab);
+  free(bb);
+  free(ob);
+  return bad;
+}
+
+/* Every layout, offsets 0..3, and every length to 70 (past a 64-element block and a vector tail). */
+static void run_binary_layouts(dlx__loop_fn fn, const unsigned char *a, const unsigned char *b, int64_t n, bin_rule rule,
+                               const char *what, const char *level) {
+  for (int lay = 0; lay < B_COUNT; ++lay)
+    for (int off = 0; off < 4; ++off)
+      if (run_binary(fn, lay, off, a, b, n, rule, what, level)) return;
+  for (int64_t len = 1; len <= 70 && len <= n; ++len)
+    if (run_binary(fn, B_CONTIG, (int)(len % 4), a + (n - len) * 4, b + (n - len) * 4, len, rule, what, level)) return;
+}
+
+/* float32 pairs at the edges of the fast path: quotients just inside and outside 2^28, quotients one ulp
+ * either side of an integer, specials in either operand (zeros, subnormals, inf, NaN, the largest
+ * finite), and wide random values; one special in a block sends the whole block to the exact rule. */
+static void divmod_inputs(float *a, float *b, int64_t n) {
+  const float sp[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, -NAN, 1e-45f, -3e-39f, 3.4028235e38f, 0.5f};
+  for (int64_t i = 0; i < n; ++i) {
+    const float y = (float)ldexp((double)(rnd() % (1u << 24)) / (1u << 24) + 0.5, (int)rnd_in(-20, 20)) *
+                    (chance(50) ? 1.0f : -1.0f);
+    const int r = (int)(rnd() % 100);
+    b[i] = y;
+    if (r < 25) {
+      const double k = ldexp(1.0, 28) + (double)rnd_in(-3, 3); /* quotient around 2^28 */
+      a[i] = (float)(k * y);
+    } else if (r < 55) {
+      const float m = (float)((double)rnd_in(-100000, 100000) * y); /* near an integer quotient */
+      a[i] = nextafterf(m, chance(50) ? INFINITY : -INFINITY);
+      if (chance(30)) a[i] = m;
+    } else if (r < 62) {
+      a[i] = sp[rnd() % (sizeof sp / sizeof sp[0])];
+    } else if (r < 67) {
+      b[i] = sp[rnd() % (sizeof sp / sizeof sp[0])];
+      a[i] = (float)rnd_in(-9, 9);
+    } else {
+      a[i] = float_of((uint32_t)rnd());
+      if (chance(50)) b[i] = float_of((uint32_t)rnd());
+    }
+  }
+  /* most blocks must stay on the fast path: whole blocks of ordinary values */
+  for (int64_t i = n / 2; i < n; ++i) {
+    b[i] = (float)rnd_in(1, 50) * (chance(50) ? 0.25f : -0.75f);
+    a[i] = (float)((double)rnd_in(-(1 << 20), 1 << 20) / 7.0);
+  }
+}
+
+/* int32 pairs: small and limit bases (1 and -1 for negative exponents), exponents from negative to past 32 */
+static void power_inputs(int32_t *a, int32_t *e, int64_t n) {
+  const int32_t lim[] = {INT32_MIN, INT32_MAX, 0, 1, -1, 2, -2, 3, 65536, 46341};
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = chance(50) ? lim[rnd() % (sizeof lim / sizeof lim[0])] : (int32_t)rnd();
+    e[i] = chance(70) ? (int32_t)rnd_in(-5, 40) : chance(50) ? (int32_t)rnd() : (chance(50) ? INT32_MIN : INT32_MAX);
+  }
+}
+
+static void own_loops_at_level(const char *level) {
+  enum { N = 1024 };
+  float fa[N], fb[N];
+  int32_t ia[N], ib[N];
+  divmod_inputs(fa, fb, N);
+  power_inputs(ia, ib, N);
+  const dlx__cpu_native_loops *k = dlx__cpu_kernels()->native;
+  run_binary_layouts(k->binary[DLX_OP_REMAINDER][DLX_KD_F32], (const unsigned char *)fa, (const unsigned char *)fb, N,
+                     rule_remainder, "remainder float32", level);
+  run_binary_layouts(k->binary[DLX_OP_FLOOR_DIVIDE][DLX_KD_F32], (const unsigned char *)fa, (const unsigned char *)fb, N,
+                     rule_floor_divide, "floor_divide float32", level);
+  run_binary_layouts(k->binary[DLX_OP_POWER][DLX_KD_I32], (const unsigned char *)ia, (const unsigned char *)ib, N,
+                     rule_power, "power int32", level);
+}
+static void test_own_loops_every_level(void) { for_each_level(own_loops_at_level); }
+
 static const dlx_test_case cases[] = {
     {"dispatch", test_dispatch},
     {"codec_every_level", test_codec_every_level},
@@ -586,5 +737,6 @@ static const dlx_test_case cases[] = {
     {"casts_every_level", test_casts_every_level},
     {"packed_every_level", test_packed_every_level},
     {"no_contraction", test_no_contraction},
+    {"own_loops_every_level", test_own_loops_every_level},
 };
 DLX_TEST_MAIN(cases)

@@ -293,9 +293,10 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
    : (S_##N)((a) / (b) - (((a) % (b) != 0 && (((a) < 0) != ((b) < 0))) ? 1 : 0)))
 #define FLOOR_DIVIDE_UINT(a, b, N) ((b) == 0 ? (S_##N)0 : (S_##N)((a) / (b)))
 #define FLOOR_DIVIDE_REAL(a, b, N) dlx__floor_divide_##N(a, b)
+/* Each rule is written as fmod's result put through the rest (the _from_mod parts), so that a backend
+ * with a faster exact fmod for some inputs (the CPU's float32 loops) reuses the rest as it is. */
 #define DLX_DEF_DIVMOD(N, T)                                                                             \
-  DLX_EXPR T dlx__remainder_##N(T a, T b) {                                                             \
-    T mod = MF_##N(fmod)(a, b);                                                                          \
+  DLX_EXPR T dlx__remainder_from_mod_##N(T b, T mod) {                                                  \
     if (b == 0) return mod;                                                                              \
     if (mod != 0) {                                                                                      \
       if ((b < 0) != (mod < 0)) mod += b;                                                                \
@@ -304,15 +305,18 @@ DLX_DEF_CDIV(c128, double, dlx_cf64_make, fabs)
     }                                                                                                    \
     return mod;                                                                                          \
   }                                                                                                      \
-  DLX_EXPR T dlx__floor_divide_##N(T a, T b) {                                                          \
+  DLX_EXPR T dlx__floor_divide_from_mod_##N(T a, T b, T mod) {                                          \
     if (b == 0) return a / b;                                                                            \
-    const T mod = MF_##N(fmod)(a, b);                                                                    \
     T div = (a - mod) / b;                                                                               \
     if (mod != 0 && ((b < 0) != (mod < 0))) div -= (T)1;                                                 \
     if (div == 0) return MF_##N(copysign)((T)0, a / b);                                                 \
     T fl = MF_##N(floor)(div);                                                                           \
     if (div - fl > (T)0.5) fl += (T)1;                                                                   \
     return fl;                                                                                           \
+  }                                                                                                      \
+  DLX_EXPR T dlx__remainder_##N(T a, T b) { return dlx__remainder_from_mod_##N(b, MF_##N(fmod)(a, b)); } \
+  DLX_EXPR T dlx__floor_divide_##N(T a, T b) {                                                          \
+    return dlx__floor_divide_from_mod_##N(a, b, MF_##N(fmod)(a, b));                                     \
   }
 DLX_DEF_DIVMOD(f32, float)
 DLX_DEF_DIVMOD(f64, double)
@@ -484,10 +488,12 @@ DLX_EXPR double dlx__neg_bits_f64(double x) {
 #define ABSOLUTE_SINT(x, N) ((x) < 0 ? (S_##N)((W_##N)0 - (W_##N)(x)) : (x))
 #define ABSOLUTE_UINT(x, N) (x)
 #define ABSOLUTE_REAL(x, N) MF_##N(fabs)(x)
-/* -1, 0, 1; NaN stays (NumPy); -0.0 gives +0.0 */
+/* -1, 0, 1; NaN stays (NumPy); -0.0 gives +0.0 (the integer 0 converted). Floats: the difference of the
+ * two comparisons rather than a chain of conditions, which compiles to branches where the loop is not
+ * vectorised (the strided rows of a transposed walk) and mispredicts on mixed signs. */
 #define SIGN_SINT(x, N) ((S_##N)(((x) > 0) - ((x) < 0)))
 #define SIGN_UINT(x, N) ((S_##N)((x) > 0))
-#define SIGN_REAL(x, N) ((x) > 0 ? (S_##N)1 : (x) < 0 ? (S_##N)-1 : (x) == 0 ? (S_##N)0 : (x))
+#define SIGN_REAL(x, N) ((x) != (x) ? (x) : (S_##N)(((x) > 0) - ((x) < 0)))
 #define SQUARE_SINT(x, N) MUL_SINT(x, x, N)
 #define SQUARE_UINT(x, N) MUL_UINT(x, x, N)
 #define SQUARE_REAL(x, N) ((x) * (x))

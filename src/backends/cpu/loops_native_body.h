@@ -90,9 +90,81 @@ UN_TABLE(DEF_UN)
 #define DEF_BIN(OP, E, RES, N)                                                                         \
   FUSE_##N static inline OUT_##RES(N) op_##OP##_##N(S_##N a, S_##N b) { return BIN_RULE(OP, N, a, b); } \
   FUSE_##N DLX_DEF_BINARY(bin_##OP##_##N, OUT_##RES(N), S_##N, S_##N, op_##OP##_##N)
-#define BIN_ENTRY(OP, E, RES, N) [DLX_OP_##E][KD_##N] = bin_##OP##_##N,
+/* A cell with a loop of its own (own_<op>_<dtype>, below) has OWN_<op>_<dtype> defined as OWN_PROBE_;
+ * its table entry is that loop, which runs the generic one (bin_<op>_<dtype>) where it does not apply. */
+#define OWN_PROBE_ ~, 1
+#define OWN_SECOND_(x, y, ...) y
+#define OWN_IS_(...) OWN_SECOND_(__VA_ARGS__, 0, ~)
+#define OWN_PICK_0(OP, N) bin_##OP##_##N
+#define OWN_PICK_1(OP, N) own_##OP##_##N
+#define OWN_PICK__(k, OP, N) OWN_PICK_##k(OP, N)
+#define OWN_PICK_(k, OP, N) OWN_PICK__(k, OP, N)
+#define OWN_OR_BIN(OP, N) OWN_PICK_(OWN_IS_(OWN_##OP##_##N), OP, N)
+#define BIN_ENTRY(OP, E, RES, N) [DLX_OP_##E][KD_##N] = OWN_OR_BIN(OP, N),
 
 BIN_TABLE(DEF_BIN)
+
+/* ---- float32 remainder and floor_divide: fmod through double ---------------------------------------
+ * The rules (expr.h) are fmod's result put through the rest, and libm's fmodf is a call per element,
+ * which no compiler vectorises. For finite a, finite b and |a / b| < 2^28 (b == 0 excluded by the
+ * quotient being infinite or NaN), fmod is exact in double: the double quotient q is off by at most
+ * |a / b| 2^-53 < 2^-25, while a true quotient that is not an integer is at least 2^-24 from one when
+ * |a| >= |b| (a - n b is a non-zero multiple of b's ulp, and |b| is under 2^24 of those ulps) and is more
+ * than 2^-26 below 1 when |a| < |b|, so trunc(q) is the true integer part t; t * b is exact (28 + 24 bits); a - t * b is fmod's
+ * value, a float, so the subtraction is exact as well; copysign gives a zero result a's sign, as fmod
+ * does. A block with any element outside those bounds runs the exact rule (fmodf) instead, so every bit
+ * is the rule's. The block is computed into a buffer before out is written: out may be an input. */
+#define DIVMOD_BLOCK 64
+#define OWN_remainder_f32 OWN_PROBE_
+#define OWN_floor_divide_f32 OWN_PROBE_
+
+/* out[i * ko] for i < m, from a[i * ka] and b[i * kb]: remainder, or floor_divide when floor_div */
+static inline __attribute__((always_inline)) void divmod_f32_block(float *o, int64_t ko, const float *a, int64_t ka,
+                                                                   const float *b, int64_t kb, int64_t m,
+                                                                   bool floor_div) {
+  float r[DIVMOD_BLOCK];
+  int bad = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    const float x = a[i * ka], y = b[i * kb];
+    const double q = (double)x / (double)y;
+    bad |= !(fabs(q) < 0x1p28 && fabsf(y) <= 0x1.fffffep127f);
+    const float mod = copysignf((float)((double)x - trunc(q) * (double)y), x);
+    r[i] = floor_div ? dlx__floor_divide_from_mod_f32(x, y, mod) : dlx__remainder_from_mod_f32(y, mod);
+  }
+  if (bad) {
+    for (int64_t i = 0; i < m; ++i)
+      r[i] = floor_div ? dlx__floor_divide_f32(a[i * ka], b[i * kb]) : dlx__remainder_f32(a[i * ka], b[i * kb]);
+  }
+  for (int64_t i = 0; i < m; ++i) o[i * ko] = r[i];
+}
+
+/* Element strides: contiguous operands and scalars get loops of their own (constant strides). */
+static inline __attribute__((always_inline)) void divmod_f32_rows(float *o, int64_t ko, const float *a, int64_t ka,
+                                                                  const float *b, int64_t kb, int64_t n, bool floor_div) {
+  for (int64_t i0 = 0; i0 < n; i0 += DIVMOD_BLOCK) {
+    const int64_t m = n - i0 < DIVMOD_BLOCK ? n - i0 : DIVMOD_BLOCK;
+    float *ob = o + i0 * ko;
+    const float *ab = a + i0 * ka, *bb = b + i0 * kb;
+    if (ko == 1 && ka == 1 && kb == 1) divmod_f32_block(ob, 1, ab, 1, bb, 1, m, floor_div);
+    else if (ko == 1 && ka == 1 && kb == 0) divmod_f32_block(ob, 1, ab, 1, bb, 0, m, floor_div);
+    else if (ko == 1 && ka == 0 && kb == 1) divmod_f32_block(ob, 1, ab, 0, bb, 1, m, floor_div);
+    else divmod_f32_block(ob, ko, ab, ka, bb, kb, m, floor_div);
+  }
+}
+
+#define DEF_DIVMOD_OWN(OP, FLOOR)                                                                      \
+  static void own_##OP##_f32(char *const *d, const int64_t *st, int64_t n, const void *aux) {          \
+    const int64_t f = (int64_t)sizeof(float);                                                           \
+    if (!DLX__ALIGNED(d[0], float) || !DLX__ALIGNED(d[1], float) || !DLX__ALIGNED(d[2], float) ||       \
+        st[0] % f != 0 || st[1] % f != 0 || st[2] % f != 0) {                                           \
+      bin_##OP##_f32(d, st, n, aux);                                                                    \
+      return;                                                                                           \
+    }                                                                                                   \
+    divmod_f32_rows((float *)(void *)d[0], st[0] / f, (const float *)(const void *)d[1], st[1] / f,     \
+                    (const float *)(const void *)d[2], st[2] / f, n, FLOOR);                            \
+  }
+DEF_DIVMOD_OWN(remainder, false)
+DEF_DIVMOD_OWN(floor_divide, true)
 
 /* int64 with uint64: the exact comparisons (expr.h's MIX_RULE) */
 #define DEF_MIX(OP, E, A, B)                                                                           \
@@ -132,6 +204,76 @@ DLX_DEF_TERNARY(where_16, bytes16, uint8_t, bytes16, WHERE_PICK)
   DLX_DEF_TERNARY(clip_##N, S_##N, S_##N, S_##N, clipop_##N)
 CLIP_LIST(DEF_CLIP, _)
 #define CLIP_ENTRY(_, N) [KD_##N] = clip_##N,
+
+/* ---- int32 power: a vector of lanes at a time --------------------------------------------------------
+ * The rule (expr.h's dlx__ipow) squares and multiplies while the exponent has bits left: a loop whose
+ * length depends on the element, which no compiler vectorises. Here OWN_LANES lanes (8 in AVX2's 256
+ * bits; 4 at the baseline, whose ABI has no 256-bit vectors) go through it together
+ * until the largest exponent among them runs out, a lane multiplying only where its exponent's bit is
+ * set. The rule multiplies modulo 2^64 and keeps the low 32 bits, which are the products modulo 2^32:
+ * the same bits. A negative exponent takes the rule's value (1 for a == 1, +-1 for a == -1, else 0). */
+#define OWN_power_i32 OWN_PROBE_
+#define OWN_LANES (DLX_CPU_LEVEL >= 1 ? 8 : 4)
+typedef uint32_t own_u32v __attribute__((vector_size(OWN_LANES * 4)));
+typedef int32_t own_i32v __attribute__((vector_size(OWN_LANES * 4)));
+
+/* base ** e lane by lane for e >= 0 (lanes with a negative e: anything; the caller replaces them) */
+static inline __attribute__((always_inline)) own_u32v power_i32v(own_u32v base, own_u32v e) {
+  own_u32v left = e & ~(own_u32v)((own_i32v)e < 0), r = left - left + 1;
+  for (;;) {
+    uint32_t any = 0;
+    for (int k = 0; k < OWN_LANES; ++k) any |= left[k];
+    if (any == 0) return r;
+    const own_u32v bit = -(left & 1); /* all ones where this bit of the exponent is set */
+    r = ((r * base) & bit) | (r & ~bit);
+    base = base * base;
+    left >>= 1;
+  }
+}
+
+/* OWN_LANES elements from p, s bytes apart (0: one element broadcast), and back */
+static inline __attribute__((always_inline)) own_u32v load_lanes(const char *p, int64_t s) {
+  own_u32v v;
+  if (s == (int64_t)sizeof(uint32_t)) {
+    memcpy(&v, p, sizeof v);
+    return v;
+  }
+  for (int k = 0; k < OWN_LANES; ++k) {
+    uint32_t x;
+    memcpy(&x, p + k * s, sizeof x);
+    v[k] = x;
+  }
+  return v;
+}
+static inline __attribute__((always_inline)) void store_lanes(char *p, int64_t s, own_u32v v) {
+  if (s == (int64_t)sizeof(uint32_t)) {
+    memcpy(p, &v, sizeof v);
+    return;
+  }
+  for (int k = 0; k < OWN_LANES; ++k) {
+    const uint32_t x = v[k];
+    memcpy(p + k * s, &x, sizeof x);
+  }
+}
+
+/* Any strides (the tiles of a transposed walk included); the tail of fewer than OWN_LANES elements runs
+ * the generic loop. */
+static void own_power_i32(char *const *d, const int64_t *st, int64_t n, const void *aux) {
+  int64_t i = 0;
+  for (; i + OWN_LANES <= n; i += OWN_LANES) {
+    const own_u32v a = load_lanes(d[1] + i * st[1], st[1]), e = load_lanes(d[2] + i * st[2], st[2]);
+    const own_u32v r = power_i32v(a, e);
+    /* a negative exponent: 1 for a == 1, -1 or 1 (odd or even exponent) for a == -1, else 0 */
+    const own_u32v neg = (own_u32v)((own_i32v)e < 0), odd = -(e & 1);
+    const own_u32v one = (own_u32v)((own_i32v)a == 1), minus = (own_u32v)((own_i32v)a == -1);
+    const own_u32v small = (one & 1) | (minus & (odd | (~odd & 1)));
+    store_lanes(d[0] + i * st[0], st[0], (r & ~neg) | (small & neg));
+  }
+  if (i < n) {
+    char *const rest[3] = {d[0] + i * st[0], d[1] + i * st[1], d[2] + i * st[2]};
+    bin_power_i32(rest, st, n - i, aux);
+  }
+}
 
 DLX_CPU_TARGET_END
 

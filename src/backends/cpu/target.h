@@ -20,7 +20,19 @@
  *  - no floating-point contraction: an FMA rounds once where the portable code rounds twice (float32
  *    fma, complex products). Clang contracts by default even in -std=c11, GCC in gnu modes; the pragmas
  *    below turn it off for these files whatever the command line says;
- *  - no fast-math of any kind (never set here; the build never passes it). */
+ *  - no fast-math of any kind (never set here; the build never passes it).
+ * Two flags that change no value are set for these files (the pragmas below for GCC, CMakeLists.txt's
+ * flags for both compilers): -fno-math-errno, since nothing in dlx reads errno after a loop, and
+ * -fno-trapping-math, since nothing reads the floating-point exception flags either (NumPy's warnings
+ * are not emulated) and the rounding mode stays the default. Without the first, sqrt compiles to a
+ * scalar square root with a call to sqrtf for negative inputs (for errno); without the second, GCC
+ * vectorises neither floor, ceil nor trunc (vroundps) nor a rule that computes an operation on one side
+ * of a condition only (remainder and floor_divide), which it may not speculate while a trap could
+ * tell. Neither flag lets the compiler reassociate, contract, or assume away NaN, infinities or signed
+ * zeros: every result keeps its bits, and tests/test_cpu_simd.c and test_backends.c check it. One cost
+ * (GCC 12): in the scalar loops that strided rows run (a transposed walk's tiles), maximum, minimum,
+ * fmax, fmin and clip then test a > b first and branch on it, where they used a conditional move, so
+ * those rows run slower on data of random order (bench/bench_ufuncs.py's transposed cases). */
 #ifndef DLX_BACKENDS_CPU_TARGET_H
 #define DLX_BACKENDS_CPU_TARGET_H
 
@@ -33,9 +45,10 @@
 #elif defined(__GNUC__) && defined(__OPTIMIZE__)
 /* GCC's -O2 only vectorises loops that need no runtime alias check ("very cheap" cost model); every
  * loop here needs one (out may be an input), so ask for the -O3 model. */
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "fp-contract=off")
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "fp-contract=off", "no-math-errno", \
+                     "no-trapping-math")
 #elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
+#pragma GCC optimize("fp-contract=off", "no-math-errno", "no-trapping-math")
 #endif
 
 /* The variant's suffix for the tables it defines (dlx__cpu_native_avx2, ...). */
