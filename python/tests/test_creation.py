@@ -258,12 +258,13 @@ def test_c_lengths_against_numpy(start, stop, step):
 
 
 def test_c_lengths_numpy_quotes():
-    """NumPy's sizes at the rounding edges of the integer quotient (np.arange(...).size or its MemoryError)."""
+    """NumPy's sizes at the rounding edges of the integer quotient (np.arange(...).size, or the shape its
+    MemoryError names: "Unable to allocate ... for an array with shape (9007199254740992,)", quoted here
+    rather than asked for, since the test suite also runs under AddressSanitizer, which reports every
+    failed allocation of that size)."""
     assert T.arange_length(0, 2**62 + 1, 2**62) == np.arange(0, 2**62 + 1, 2**62).size == 1
     assert T.arange_length(-(2**63), 2**63 - 1, 2**62) == np.arange(-(2**63), 2**63 - 1, 2**62).size == 4
     for stop, step, size in ((2**53 + 1, 1, 2**53), (2**53 + 3, 1, 2**53 + 4), (2**54 + 1, 2, 2**53)):
-        with pytest.raises(MemoryError, match=rf"shape \({size},\)"):
-            np.arange(0, stop, step)
         assert T.arange_length(0, stop, step) == size
     with pytest.raises(ValueError, match="step is 0"):
         T.arange_length(0, 1, 0)
