@@ -1,0 +1,65 @@
+/* Internal: what the math functions (kernels/math_*.h) share. They are per-element rules like expr.h's:
+ * plain C that nvcc also compiles for the device (DLX_HD), no allocation, no error state, no libm call
+ * whose result could differ between libraries (only the exact ones: fabs, floor, ldexp by an integer ...).
+ *
+ * The contract of a float32 function f (exp, log, ...), for the op table:
+ *   double dlx__wide_<f>(float x)  f(x) in double, close enough that ONE rounding of it to float32 is the
+ *                                  correctly rounded f(x) (ties to even) for every float32 x, and one
+ *                                  rounding to float16, bfloat16 and the float8 formats theirs (the narrow
+ *                                  formats are float32 values, so they go through the same function and
+ *                                  never round twice). Exact cases exact; C Annex F's special values.
+ *   float  dlx__<f>f(float x)      (float)dlx__wide_<f>(x)
+ *   double dlx__<f>(double x)      float64: one implementation for every backend, same operations in the
+ *                                  same order (no FMA: the build turns contraction off, and nothing here
+ *                                  calls fma()), so every device gives the same bits; error measured.
+ *
+ * Tables: a static const array at file scope is host memory, which device code cannot read. DLX_MTABLE
+ * defines the table twice under nvcc (a __device__ copy for the device pass, a host copy for the host
+ * pass) and DLX_MT(name) names the copy of the pass being compiled. */
+#ifndef DLX_KERNELS_MATH_COMMON_H
+#define DLX_KERNELS_MATH_COMMON_H
+
+#include <stdint.h>
+
+#include "kernels/convert.h"
+
+#define DLX_MATH static inline DLX_HD
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DLX_MUNUSED_ __attribute__((unused)) /* each pass reads one of the two copies */
+#else
+#define DLX_MUNUSED_
+#endif
+
+#if defined(__CUDACC__)
+#define DLX_MTABLE(type, name, n) DLX_MUNUSED_ static const type name##_host_[n] =
+#define DLX_MTABLE_DEV(type, name, n) DLX_MUNUSED_ __device__ static const type name##_dev_[n] =
+#if defined(__CUDA_ARCH__)
+#define DLX_MT(name) name##_dev_
+#else
+#define DLX_MT(name) name##_host_
+#endif
+#else
+#define DLX_MTABLE(type, name, n) DLX_MUNUSED_ static const type name##_host_[n] =
+#define DLX_MT(name) name##_host_
+#endif
+
+/* A table is written once and instantiated for both passes:
+ *   #define MY_TABLE_VALUES { 1.0, 2.0, ... }
+ *   DLX_MTABLE_DEFINE(double, my_table, 64, MY_TABLE_VALUES)
+ * and read as DLX_MT(my_table)[i]. */
+#if defined(__CUDACC__)
+#define DLX_MTABLE_DEFINE(type, name, n, values) \
+  DLX_MTABLE(type, name, n) values;              \
+  DLX_MTABLE_DEV(type, name, n) values;
+#else
+#define DLX_MTABLE_DEFINE(type, name, n, values) DLX_MTABLE(type, name, n) values;
+#endif
+
+/* bit casts (convert.h's, under short names) */
+DLX_MATH uint32_t dlx__m_bits32(float x) { return dlx__cvt_f32_bits(x); }
+DLX_MATH float dlx__m_from32(uint32_t u) { return dlx__cvt_f32_from_bits(u); }
+DLX_MATH uint64_t dlx__m_bits64(double x) { return dlx__cvt_f64_bits(x); }
+DLX_MATH double dlx__m_from64(uint64_t u) { return dlx__cvt_f64_from_bits(u); }
+
+#endif /* DLX_KERNELS_MATH_COMMON_H */
