@@ -3,9 +3,10 @@
 # run each for N seconds (default 30, what CI uses), starting from the committed seed corpus.
 #   bash scripts/fuzz.sh          # 30 s per harness
 #   bash scripts/fuzz.sh 3600     # long mode: an hour per harness (run before a release)
-# Environment: CC (default clang), DLX_FUZZ_JOBS (parallel fuzzing workers per harness, default 1),
+# Environment: CC (default clang), DLX_FUZZ_PARALLEL (harnesses run side by side, default the CPU count),
+# DLX_FUZZ_JOBS (parallel fuzzing workers per harness, default 1),
 # DLX_FUZZ_ARGS (extra libFuzzer flags), DLX_FUZZ_ONLY (space-separated harness names: only those).
-# New interesting inputs go to fuzz/corpus-run/<harness> (git-ignored); a crash leaves crash-* files in build-fuzz/ and fails the script. To keep a crash as a
+# New interesting inputs go to fuzz/corpus-run/<harness> (git-ignored); a crash leaves fuzz_<harness>-crash-* files in build-fuzz/ and fails the script. To keep a crash as a
 # regression seed, copy it into fuzz/corpus/<harness>/ (the C tests replay that folder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,22 +36,22 @@ cmake --build "$BUILD" -j "$JOBS" --target "${HARNESSES[@]/#/fuzz_}" >/dev/null
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-summary=()
-status=0
-for h in "${HARNESSES[@]}"; do
+# One harness: its libFuzzer run, then its summary line into $BUILD/fuzz_<h>.line; exit 1 on a crash.
+run_harness() {
+  local h=$1 run_corpus log rc execs rate cov line report
+  local seeds=() parallel=()
   run_corpus=fuzz/corpus-run/$h
   mkdir -p "$run_corpus"
-  seeds=()
   [ -d "fuzz/corpus/$h" ] && seeds=("../fuzz/corpus/$h")
   log=$BUILD/fuzz_$h.log
   echo "== fuzz_$h for ${SECONDS_PER_HARNESS}s (seeds: ${seeds[*]:-none}, new inputs: $run_corpus)"
   set +e
-  # -max_len covers rank-64 tensors with raw 9-byte extents; artifacts land in the build dir.
-  parallel=()
+  # -max_len covers rank-64 tensors with raw 9-byte extents; artifacts land in the build dir, named by
+  # harness (harnesses run side by side).
   if [ "${DLX_FUZZ_JOBS:-1}" -gt 1 ]; then parallel=(-fork="$DLX_FUZZ_JOBS"); fi
   (cd "$BUILD" && ./fuzz/fuzz_$h -max_total_time="$SECONDS_PER_HARNESS" -max_len=2048 -timeout=10 \
-      -rss_limit_mb=2048 -print_final_stats=1 "${parallel[@]+"${parallel[@]}"}" ${DLX_FUZZ_ARGS:-} \
-      "../$run_corpus" "${seeds[@]+"${seeds[@]}"}") >"$log" 2>&1
+      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="fuzz_$h-" "${parallel[@]+"${parallel[@]}"}" \
+      ${DLX_FUZZ_ARGS:-} "../$run_corpus" "${seeds[@]+"${seeds[@]}"}") >"$log" 2>&1
   rc=$?
   set -e
   execs=$(awk '/^stat::number_of_executed_units/ {s += $2} END {print s + 0}' "$log")
@@ -63,8 +64,7 @@ for h in "${HARNESSES[@]}"; do
   if [ $rc -eq 0 ]; then
     line="fuzz_$h: ${execs} executions in ${SECONDS_PER_HARNESS}s (${rate}/s), coverage ${cov:-?} edges, no crash"
   else
-    status=1
-    line="fuzz_$h: FAILED (exit $rc) after ${execs} executions; see $log and $BUILD/crash-*"
+    line="fuzz_$h: FAILED (exit $rc) after ${execs} executions; see $log and $BUILD/fuzz_$h-crash-*"
     grep -E "ERROR|fuzz_$h:|SUMMARY|Test unit written" "$log" | head -n 12 >&2 || true
     # What reproduces it: the harness's own report (the failed check and the case it decoded), the
     # sanitizer's first lines, and the input in base64 (printf %s '<base64>' | base64 -d > crash; then
@@ -80,7 +80,34 @@ for h in "${HARNESSES[@]}"; do
     if [ -n "${DLX_FAILURE_DETAILS:-}" ]; then cat "$report" >>"$DLX_FAILURE_DETAILS"; fi
   fi
   echo "$line"
-  summary+=("$line")
+  echo "$line" >"$BUILD/fuzz_$h.line"
+  [ $rc -eq 0 ]
+}
+
+# The harnesses run side by side, DLX_FUZZ_PARALLEL at a time (default: the CPU count): each libFuzzer
+# process is single-threaded, so on 2 cores two harnesses take the time of one and each still gets its
+# full SECONDS_PER_HARNESS of a core.
+PAR=${DLX_FUZZ_PARALLEL:-$JOBS}
+case $PAR in ''|*[!0-9]*|0) PAR=1 ;; esac
+status=0
+running=0
+for h in "${HARNESSES[@]}"; do
+  rm -f "$BUILD/fuzz_$h.line"
+  if [ "$running" -ge "$PAR" ]; then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  run_harness "$h" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
+done
+summary=()
+for h in "${HARNESSES[@]}"; do
+  if [ -f "$BUILD/fuzz_$h.line" ]; then summary+=("$(cat "$BUILD/fuzz_$h.line")"); else
+    summary+=("fuzz_$h: FAILED (no result; see $BUILD/fuzz_$h.log)"); status=1; fi
 done
 echo
 echo "fuzz summary:"

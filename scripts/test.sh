@@ -9,7 +9,7 @@
 #      scripts/check_pip_build.sh: pip builds a wheel from a checkout it cannot write to, and leaves it as it was
 #   4. scripts/fuzz.sh: each libFuzzer harness for DLX_FUZZ_SECONDS (default 20) seconds
 #   5. scripts/test_python.sh, when pyproject.toml and that script exist (the ownership stress test in
-#      its short mode included)
+#      its short mode included); its peers install in the background from step 1 on (wait_prefetch)
 #   6. scripts/check_no_abort.sh: no abort/exit/assert on a library code path, in source or binary;
 #      scripts/check_function_length.sh: no function over 80 lines, no file over 800, in all of src/ (its
 #      --self-test first)
@@ -38,6 +38,7 @@ mkdir -p "$(dirname "$DLX_FAILURE_DETAILS")"
 rm -f "$DLX_FAILURE_DETAILS"
 finish() {
   local rc=$?
+  if [ -n "${PREFETCH_PID:-}" ]; then kill "$PREFETCH_PID" 2>/dev/null || true; fi
   echo
   echo "================ test.sh summary ($(( $(date +%s) - START )) s${CI:+, CI})"
   local l
@@ -141,7 +142,31 @@ if [ -f pyproject.toml ]; then
   # dpctl and Intel's OpenCL CPU runtime into .venv before the ctest runs (scripts/venv.sh); one that cannot
   # be installed leaves the oneapi tests skipping, with the reason in .venv/dlx-peers-missing.txt
   step "oneAPI runtime for the oneapi tests (dpctl into .venv)" bash -c '. scripts/venv.sh && dlx_venv_oneapi'
+  # The Python peers (torch, jax, mpi4py, mypy ...) install in the background while the C steps compile:
+  # pip's work from its cache is mostly unpacking, which the compilers' CPU time hides. The Python step
+  # waits for it first (its log: build-ci/venv-prefetch.log). DLX_VENV_PREFETCH=0 turns it off.
+  if [ "${DLX_VENV_PREFETCH:-1}" != 0 ]; then
+    mkdir -p build-ci
+    PREFETCH_LOG=$PWD/build-ci/venv-prefetch.log
+    PREFETCH_T0=$(date +%s)
+    (bash -c '. scripts/venv.sh && dlx_venv_prefetch' >"$PREFETCH_LOG" 2>&1; echo "exit $?" >>"$PREFETCH_LOG") &
+    PREFETCH_PID=$!
+  fi
 fi
+# wait_prefetch: the background install above, done. In this shell (a step runs in a subshell, which
+# cannot wait for this shell's child). Its failures are not ours to stop on: test_python.sh installs
+# whatever is still missing, and records a peer that cannot be installed.
+wait_prefetch() {
+  [ -n "${PREFETCH_PID:-}" ] || return 0
+  local t0
+  t0=$(date +%s)
+  echo
+  echo "================ python peers (the background install, waited for)"
+  wait "$PREFETCH_PID" || true
+  PREFETCH_PID=
+  tail -n 20 "$PREFETCH_LOG"
+  SUMMARY+=("ok     $(( $(date +%s) - t0 ))s  python peers: waited for the background install (it ran $(( $(date +%s) - PREFETCH_T0 )) s)")
+}
 step "gcc build (-Werror) + ctest" build_and_test build-test -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Release \
   -DDLX_WERROR=ON
 asan_build_and_test() {
@@ -159,6 +184,7 @@ step "pip wheel from a read-only checkout (scripts/check_pip_build.sh)" bash scr
 step "fuzz (${FUZZ_SECONDS}s per harness)" bash scripts/fuzz.sh "$FUZZ_SECONDS"
 if [ -f pyproject.toml ]; then
   if [ -f scripts/test_python.sh ]; then
+    wait_prefetch
     step "python (scripts/test_python.sh)" bash scripts/test_python.sh
     step "no abort/exit/assert on library paths (scripts/check_no_abort.sh)" bash scripts/check_no_abort.sh
     step "function lengths counted right (scripts/check_function_length.sh --self-test)" \

@@ -80,7 +80,10 @@ reports() {
   grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: (Address|Undefined|Leak)" "$1" || true
 }
 
-echo "== pytest under ASan + UBSan (module: $so)"
+# A fifth of each property test's examples (python/tests/conftest.py): this run looks for what the C code
+# does with memory on the paths the tests reach; the plain run (test_python.sh) keeps the full counts.
+export DLX_HYPOTHESIS_SCALE=${DLX_HYPOTHESIS_SCALE:-0.2}
+echo "== pytest under ASan + UBSan (module: $so; hypothesis examples x$DLX_HYPOTHESIS_SCALE)"
 log=$OUT/pytest.log
 set +e
 # shellcheck disable=SC2046 # the jobs flag is two words or none; each worker is a sanitized process

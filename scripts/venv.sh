@@ -21,13 +21,26 @@ dlx_venv_create() {
   VPY=.venv/bin/python
 }
 
-dlx_venv_setup() {
+# dlx_venv_tools: the test tools and the light peers (quick when they are there already)
+dlx_venv_tools() {
   dlx_venv_create
   echo "== installing the peers and test tools into .venv"
   "$VPY" -m pip install -q --upgrade pip
   # scipy-openblas32: dlx's run-time dependency (the CBLAS dlx.matmul loads), installed here because dlx
   # itself is installed with --no-deps
   "$VPY" -m pip install -q pytest pytest-xdist hypothesis "numpy>=2" ml_dtypes "jax[cpu]" scipy-openblas32
+}
+
+# dlx_venv_prefetch: what dlx_venv_setup and dlx_venv_test_peers install, but dlx itself. scripts/test.sh
+# runs it in the background while the C builds compile: installing torch's 4 GB from pip's cache is
+# unpacking (disk), which overlaps the compilers' CPU time; the Python step then finds it all in place.
+dlx_venv_prefetch() {
+  dlx_venv_tools
+  dlx_venv_test_peers
+}
+
+dlx_venv_setup() {
+  dlx_venv_tools
   echo "== building and installing dlx into .venv (a test build: DLX_PY_TESTING=1 adds dlx._testing)"
   local cuda=()
   if [ -n "${DLX_CUDA_MODULE_FILE:-}" ] && [ -f "$DLX_CUDA_MODULE_FILE" ]; then

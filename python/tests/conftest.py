@@ -117,6 +117,28 @@ try:
 except ImportError:
     pass
 
+# DLX_HYPOTHESIS_SCALE (a factor in (0, 1]) scales every property test's example count, its own
+# @settings(max_examples=...) included, with at least 10 kept. scripts/test_python_asan.sh runs the suite
+# again under ASan + UBSan with 0.2: that run is there to catch what the C code does with memory on the
+# paths the tests reach, which a fifth of the examples reach as well, at a third of the time; the plain run
+# keeps the full counts.
+_HYPOTHESIS_SCALE = float(os.environ.get("DLX_HYPOTHESIS_SCALE", "1") or "1")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not 0 < _HYPOTHESIS_SCALE < 1:
+        return
+    from hypothesis import settings as _settings
+
+    for item in items:
+        fn = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        current = getattr(fn, "_hypothesis_internal_use_settings", None)
+        if current is None or not hasattr(fn, "hypothesis"):
+            continue
+        fn._hypothesis_internal_use_settings = _settings(
+            current, max_examples=max(10, int(current.max_examples * _HYPOTHESIS_SCALE))
+        )
+
 
 # ---------------------------------------------------------------------------------------------
 # Fixtures
