@@ -83,11 +83,15 @@ reports() {
 # A fifth of each property test's examples (python/tests/conftest.py): this run looks for what the C code
 # does with memory on the paths the tests reach; the plain run (test_python.sh) keeps the full counts.
 export DLX_HYPOTHESIS_SCALE=${DLX_HYPOTHESIS_SCALE:-0.2}
+# Two files reach no C path the others do not: test_stubs.py runs mypy's stubtest over the type stubs (pure
+# Python, and with every allocation through ASan's malloc the slowest file here), test_bench_ufuncs.py the
+# benchmark script's short mode (the same ufunc calls test_ufuncs.py makes). The plain run keeps both.
+ASAN_SKIP=(--ignore=python/tests/test_stubs.py --ignore=python/tests/test_bench_ufuncs.py)
 echo "== pytest under ASan + UBSan (module: $so; hypothesis examples x$DLX_HYPOTHESIS_SCALE)"
 log=$OUT/pytest.log
 set +e
 # shellcheck disable=SC2046 # the jobs flag is two words or none; each worker is a sanitized process
-ASAN_OPTIONS="$ASAN_BASE:detect_leaks=0" "$VPY" -m pytest python/tests -q -rs -p no:cacheprovider $(dlx_pytest_jobs) "$@" 2>&1 | tee "$log"
+ASAN_OPTIONS="$ASAN_BASE:detect_leaks=0" "$VPY" -m pytest python/tests -q -rs -p no:cacheprovider "${ASAN_SKIP[@]}" $(dlx_pytest_jobs) "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 found=$(reports "$log")
