@@ -1,0 +1,293 @@
+/* Development checker of kernels/math_trig.h (sin, cos): not part of the build. From the repository root:
+ *
+ *   gcc -std=gnu11 -O2 -pthread -I src -I include bench/math/dev_trig.c -o /tmp/dev_trig -lmpfr -lgmp -lm
+ *   nice -n 10 /tmp/dev_trig f32 [sin|cos]   all 2^32 float32 inputs against the oracle, at three levels
+ *   /tmp/dev_trig near [sin|cos]              quick: MPFR for the inputs whose result lies near a rounding
+ *                                             boundary (within 2^-48 relative; the others cannot be wrong)
+ *   /tmp/dev_trig narrow [sin|cos]            every code of float16, bfloat16, the float8/6/4 formats
+ *   /tmp/dev_trig f64 [sin|cos] [n]           float64: n random inputs (default 10^7) + specials vs MPFR
+ *   /tmp/dev_trig speed                       ns/element, 16M float32, one thread, per level
+ *   /tmp/dev_trig minr                        the smallest reduced argument over float32 x >= 1/2
+ *
+ * The three levels are the same rule compiled into three loops: "scalar" (the x86-64 baseline, not
+ * vectorised: without gathers GCC does not vectorise the table reads at SSE2 anyway), "avx2"
+ * (avx2,f16c,fma) and "avx512" (the AVX-512 list with 256-bit preference, as src/backends/cpu/target.h); each level's float32 result is compared with the oracle and
+ * each level's double with the scalar loop's, bit for bit (a vectorised loop must not change a bit). The
+ * optimize pragma is the CPU backend's, so contraction is off everywhere. */
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "fp-contract=off", "no-math-errno", \
+                     "no-trapping-math")
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels/math_trig.h"
+#include "oracle.h"
+
+/* one loop per function and level: y[i] = wide_f(x[i]) */
+#define DEV_LOOPS(SUF)                                                            \
+  static void loop_sin_##SUF(const float *x, double *y, size_t n) {               \
+    for (size_t i = 0; i < n; ++i) y[i] = dlx__wide_sin(x[i]);                    \
+  }                                                                               \
+  static void loop_cos_##SUF(const float *x, double *y, size_t n) {               \
+    for (size_t i = 0; i < n; ++i) y[i] = dlx__wide_cos(x[i]);                    \
+  }
+
+#pragma GCC push_options
+#pragma GCC optimize("no-tree-vectorize")
+DEV_LOOPS(scalar)
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx2,f16c,fma")
+DEV_LOOPS(avx2)
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,prefer-vector-width=256")
+DEV_LOOPS(avx512)
+#pragma GCC pop_options
+
+typedef void (*loop_fn)(const float *, double *, size_t);
+enum { NLEV = 3 };
+static const char *const lev_names[NLEV] = {"scalar", "avx2", "avx512"};
+static const loop_fn loops[2][NLEV] = {{loop_sin_scalar, loop_sin_avx2, loop_sin_avx512},
+                                       {loop_cos_scalar, loop_cos_avx2, loop_cos_avx512}};
+
+/* the speed line takes the thread's CPU time (the machine is shared), the long runs the wall clock */
+static struct timespec now_on(clockid_t id) {
+  struct timespec t;
+  clock_gettime(id, &t);
+  return t;
+}
+static double since_on(clockid_t id, struct timespec t0) {
+  const struct timespec t = now_on(id);
+  return (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec);
+}
+
+static int same_f32(float a, float b) {
+  return (a != a && b != b) || dlx__m_bits32(a) == dlx__m_bits32(b);
+}
+
+/* ---- (1) every float32 input ---- */
+enum { CHUNK = 1 << 16, MAXSHOW = 12 };
+typedef struct f32_job {
+  int cosine;
+  uint64_t begin, end; /* input bits range */
+  uint64_t bad[NLEV], diff[NLEV], slow;
+  uint32_t shown_x[MAXSHOW];
+  float shown_got[MAXSHOW], shown_want[MAXSHOW];
+  int nshown;
+} f32_job;
+
+/* sin(-x) = -sin(x) and cos(-x) = cos(x) hold for the correctly rounded values too (rounding to nearest
+ * even is symmetric), so the oracle runs on the 2^31 sign-clear inputs and decides both x and -x */
+static void check_one(f32_job *j, uint32_t bits, double *const y[NLEV], size_t i, float want) {
+  for (int l = 0; l < NLEV; ++l) {
+    if (dlx__m_bits64(y[l][i]) != dlx__m_bits64(y[0][i]) && !(y[l][i] != y[l][i] && y[0][i] != y[0][i]))
+      ++j->diff[l];
+    if (!same_f32((float)y[l][i], want)) {
+      ++j->bad[l];
+      if (l == 0 && j->nshown < MAXSHOW) {
+        j->shown_x[j->nshown] = bits;
+        j->shown_got[j->nshown] = (float)y[l][i];
+        j->shown_want[j->nshown++] = want;
+      }
+    }
+  }
+}
+
+static void *f32_worker(void *arg) {
+  f32_job *j = (f32_job *)arg;
+  float *x = malloc(2 * CHUNK * sizeof *x);
+  double *y[NLEV];
+  for (int l = 0; l < NLEV; ++l) y[l] = malloc(2 * CHUNK * sizeof(double));
+  for (uint64_t b = j->begin; b < j->end; b += CHUNK) {
+    const size_t n = (size_t)(j->end - b < CHUNK ? j->end - b : CHUNK);
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = dlx__m_from32((uint32_t)(b + i));
+      x[n + i] = dlx__m_from32((uint32_t)(b + i) | 0x80000000u);
+    }
+    for (int l = 0; l < NLEV; ++l) loops[j->cosine][l](x, y[l], 2 * n);
+    for (size_t i = 0; i < n; ++i) {
+      const float want = orc_f32(j->cosine ? ORC_COS : ORC_SIN, x[i], &j->slow);
+      check_one(j, (uint32_t)(b + i), y, i, want);
+      check_one(j, (uint32_t)(b + i) | 0x80000000u, y, n + i, j->cosine ? want : -want);
+    }
+  }
+  free(x);
+  for (int l = 0; l < NLEV; ++l) free(y[l]);
+  return NULL;
+}
+
+static int run_f32(int cosine) {
+  const struct timespec t0 = now_on(CLOCK_MONOTONIC);
+  f32_job jobs[2];
+  pthread_t th[2];
+  memset(jobs, 0, sizeof jobs);
+  for (int t = 0; t < 2; ++t) {
+    jobs[t].cosine = cosine;
+    jobs[t].begin = (uint64_t)t << 30;
+    jobs[t].end = (uint64_t)(t + 1) << 30;
+    pthread_create(&th[t], NULL, f32_worker, &jobs[t]);
+  }
+  int fail = 0;
+  for (int t = 0; t < 2; ++t) pthread_join(th[t], NULL);
+  printf("%s float32, all 2^32 inputs (%.0f s; %" PRIu64 " decided by MPFR):\n", cosine ? "cos" : "sin",
+         since_on(CLOCK_MONOTONIC, t0), jobs[0].slow + jobs[1].slow);
+  for (int l = 0; l < NLEV; ++l) {
+    const uint64_t bad = jobs[0].bad[l] + jobs[1].bad[l], diff = jobs[0].diff[l] + jobs[1].diff[l];
+    printf("  %-7s mismatches %" PRIu64 ", doubles differing from scalar %" PRIu64 "\n", lev_names[l], bad, diff);
+    fail |= bad != 0 || diff != 0;
+  }
+  for (int t = 0; t < 2; ++t)
+    for (int i = 0; i < jobs[t].nshown; ++i)
+      printf("  x=%a (0x%08x): got %a want %a\n", (double)dlx__m_from32(jobs[t].shown_x[i]), jobs[t].shown_x[i],
+             (double)jobs[t].shown_got[i], (double)jobs[t].shown_want[i]);
+  return fail;
+}
+
+/* ---- quick search: the inputs whose double lies within 2^-48 (relative) of a float32 rounding boundary,
+ * the only ones that can be wrong given the error bound (~2^-54), decided by MPFR ---- */
+typedef struct near_job {
+  int cosine;
+  uint32_t begin, end;
+  uint64_t near, bad;
+} near_job;
+
+static void *near_worker(void *arg) {
+  near_job *j = (near_job *)arg;
+  float *x = malloc(CHUNK * sizeof *x);
+  double *y = malloc(CHUNK * sizeof *y);
+  for (uint64_t b = j->begin; b < j->end; b += CHUNK) {
+    const size_t n = (size_t)(j->end - b < CHUNK ? j->end - b : CHUNK);
+    for (size_t i = 0; i < n; ++i) x[i] = dlx__m_from32((uint32_t)(b + i));
+    loops[j->cosine][1](x, y, n);
+    for (size_t i = 0; i < n; ++i) {
+      if ((float)(y[i] * (1 - 0x1p-48)) == (float)(y[i] * (1 + 0x1p-48))) continue;
+      ++j->near;
+      const double want = orc_mpfr(j->cosine ? ORC_COS : ORC_SIN, (double)x[i], 24, -149);
+      if ((float)y[i] != (float)want) {
+        ++j->bad;
+        printf("  %s x=%a (0x%08x): got %a want %a (double %a)\n", j->cosine ? "cos" : "sin", (double)x[i],
+               (uint32_t)(b + i), (double)(float)y[i], want, y[i]);
+      }
+    }
+  }
+  free(x);
+  free(y);
+  return NULL;
+}
+
+static int run_near(int cosine) {
+  near_job jobs[2] = {{cosine, 0u, 0x3f800000u, 0, 0}, {cosine, 0x3f800000u, 0x7f800000u, 0, 0}};
+  pthread_t th[2];
+  for (int t = 0; t < 2; ++t) pthread_create(&th[t], NULL, near_worker, &jobs[t]);
+  for (int t = 0; t < 2; ++t) pthread_join(th[t], NULL);
+  printf("%s: %" PRIu64 " finite x >= 0 near a boundary, %" PRIu64 " wrong\n", cosine ? "cos" : "sin",
+         jobs[0].near + jobs[1].near, jobs[0].bad + jobs[1].bad);
+  return jobs[0].bad + jobs[1].bad != 0;
+}
+
+/* ---- (2) every code of the narrow formats ---- */
+static const uint8_t narrow_codes[] = {2, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
+
+static int run_narrow(int cosine) {
+  int fail = 0;
+  for (size_t f = 0; f < sizeof narrow_codes; ++f) {
+    const dlx__cvt_format fmt = dlx__cvt_format_value(narrow_codes[f]);
+    /* e8m0fnu has no zero and no subnormals: its exponent field 0 is the ordinary binade 2^-127, one below
+     * what 1 - bias - man_bits gives */
+    const int p = fmt.man_bits + 1, emin_sub = 1 - fmt.bias - fmt.man_bits - (fmt.has_zero ? 0 : 1);
+    const uint32_t ncodes = 1u << fmt.bits;
+    uint32_t bad = 0;
+    for (uint32_t code = 0; code < ncodes; ++code) {
+      const double v = dlx__cvt_decode_f64(&fmt, code);
+      const double got_d = cosine ? dlx__wide_cos((float)v) : dlx__wide_sin((float)v);
+      const double want_d = orc_mpfr(cosine ? ORC_COS : ORC_SIN, v, p, emin_sub);
+      if (got_d != got_d && want_d != want_d) continue; /* NaN: the encoders may pick different signs */
+      const uint32_t got = dlx__cvt_encode_f64(&fmt, got_d), want = dlx__cvt_encode_f64(&fmt, want_d);
+      if (got != want) {
+        if (bad < 4) printf("  %s x=%a: got code 0x%x want 0x%x\n", fmt.name, v, got, want);
+        ++bad;
+      }
+    }
+    printf("%s %-20s %6u codes, mismatches %u\n", cosine ? "cos" : "sin", fmt.name, ncodes, bad);
+    fail |= bad != 0;
+  }
+  return fail;
+}
+
+/* ---- (4) speed: 16M float32, one thread ---- */
+static void run_speed(void) {
+  const size_t n = (size_t)1 << 24;
+  float *x = malloc(n * sizeof *x);
+  double *y = malloc(n * sizeof *y);
+  uint64_t s = 12345;
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005u + 1442695040888963407u;
+    x[i] = (float)((double)(s >> 11) * 0x1p-53 * 200.0 - 100.0); /* uniform in [-100, 100) */
+  }
+  for (int c = 0; c < 2; ++c)
+    for (int l = 0; l < NLEV; ++l) {
+      double best = 1e30;
+      for (int rep = 0; rep < 3; ++rep) {
+        const struct timespec t0 = now_on(CLOCK_THREAD_CPUTIME_ID);
+        loops[c][l](x, y, n);
+        const double t = since_on(CLOCK_THREAD_CPUTIME_ID, t0);
+        best = t < best ? t : best;
+      }
+      printf("%s %-7s %.2f ns/element (16M float32, one thread, best of 3; double results)\n", c ? "cos" : "sin",
+             lev_names[l], best * 1e9 / (double)n);
+    }
+  free(x);
+  free(y);
+}
+
+/* ---- the smallest |r| of the reduction over x >= 1/2 (the reduction's error bound rests on it) ---- */
+typedef struct minr_job {
+  uint32_t begin, end;
+  double minr;
+  uint32_t at;
+} minr_job;
+
+static void *minr_worker(void *arg) {
+  minr_job *j = (minr_job *)arg;
+  j->minr = 1.0;
+  for (uint32_t u = j->begin; u < j->end; ++u) {
+    const dlx__trig_red r = dlx__trig_reduce_f32(u);
+    const double a = fabs(r.hi);
+    if (a < j->minr) {
+      j->minr = a;
+      j->at = u;
+    }
+  }
+  return NULL;
+}
+
+static void run_minr(void) {
+  const uint32_t lo = 126u << 23, hi = 255u << 23, mid = lo + (hi - lo) / 2;
+  minr_job jobs[2] = {{lo, mid, 0, 0}, {mid, hi, 0, 0}};
+  pthread_t th[2];
+  for (int t = 0; t < 2; ++t) pthread_create(&th[t], NULL, minr_worker, &jobs[t]);
+  for (int t = 0; t < 2; ++t) pthread_join(th[t], NULL);
+  const minr_job *b = jobs[0].minr < jobs[1].minr ? &jobs[0] : &jobs[1];
+  printf("smallest |r| over float32 x >= 1/2: %a (2^%.2f quarter turns) at x = %a\n", b->minr, log2(b->minr),
+         (double)dlx__m_from32(b->at));
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "all";
+  const int only = argc > 2 ? (strcmp(argv[2], "cos") == 0 ? 1 : 0) : -1;
+  int fail = 0;
+  for (int c = 0; c < 2; ++c) {
+    if (only >= 0 && c != only) continue;
+    if (!strcmp(mode, "f32") || !strcmp(mode, "all")) fail |= run_f32(c);
+    if (!strcmp(mode, "narrow") || !strcmp(mode, "all")) fail |= run_narrow(c);
+    if (!strcmp(mode, "near")) fail |= run_near(c);
+  }
+  if (!strcmp(mode, "speed") || !strcmp(mode, "all")) run_speed();
+  if (!strcmp(mode, "minr")) run_minr();
+  return fail;
+}
