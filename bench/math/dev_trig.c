@@ -219,6 +219,88 @@ static int run_narrow(int cosine) {
   return fail;
 }
 
+/* ---- (3) float64: random inputs per range against MPFR, error in ulps of the exact value ---- */
+static double ulp_err(orc_fn f, double x, double y) {
+  mpfr_t mx, my, md;
+  mpfr_inits2(256, mx, my, md, (mpfr_ptr)0);
+  mpfr_set_d(mx, x, MPFR_RNDN);
+  orc_mpfr_call(f, my, mx);
+  mpfr_set_d(md, y, MPFR_RNDN);
+  mpfr_sub(md, md, my, MPFR_RNDN);
+  /* ulp of the exact value at 53 bits (binade of |f(x)|; results here are at most 1, never subnormal
+   * unless x is) */
+  const long e = mpfr_zero_p(my) ? -1074 : (long)mpfr_get_exp(my) - 53;
+  mpfr_mul_2si(md, md, -(e < -1074 ? -1074 : e), MPFR_RNDN);
+  const double r = fabs(mpfr_get_d(md, MPFR_RNDN));
+  mpfr_clears(mx, my, md, (mpfr_ptr)0);
+  return r;
+}
+
+typedef struct f64_job {
+  int cosine, range;
+  long n;
+  uint64_t seed;
+  double max_ulp, at;
+} f64_job;
+
+static double f64_input(int range, uint64_t *s) {
+  *s = *s * 6364136223846793005u + 1442695040888963407u;
+  const double u = (double)(*s >> 11) * 0x1p-53, sign = (*s & 1024u) ? -1.0 : 1.0;
+  switch (range) {
+    case 0: return sign * u * 6.283185307179586;        /* |x| < 2 pi */
+    case 1: return sign * exp2(-30.0 + 50.0 * u);        /* 2^-30 .. 2^20, log-uniform */
+    case 2: return sign * 1048576.0 * (1.0 + 1023.0 * u); /* 2^20 .. 2^30, the Payne-Hanek path's start */
+    default: return sign * exp2(20.0 + 1003.9 * u);      /* 2^20 .. 2^1023.9, log-uniform */
+  }
+}
+
+static const char *const f64_ranges[4] = {"|x| < 2pi", "2^-30..2^20 log", "2^20..2^30", "2^20..2^1024 log"};
+
+static void *f64_worker(void *arg) {
+  f64_job *j = (f64_job *)arg;
+  uint64_t s = j->seed;
+  for (long i = 0; i < j->n; ++i) {
+    const double x = f64_input(j->range, &s);
+    const double y = j->cosine ? dlx__cos(x) : dlx__sin(x);
+    const double err = ulp_err(j->cosine ? ORC_COS : ORC_SIN, x, y);
+    if (err > j->max_ulp) {
+      j->max_ulp = err;
+      j->at = x;
+    }
+  }
+  return NULL;
+}
+
+static int run_f64(int cosine, long n) {
+  int fail = 0;
+  /* specials and hard cases: zeros, tiny, subnormal, the largest, near multiples of pi/2, and the
+   * double closest to a multiple of pi/2 (6381956970095103 2^797, Kahan-McDonald) */
+  const double specials[] = {0.0, -0.0, 0x1p-1074, -0x1p-1022, 0x1p-30, 1.0, 1.5707963267948966, 3.141592653589793,
+                             4.71238898038469, 0x1p20, 0x1.fffffffffffffp19, 0x1.fffffffffffffp1023,
+                             0x1.6ac5b262ca1ffp+849, 1e22, 355.0, 103993.0, 0x1.921fb54442d18p+0};
+  double smax = 0;
+  for (size_t i = 0; i < sizeof specials / sizeof specials[0]; ++i) {
+    const double x = specials[i], y = cosine ? dlx__cos(x) : dlx__sin(x);
+    const double err = ulp_err(cosine ? ORC_COS : ORC_SIN, x, y);
+    if (err > smax) smax = err;
+    if (x == 0 && !cosine && dlx__m_bits64(y) != dlx__m_bits64(x)) fail = 1, printf("  sin(%a) = %a\n", x, y);
+  }
+  const double ninf = cosine ? dlx__cos(-INFINITY) : dlx__sin(INFINITY), nnan = cosine ? dlx__cos(NAN) : dlx__sin(NAN);
+  if (ninf == ninf || nnan == nnan) fail = 1, printf("  inf or NaN did not give NaN\n");
+  printf("%s float64 specials: max error %.3f ulp\n", cosine ? "cos" : "sin", smax);
+  for (int r = 0; r < 4; ++r) {
+    f64_job jobs[2] = {{cosine, r, n / 8, 1000u + (uint64_t)r, 0, 0}, {cosine, r, n / 8, 2000u + (uint64_t)r, 0, 0}};
+    pthread_t th[2];
+    for (int t = 0; t < 2; ++t) pthread_create(&th[t], NULL, f64_worker, &jobs[t]);
+    for (int t = 0; t < 2; ++t) pthread_join(th[t], NULL);
+    const f64_job *b = jobs[0].max_ulp > jobs[1].max_ulp ? &jobs[0] : &jobs[1];
+    printf("%s float64 %-18s %ld inputs: max error %.3f ulp at x = %a\n", cosine ? "cos" : "sin", f64_ranges[r],
+           2 * (n / 8), b->max_ulp, b->at);
+    fail |= b->max_ulp > 1.0;
+  }
+  return fail;
+}
+
 /* ---- (4) speed: 16M float32, one thread ---- */
 static void run_speed(void) {
   const size_t n = (size_t)1 << 24;
@@ -286,6 +368,7 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "f32") || !strcmp(mode, "all")) fail |= run_f32(c);
     if (!strcmp(mode, "narrow") || !strcmp(mode, "all")) fail |= run_narrow(c);
     if (!strcmp(mode, "near")) fail |= run_near(c);
+    if (!strcmp(mode, "f64") || !strcmp(mode, "all")) fail |= run_f64(c, argc > 3 ? atol(argv[3]) : 10000000L);
   }
   if (!strcmp(mode, "speed") || !strcmp(mode, "all")) run_speed();
   if (!strcmp(mode, "minr")) run_minr();

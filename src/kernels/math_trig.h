@@ -28,6 +28,8 @@
 #ifndef DLX_KERNELS_MATH_TRIG_H
 #define DLX_KERNELS_MATH_TRIG_H
 
+#include <math.h> /* fabs */
+
 #include "kernels/math_common.h"
 
 /* The rules below are large for GCC's inliner, which then calls them from the CPU loops, and a loop
@@ -330,5 +332,142 @@ DLX_TRIG_FN double dlx__wide_sin(float x) { return dlx__trig_f32(dlx__m_bits32(x
 DLX_TRIG_FN double dlx__wide_cos(float x) { return dlx__trig_f32(dlx__m_bits32(x), 1); }
 DLX_TRIG_FN float dlx__sinf(float x) { return (float)dlx__wide_sin(x); }
 DLX_TRIG_FN float dlx__cosf(float x) { return (float)dlx__wide_cos(x); }
+
+/* ---- float64 ---- */
+
+/* 2/pi = sum_j T_j 2^(-24(j+1)), T_j 24-bit integers (as doubles): 1248 bits, enough for the largest
+ * exponent (1023: the group of 2/pi that matters starts near bit 1000) plus 150 */
+#define DLX_TRIG_2OPI24_VALUES \
+  { \
+    10680707.0, 7228996.0, 1387004.0, 2578385.0, 16069853.0, 12639074.0, 9804092.0, 4427841.0, 16666979.0, 11263675.0, \
+    12935607.0, 2387514.0, 4345298.0, 14681673.0, 3074569.0, 13734428.0, 16653803.0, 1880361.0, 10960616.0, 8533493.0, \
+    3062596.0, 8710556.0, 7349940.0, 6258241.0, 3772886.0, 3769171.0, 3798172.0, 8675211.0, 12450088.0, 3874808.0, \
+    9961438.0, 366607.0, 15675153.0, 9132554.0, 7151469.0, 3571407.0, 2607881.0, 12013382.0, 4155038.0, 6285869.0, \
+    7677882.0, 13102053.0, 15825725.0, 473591.0, 9065106.0, 15363067.0, 6271263.0, 9264392.0, 5636912.0, 4652155.0, \
+    7056368.0, 13614112.0, \
+  }
+DLX_MTABLE_DEFINE(double, dlx__trig_2opi24, 52, DLX_TRIG_2OPI24_VALUES)
+
+/* sin(t) = t + t^3 D(t^2), cos(t) = 1 - t^2/2 + t^4 E(t^2) for |t| <= pi/4 + 2^-20 (Chebyshev fits,
+ * approximation errors below 2^-66 and 2^-71 relative) */
+#define DLX_TRIG_D0 -0x1.5555555555555p-3
+#define DLX_TRIG_D1 0x1.1111111111110p-7
+#define DLX_TRIG_D2 -0x1.a01a01a019934p-13
+#define DLX_TRIG_D3 0x1.71de3a546026cp-19
+#define DLX_TRIG_D4 -0x1.ae64541204b95p-26
+#define DLX_TRIG_D5 0x1.61217e72d9727p-33
+#define DLX_TRIG_D6 -0x1.ab177a0d70a2dp-41
+#define DLX_TRIG_E0 0x1.5555555555555p-5
+#define DLX_TRIG_E1 -0x1.6c16c16c16c16p-10
+#define DLX_TRIG_E2 0x1.a01a01a019d09p-16
+#define DLX_TRIG_E3 -0x1.27e4fb7712a4fp-22
+#define DLX_TRIG_E4 0x1.1eed8deb41f92p-29
+#define DLX_TRIG_E5 -0x1.9394b9850bdfcp-37
+#define DLX_TRIG_E6 0x1.ab780af89cc5dp-45
+/* pi/2 in three 33-bit parts and a fourth (k p_i exact for k < 2^20), and as a double-double */
+#define DLX_TRIG_PIO2_C1 0x1.921fb544p+0
+#define DLX_TRIG_PIO2_C2 0x1.0b4611a6p-34
+#define DLX_TRIG_PIO2_C3 0x1.3198a2ep-69
+#define DLX_TRIG_PIO2_C4 0x1.b839a252049c1p-104
+#define DLX_TRIG_PIO2_DL 0x1.1a62633145c07p-54 /* pi/2 - DLX_TRIG_PIO2 */
+
+/* a b = hi + lo exactly (Dekker's product: no FMA, so that every backend rounds the same) */
+DLX_TRIG_FN dlx__trig_dd dlx__trig_two_prod(double a, double b) {
+  const dlx__trig_dd as = dlx__trig_split(a), bs = dlx__trig_split(b);
+  dlx__trig_dd r;
+  r.hi = a * b;
+  r.lo = ((as.hi * bs.hi - r.hi) + as.hi * bs.lo + as.lo * bs.hi) + as.lo * bs.lo;
+  return r;
+}
+
+/* 2^p for -1022 <= p <= 1023 */
+DLX_TRIG_FN double dlx__trig_pow2(int p) { return dlx__m_from64((uint64_t)(p + 1023) << 52); }
+
+/* Payne-Hanek for finite a >= 2^20: a 2/pi = k + r (mod 4), r = hi + lo in quarter turns, |r| <= 1/2 +
+ * 2^-21. a = X0 2^(E+48) + X1 2^(E+24) + X2 2^E with 24-bit integers X_i; the products X_i T_j are exact
+ * and grouped by n = i + j (sums below 2^50, exact); groups whose weight is a multiple of 4 are dropped,
+ * the next seven (from 2^1 down to 2^-150) are summed mod 4, the first three exactly. */
+DLX_TRIG_FN dlx__trig_dd dlx__trig_reduce_big(double a, int *q) {
+  const uint64_t b = dlx__m_bits64(a);
+  const int e = (int)(b >> 52) - 1075; /* a = M 2^e, M the 53-bit integer significand */
+  const uint64_t m = (b & ((UINT64_C(1) << 52) - 1u)) | (UINT64_C(1) << 52);
+  const double x0 = (double)(m >> 48), x1 = (double)((m >> 24) & 0xffffffu), x2 = (double)(m & 0xffffffu);
+  const int s = e + 48;
+  const int n0 = s > 25 ? (s - 25 + 23) / 24 : 0; /* the first group with weight exponent below 2 */
+  double f[7];
+  for (int d = 0; d < 7; ++d) {
+    const int n = n0 + d;
+    double sum = x0 * DLX_MT(dlx__trig_2opi24)[n];
+    if (n >= 1) sum += x1 * DLX_MT(dlx__trig_2opi24)[n - 1];
+    if (n >= 2) sum += x2 * DLX_MT(dlx__trig_2opi24)[n - 2];
+    f[d] = sum * dlx__trig_pow2(s - 24 * (n + 1));
+  }
+  /* f0, f1, f2 mod 4 (exact), then their sum split into the integer k and the rest */
+  const double f0 = f[0] - 4.0 * dlx__trig_rint(f[0] * 0.25), f1 = f[1] - 4.0 * dlx__trig_rint(f[1] * 0.25);
+  const double f2 = f[2] - 4.0 * dlx__trig_rint(f[2] * 0.25);
+  const double s01 = f0 + f1; /* exact: |s01| <= 4 on the grid 2^-46 */
+  const double k = dlx__trig_rint(s01 + f2);
+  dlx__trig_dd r = dlx__trig_two_sum(s01 - k, f2);
+  for (int d = 3; d < 7; ++d) {
+    const dlx__trig_dd t = dlx__trig_two_sum(r.hi, f[d]);
+    r.hi = t.hi;
+    r.lo += t.lo;
+  }
+  *q = (int)k & 3;
+  return dlx__trig_fast_sum(r.hi, r.lo);
+}
+
+/* |x| = k pi/2 + t, t = hi + lo in radians (|t| <= pi/4 + 2^-20), q = k mod 4; a finite */
+DLX_TRIG_FN dlx__trig_dd dlx__trig_reduce_f64(double a, int *q) {
+  if (a < 0x1p20) {
+    /* Cody-Waite: k p1, k p2, k p3 exact; a - k p1 exact (Sterbenz, or k = 0) */
+    const double k = dlx__trig_rint(a * 0x1.45f306dc9c883p-1);
+    dlx__trig_dd r = dlx__trig_two_sum(a - k * DLX_TRIG_PIO2_C1, -(k * DLX_TRIG_PIO2_C2));
+    const dlx__trig_dd t = dlx__trig_two_sum(r.hi, -(k * DLX_TRIG_PIO2_C3));
+    r.lo = (r.lo + t.lo) - k * DLX_TRIG_PIO2_C4;
+    *q = (int)k & 3;
+    return dlx__trig_fast_sum(t.hi, r.lo);
+  }
+  /* quarter turns to radians: pi/2 (hi + lo) in double-double */
+  const dlx__trig_dd r = dlx__trig_reduce_big(a, q);
+  dlx__trig_dd t = dlx__trig_two_prod(r.hi, DLX_TRIG_PIO2);
+  t.lo += r.hi * DLX_TRIG_PIO2_DL + r.lo * DLX_TRIG_PIO2;
+  return dlx__trig_fast_sum(t.hi, t.lo);
+}
+
+/* sin(hi + lo), |lo| <= 2^-52 |hi|: hi + (lo (1 - z/2) + hi z D(z)), z = hi^2 */
+DLX_TRIG_FN double dlx__trig_sin_rad(double hi, double lo) {
+  const double z = hi * hi;
+  const double d =
+      DLX_TRIG_D0 +
+      z * (DLX_TRIG_D1 + z * (DLX_TRIG_D2 + z * (DLX_TRIG_D3 + z * (DLX_TRIG_D4 + z * (DLX_TRIG_D5 + z * DLX_TRIG_D6)))));
+  return hi + ((lo - 0.5 * z * lo) + hi * z * d);
+}
+
+/* cos(hi + lo): (1 - zh/2) exactly as a double-double, zh + zl = hi^2 exactly, then the small terms */
+DLX_TRIG_FN double dlx__trig_cos_rad(double hi, double lo) {
+  const dlx__trig_dd z = dlx__trig_two_prod(hi, hi);
+  const double e =
+      DLX_TRIG_E0 +
+      z.hi * (DLX_TRIG_E1 +
+              z.hi * (DLX_TRIG_E2 + z.hi * (DLX_TRIG_E3 + z.hi * (DLX_TRIG_E4 + z.hi * (DLX_TRIG_E5 + z.hi * DLX_TRIG_E6)))));
+  const dlx__trig_dd w = dlx__trig_fast_sum(1.0, -0.5 * z.hi);
+  return w.hi + (w.lo - (0.5 * z.lo + hi * lo) + (z.hi * z.hi) * e);
+}
+
+DLX_TRIG_FN double dlx__trig_f64(double x, int cosine) {
+  const double a = fabs(x);
+  if (!(a <= 0x1.fffffffffffffp+1023)) return x - x; /* inf: NaN; NaN: quiet NaN */
+  int q;
+  const dlx__trig_dd t = dlx__trig_reduce_f64(a, &q);
+  q += cosine; /* cos(x) = sin(x + pi/2) */
+  const double y = (q & 1) ? dlx__trig_cos_rad(t.hi, t.lo) : dlx__trig_sin_rad(t.hi, t.lo);
+  const int neg = ((q >> 1) ^ (cosine ? 0 : (int)(dlx__m_bits64(x) >> 63))) & 1; /* sin odd, cos even */
+  return neg ? -y : y;
+}
+
+/* float64: deterministic (the same operations in the same order everywhere); error measured by dev_trig */
+DLX_MATH double dlx__sin(double x) { return dlx__trig_f64(x, 0); }
+DLX_MATH double dlx__cos(double x) { return dlx__trig_f64(x, 1); }
 
 #endif /* DLX_KERNELS_MATH_TRIG_H */
