@@ -376,6 +376,35 @@ static int run_f64(int cosine, long n) {
   return fail;
 }
 
+/* ---- the float32 rule's double-double (before the rounding to odd) against MPFR: the largest relative
+ * error seen on random float32 inputs (what the near-boundary cases must be compared with) ---- */
+static void run_relerr(int cosine, long n) {
+  mpfr_t mx, my, md;
+  mpfr_inits2(200, mx, my, md, (mpfr_ptr)0);
+  uint64_t s = 777u + (uint64_t)cosine;
+  double worst = 0, at = 0;
+  for (long i = 0; i < n; ++i) {
+    s = s * 6364136223846793005u + 1442695040888963407u;
+    const float x = dlx__m_from32((uint32_t)(s >> 33) % 0x7f800000u); /* finite, x >= 0 */
+    /* the double-double before its rounding to odd (dlx__trig_f32's steps; x >= 0, so no sign) */
+    const dlx__trig_red red = dlx__trig_reduce_f32(dlx__m_bits32(x));
+    const int q = red.q + cosine;
+    const dlx__trig_dd v = (q & 1) ? dlx__trig_cos_qt(red.hi, red.lo) : dlx__trig_sin_qt(red.hi, red.lo);
+    mpfr_set_d(mx, (double)x, MPFR_RNDN);
+    orc_mpfr_call(cosine ? ORC_COS : ORC_SIN, my, mx);
+    if (mpfr_zero_p(my)) continue;
+    mpfr_set_d(md, (q & 2) ? -v.hi : v.hi, MPFR_RNDN);
+    mpfr_add_d(md, md, (q & 2) ? -v.lo : v.lo, MPFR_RNDN); /* exact at 200 bits */
+    mpfr_sub(md, md, my, MPFR_RNDN);
+    mpfr_div(md, md, my, MPFR_RNDN);
+    const double e = fabs(mpfr_get_d(md, MPFR_RNDN));
+    if (e > worst) worst = e, at = (double)x;
+  }
+  mpfr_clears(mx, my, md, (mpfr_ptr)0);
+  printf("%s float32 rule: largest relative error of the double-double over %ld random x: 2^%.2f at x = %a\n",
+         cosine ? "cos" : "sin", n, log2(worst), at);
+}
+
 /* ---- (4) speed: 16M float32, one thread ---- */
 static void run_speed(void) {
   const size_t n = (size_t)1 << 24;
@@ -444,6 +473,7 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "narrow") || !strcmp(mode, "all")) fail |= run_narrow(c);
     if (!strcmp(mode, "near")) fail |= run_near(c);
     if (!strcmp(mode, "f32fast")) fail |= run_f32fast(c);
+    if (!strcmp(mode, "relerr")) run_relerr(c, argc > 3 ? atol(argv[3]) : 1000000L);
     if (!strcmp(mode, "f64") || !strcmp(mode, "all")) fail |= run_f64(c, argc > 3 ? atol(argv[3]) : 10000000L);
   }
   if (!strcmp(mode, "speed") || !strcmp(mode, "all")) run_speed();

@@ -14,14 +14,17 @@
  *     r = x 2/pi in double-double (2/pi in a 29-bit and a 53-bit part), q = 0.
  *  2. sin(pi/2 r) = (pi/2) r + r u P(u) and cos(pi/2 r) = 1 - (pi r)^2/8 + u^2 Q(u), u = r^2, both
  *     computed (one is selected by the quadrant), near-minimax polynomials (Chebyshev fits, approximation
- *     error below 2^-60 relative); the leading terms are computed exactly or nearly (Dekker's splitting,
- *     no FMA) so that the rounding errors left are those of the small terms, about 2^-55 relative.
+ *     error below 2^-57 relative); the leading terms are computed exactly or nearly (Dekker's splitting,
+ *     no FMA) so that the rounding errors left are those of the smaller terms: below 2^-53.5 relative
+ *     (the largest seen by dev_trig.c's relerr, 2^-53.6 over 3e5 random inputs).
  *  3. The double-double result is rounded to double by round-to-odd (a sticky last bit when inexact), so
  *     that the caller's one rounding to float32 or any narrower format is the rounding of the double-double
  *     value (Boldo and Melquiond: rounding to odd at 53 bits, then to nearest at p <= 51 bits, is rounding
  *     to nearest once).
- *  The inputs whose value lies so near a rounding boundary that about 2^-55 does not decide it were found
- *  by the exhaustive check (bench/math/dev_trig.c): sin has none, cos one (both signs), set by a select.
+ *  No float32 input needs an exception: dev_trig.c's near mode decides with MPFR every input whose
+ *  double lies within 2^-48 of a float32 rounding boundary (111 for sin, 120 for cos), and all come out
+ *  right; its f32 and f32fast modes compare all 2^32 inputs with an oracle. (An earlier version, with a
+ *  2^-52.7 error in cos, got cos(0x1.887814p+51), 2^-55.5 below a midpoint, wrong.)
  *
  * float64 (dlx__sin, dlx__cos): Cody-Waite reduction in radians with pi/2 in three 33-bit parts and a
  * fourth for |x| < 2^20, Payne-Hanek with 1248 bits of 2/pi in 24-bit chunks above (a branch: such inputs
@@ -179,7 +182,8 @@ DLX_MTABLE_DEFINE(double, dlx__trig_f32_2opi, 645, DLX_TRIG_F32_2OPI_VALUES)
 
 /* sin(pi/2 r) = pi/2 r + r u P(u), cos(pi/2 r) = 1 - (pi r)^2/8 + u^2 Q(u), u = r^2 <= 1/4 + 2^-22: the
  * coefficients of P (S0..S6) and Q (C1..C6), lowest first: Chebyshev fits of (sin(pi/2 r)/r - pi/2)/u and
- * (cos(pi/2 r) - 1 + (pi r)^2/8)/u^2, approximation errors below 2^-64 and 2^-60 of the result */
+ * (cos(pi/2 r) - 1 + (pi r)^2/8)/u^2, approximation errors (coefficients in double) below 2^-57.5 and 2^-59
+ * of the result */
 #define DLX_TRIG_S0 -0x1.4abbce625be53p-1
 #define DLX_TRIG_S1 0x1.466bc6775aae1p-4
 #define DLX_TRIG_S2 -0x1.32d2cce62b872p-8
@@ -278,8 +282,8 @@ DLX_TRIG_FN dlx__trig_red dlx__trig_reduce_f32(uint32_t ua) {
   return red;
 }
 
-/* sin(pi/2 r) for r = hi + lo (a reduction's result), as a double-double, relative error about 2^-55:
- * the leading pi/2 r is computed exactly to 2^-78, the rest is below 0.11 of the result */
+/* sin(pi/2 r) for r = hi + lo (a reduction's result), as a double-double, relative error below 2^-53.5:
+ * the leading pi/2 r is computed to 2^-78, the rest (below 0.11 of the result) in double */
 DLX_TRIG_FN dlx__trig_dd dlx__trig_sin_qt(double hi, double lo) {
   const double u = hi * hi;
   const double p =
@@ -293,8 +297,9 @@ DLX_TRIG_FN dlx__trig_dd dlx__trig_sin_qt(double hi, double lo) {
   return r;
 }
 
-/* cos(pi/2 r) as a double-double, relative error about 2^-56: with w = pi/2 r = wh + wl, 1 - w^2/2 is
- * computed to 2^-70 (wh = a + b split, a^2 exact), and the rest, u^2 (...), is below 0.016 */
+/* cos(pi/2 r) as a double-double, relative error below 2^-54: with w = pi/2 r = wh + wl, 1 - w^2/2 =
+ * 1 - a^2/2 - ab - b^2/2 - wl (wh + wl/2) is computed to 2^-70 (wh = a + b split, a^2 and ab exact), and
+ * the rest, u^2 Q(u), is below 0.016 */
 DLX_TRIG_FN dlx__trig_dd dlx__trig_cos_qt(double hi, double lo) {
   const double u = hi * hi;
   const double q =
@@ -306,7 +311,8 @@ DLX_TRIG_FN dlx__trig_dd dlx__trig_cos_qt(double hi, double lo) {
   const dlx__trig_dd c = dlx__trig_fast_sum(1.0, -0.5 * (w.hi * w.hi)); /* w.hi^2 exact: 26 x 26 bits */
   dlx__trig_dd r;
   r.hi = c.hi;
-  r.lo = c.lo - (w.hi * w.lo + (0.5 * (w.lo * w.lo) + wh * wl)) + (u * u) * q;
+  /* wl is not a normalised low part (h.lo's product is up to 2^-26 of w): its square counts */
+  r.lo = c.lo - (w.hi * w.lo + (0.5 * (w.lo * w.lo) + wl * (wh + 0.5 * wl))) + (u * u) * q;
   return r;
 }
 
@@ -324,10 +330,7 @@ DLX_TRIG_FN double dlx__trig_f32(uint32_t u, int cosine) {
   const int neg = ((q >> 1) ^ (int)((u >> 31) & (uint32_t)(1 - cosine))) & 1;
   const double v = neg ? -y : y;
   const double xd = (double)dlx__m_from32(u);
-  /* the one float32 input (both signs) whose value lies nearer a rounding boundary than the error:
-   * cos(0x1.887814p+51) is 2^-55.5 (relative) below a float32 midpoint; the fix is its round-to-odd */
-  const double w = (cosine && ua == 0x59443c0au) ? 0x1.84bec4fffffffp-1 : v;
-  return ua >= 0x7f800000u ? xd - xd : w; /* inf: NaN; NaN: quiet NaN */
+  return ua >= 0x7f800000u ? xd - xd : v; /* inf: NaN; NaN: quiet NaN */
 }
 
 DLX_TRIG_FN double dlx__wide_sin(float x) { return dlx__trig_f32(dlx__m_bits32(x), 0); }
