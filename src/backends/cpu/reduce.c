@@ -6,7 +6,9 @@
  * scratch memory and a second pass combines each output's blocks by the tree over blocks. Units form a
  * grid: the kept dimensions, then the block dimensions, so that a unit's elements are either one strided
  * run in memory ("run": one reduced dimension, or whole blocks in the innermost one) or addressed through
- * the reduced dimensions ("gather": blocks spanning rows). A unit's partial comes from:
+ * the reduced dimensions ("gather": blocks spanning rows; where the innermost reduced dimension is strided,
+ * groups of them are first staged in logical order by a memory-order walk, run_group). A unit's partial
+ * comes from:
  *  - the level's vectorised tree (loops_reduce_body.h) for float sums and real products, reading a
  *    contiguous run of the accumulation type directly, anything else through pieces of 256 elements
  *    gathered and converted (by the elementwise cast loops) in L1 buffers;
@@ -240,7 +242,7 @@ static void unit_partial(const red *r, unit *u, dlx__red_slot *out) {
  * holds nor their order: the bits are the gathered path's.
  * ==================================================================================================== */
 
-#define STAGE_ROWS 16 /* rows per group aimed at: a cache line of float32 along a transposed dimension */
+#define STAGE_ROWS 32 /* rows per group aimed at: two cache lines of float32 along a transposed dimension */
 
 /* Rows [o0, o1) of the reduced elements from base (the output's element 0) into buf, logical order. */
 static void stage_rows(const red *r, const char *base, int64_t o0, int64_t o1, char *buf, int64_t *rowoff) {
@@ -263,8 +265,12 @@ static void stage_rows(const red *r, const char *base, int64_t o0, int64_t o1, c
     }
   }
   const int64_t rows = o1 - o0;
+  /* where the next group's rows begin, from this group's first (its lines along the strided dimension
+   * are fetched while these are copied: each is a stream of its own that no hardware prefetcher sees) */
+  const int64_t ahead = rowoff[rows - 1] - rowoff[0] + (last > 0 ? op->red_in[last - 1] : 0);
   for (int64_t l0 = 0; l0 < L; l0 += 16) { /* 16 columns of every row: 16 runs read side by side */
     const int64_t n = L - l0 < 16 ? L - l0 : 16;
+    for (int64_t t = 0; t < n; ++t) __builtin_prefetch(base + rowoff[0] + ahead + (l0 + t) * sl, 0, 2);
     for (int64_t o = 0; o < rows; ++o) {
       const char *src = base + rowoff[o] + l0 * sl;
       char *dst = buf + (o * L + l0) * isz;
