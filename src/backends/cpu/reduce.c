@@ -271,7 +271,8 @@ static void stage_rows(const red *r, const char *base, int64_t o0, int64_t o1, c
   for (int64_t l0 = 0; l0 < L; l0 += 16) { /* 16 columns of every row: 16 runs read side by side */
     const int64_t n = L - l0 < 16 ? L - l0 : 16;
     for (int64_t t = 0; t < n; ++t)
-      for (int64_t b = 0; b <= rows * isz; b += 64) __builtin_prefetch(base + rowoff[0] + ahead + (l0 + t) * sl + b, 0, 2);
+      for (int64_t b = 0; b <= rows * isz; b += 64)
+        __builtin_prefetch(base + rowoff[0] + ahead + (l0 + t) * sl + b, 0, 2);
     for (int64_t o = 0; o < rows; ++o) {
       const char *src = base + rowoff[o] + l0 * sl;
       char *dst = buf + (o * L + l0) * isz;
