@@ -8,7 +8,8 @@ What is measured, in one run:
   - CPU: dlx.sum against numpy.sum and torch.sum over a 4096 x 4096 tensor (16M elements, far beyond
     every cache): over every element, over axis 0 and over axis 1, of the tensor and of its transpose
     (a view: the same memory walked the other way), in float32 and in bfloat16 (NumPy through ml_dtypes,
-    whose bfloat16 sums are its own loops). dlx and torch run on --threads threads (default: dlx's
+    whose bfloat16 sums are its own loops); and a transposed full sum of a (side - 1) x (side + 1) float32,
+    whose blocks of 4096 span rows. dlx and torch run on --threads threads (default: dlx's
     default, the machine's cores); NumPy's sums are single-threaded.
   - STREAM, in the same run and on the same threads: "copy" (np.copyto) and "read" (a sum of float64
     chunks through np.add.reduce with its own pairwise loop, one chunk per thread: the rate NumPy reads
@@ -75,6 +76,15 @@ def cpu_cases(np, dlx, torch, ml_dtypes, side):
                     peers["torch"] = (lambda xv=xv, axis=axis: xv.sum() if axis is None else xv.sum(dim=axis))
                 what = "all" if axis is None else f"axis {axis}"
                 cases.append((f"{dname} {layout} {what}", dname, peers, arr.nbytes, axis is None))
+    # rows that are not whole blocks: a transposed full sum whose blocks span rows of the strided dimension
+    # (staged in groups by the CPU backend), float32, (side - 1) x (side + 1)
+    odd = rng.standard_normal((side - 1, side + 1), dtype=np.float32)
+    to = dlx.from_dlpack(odd)
+    peers = {"dlx": lambda: dlx.sum(to.T), "numpy": lambda: np.sum(odd.T)}
+    if torch is not None:
+        xo = torch.from_numpy(odd)
+        peers["torch"] = lambda: xo.t().sum()
+    cases.append((f"float32 transposed all {side - 1}x{side + 1}", "float32", peers, odd.nbytes, True))
     return cases
 
 

@@ -641,6 +641,123 @@ static void test_paths(void) {
   free(h);
 }
 
+/* op over axes of a at every level and 1 and 3 threads against the reference: the runs that differ. */
+static int staged_compare(dlx_reduce_op op, const dlx_view *a, int32_t naxes, const int32_t *axes, int ci, int *runs,
+                          int bad_before) {
+  static const char *const levels[] = {"baseline", "avx2", "avx512"};
+  int32_t ond;
+  int64_t oshape[DLX_MAX_NDIM];
+  DLDataType odt;
+  dlx_view o;
+  int bad = 0;
+  CHECK_OK(dlx_reduce_result(op, a, naxes, axes, 0, &ond, oshape, &odt));
+  view(&o, NULL, odt, ond, oshape, NULL);
+  const size_t bytes = (size_t)dlx_view_size(&o) * dlx_dtype_itemsize(odt);
+  unsigned char *ref = malloc(bytes), *got = malloc(bytes);
+  o.data = ref;
+  dlx__ops_set_reference(true);
+  CHECK_OK(dlx_reduce(op, &o, a, naxes, axes, 0));
+  dlx__ops_set_reference(false);
+  for (int lv = 0; lv < 3; ++lv) {
+    if (dlx__cpu_force_variant(levels[lv]) != DLX_OK) continue;
+    for (int threads = 1; threads <= 3; threads += 2) {
+      dlx_set_num_threads(threads);
+      const int64_t g = dlx__ops_set_grain(threads == 3 ? 1000 : 0);
+      o.data = got;
+      memset(got, 0x5a, bytes);
+      CHECK_OK(dlx_reduce(op, &o, a, naxes, axes, 0));
+      dlx__ops_set_grain(g);
+      ++*runs;
+      if (memcmp(ref, got, bytes) != 0 && bad_before + bad++ < 5)
+        fprintf(stderr, "  staged case %d (%s, op %d), %s, %d threads differs from the reference\n", ci,
+                dlx_dtype_name(a->dtype), (int)op, levels[lv], threads);
+    }
+  }
+  dlx_set_num_threads(0);
+  dlx__cpu_force_variant(NULL);
+  free(ref);
+  free(got);
+  return bad;
+}
+
+/* Blocks spanning rows of a strided innermost reduced dimension go through the staging buffer in groups
+ * (backends/cpu/reduce.c, run_group): transposed and permuted inputs of odd sizes, rows at the edges of
+ * the 16-column tiles and of the groups (L of 16, 17, 255, 4095, 4097), negative strides, an offset
+ * element 0 not aligned to a group, kept dimensions, every op on float32, float64, bfloat16, float16, a
+ * float8 and int32, at every level and 1 and 3 threads: the reference path's bytes. */
+static void test_staged(void) {
+  rng_state = 0x57a9edu;
+  struct {
+    int32_t nd, naxes;
+    int64_t shape[3];
+    int perm[3];  /* memory order: perm[nd - 1] is the contiguous dimension */
+    int negate;   /* bit d: dimension d walks backwards */
+    int32_t axes[3];
+  } cases[] = {
+      {2, 2, {3000, 37}, {1, 0}, 0, {0, 1}},      /* a transposed full sum, 37 columns */
+      {2, 2, {300, 1000}, {1, 0}, 0, {0, 1}},     /* rows of 1000: groups of 4 blocks */
+      {2, 2, {17, 4097}, {1, 0}, 1, {0, 1}},      /* one past a block per row, reversed rows */
+      {2, 2, {33, 4095}, {1, 0}, 2, {0, 1}},      /* one short of a block, reversed columns */
+      {2, 2, {257, 16}, {1, 0}, 3, {0, 1}},       /* the shortest staged row */
+      {2, 2, {100, 255}, {1, 0}, 0, {0, 1}},      /* a partial 16-column tile at the end of each row */
+      {3, 3, {7, 300, 19}, {2, 0, 1}, 0, {0, 1, 2}}, /* a 3-D permutation, all axes */
+      {3, 2, {9, 500, 23}, {1, 2, 0}, 4, {1, 2}},    /* keeping the contiguous axis 0 */
+      {3, 2, {5, 400, 29}, {0, 2, 1}, 0, {1, 2}},    /* keeping the outer axis, transposed inner pair */
+  };
+  static const DLDataType dts[] = {DLX_DTYPE_FLOAT32, DLX_DTYPE_FLOAT64, DLX_DTYPE_BFLOAT16, DLX_DTYPE_FLOAT16,
+                                   DLX_DTYPE_FLOAT8_E4M3FN, DLX_DTYPE_INT32};
+  static const dlx_reduce_op ops[] = {DLX_REDUCE_SUM, DLX_REDUCE_PROD, DLX_REDUCE_MEAN, DLX_REDUCE_MAX,
+                                      DLX_REDUCE_ARGMIN};
+  int bad = 0, runs = 0;
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+    const int32_t nd = cases[ci].nd;
+    int64_t n = 1, strides[3], acc = 1, off = 0;
+    for (int k = nd - 1; k >= 0; --k) { /* compact in perm's order, then negated */
+      const int d = cases[ci].perm[k];
+      strides[d] = acc;
+      acc *= cases[ci].shape[d];
+    }
+    for (int d = 0; d < nd; ++d) {
+      n *= cases[ci].shape[d];
+      if (cases[ci].negate >> d & 1) {
+        off += (cases[ci].shape[d] - 1) * strides[d];
+        strides[d] = -strides[d];
+      }
+    }
+    for (size_t ti = 0; ti < sizeof dts / sizeof dts[0]; ++ti) {
+      const DLDataType dt = dts[ti];
+      const size_t isz = dlx_dtype_itemsize(dt);
+      unsigned char *x = malloc((size_t)n * isz);
+      /* finite values of mixed magnitudes (no NaN: a NaN sum would hide the order), ties for argmin */
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = ((double)(rnd() % 2001) - 1000.0) / 64.0 * (chance(5) ? 97.0 : 1.0);
+        unsigned char *p = x + i * (int64_t)isz;
+        if (dt.code == kDLInt) {
+          const int32_t iv = (int32_t)(v * 64.0);
+          memcpy(p, &iv, isz);
+        } else if (isz == 4 && dt.code == kDLFloat) {
+          const float f = (float)(v * 1.000173);
+          memcpy(p, &f, 4);
+        } else if (isz == 8) {
+          const double d = v * 1.000173;
+          memcpy(p, &d, 8);
+        } else {
+          const uint32_t c = dlx__cvt_narrow_encode(dlx__kd_narrow_code(dlx__kd_of(dt)), v / 4.0);
+          memcpy(p, &c, isz);
+        }
+      }
+      dlx_view a;
+      view(&a, x + off * (int64_t)isz, dt, nd, cases[ci].shape, strides);
+      for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; ++oi)
+        if (ops[oi] != DLX_REDUCE_MEAN || dt.code != kDLInt)
+          bad += staged_compare(ops[oi], &a, cases[ci].naxes, cases[ci].axes, (int)ci, &runs, bad);
+      free(x);
+    }
+  }
+  CHECK_EQ(bad, 0);
+  printf("staged: %d runs against the reference\n", runs);
+}
+
 /* ======================================================================================================
  * Errors.
  * ==================================================================================================== */
@@ -805,6 +922,7 @@ static const dlx_test_case tests[] = {
     {"converted_input", test_converted_input},
     {"misaligned", test_misaligned},
     {"paths", test_paths},
+    {"staged", test_staged},
     {"random", test_random},
     {"errors", test_errors},
 };

@@ -235,15 +235,38 @@ DEF_FEED(prod_f16, prod_f32, float, uint16_t, F16, 1, 1.0f, WHOLE_NONE)
     memcpy(t->stack[level], t->g, (size_t)w * sizeof(P));                                             \
     *occ |= 1u << level;                                                                              \
   }                                                                                                   \
-  /* t->g: the subtree of the 8 rows k, k + 16, ..., k + 112 */                                       \
-  static void NAME##_eight(NAME##_state *t, const char *x, int64_t stride, int64_t k, int64_t w) {     \
+  /* g[u], u in [lo, hi): the subtree of 8 rows r0..r7 (restrict: g is the state, never the input, so \
+   * the loop vectorises without an overlap test per call) */                                         \
+  static inline void NAME##_eight_at(P *restrict g, const char *restrict r0, const char *restrict r1,  \
+                                     const char *restrict r2, const char *restrict r3,                \
+                                     const char *restrict r4, const char *restrict r5,                \
+                                     const char *restrict r6, const char *restrict r7, int64_t lo, int64_t hi) { \
+    for (int64_t u = lo; u < hi; ++u) {                                                               \
+      const P a = OP(NAME##_at(r0, u), NAME##_at(r1, u)), b = OP(NAME##_at(r2, u), NAME##_at(r3, u)); \
+      const P c = OP(NAME##_at(r4, u), NAME##_at(r5, u)), d = OP(NAME##_at(r6, u), NAME##_at(r7, u)); \
+      g[u] = OP(OP(a, b), OP(c, d));                                                                  \
+    }                                                                                                 \
+  }                                                                                                   \
+  /* t->g: the subtree of the 8 rows k, k + 16, ..., k + 112. kn >= 0: the first row of the next eight \
+   * rows read (kn, kn + 16, ...), fetched into L2 while these are summed, a cache line of each per line \
+   * of these: each row's slice is a short stream (4 KiB: often a page of its own), which the hardware \
+   * prefetcher would take up only after its first misses, a stall per row that a contiguous sum never \
+   * has. Prefetching reads nothing into a result: the bits are the same. */                         \
+  static void NAME##_eight(NAME##_state *t, const char *x, int64_t stride, int64_t k, int64_t w, int64_t kn) { \
     const char *r[8];                                                                                 \
     for (int i = 0; i < 8; ++i) r[i] = x + (k + i * LANES) * stride;                                  \
-    for (int64_t u = 0; u < w; ++u) {                                                                 \
-      const P a = OP(NAME##_at(r[0], u), NAME##_at(r[1], u)), b = OP(NAME##_at(r[2], u), NAME##_at(r[3], u)); \
-      const P c = OP(NAME##_at(r[4], u), NAME##_at(r[5], u)), d = OP(NAME##_at(r[6], u), NAME##_at(r[7], u)); \
-      t->g[u] = OP(OP(a, b), OP(c, d));                                                               \
+    if (kn < 0) {                                                                                     \
+      NAME##_eight_at(t->g, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], 0, w); \
+      return;                                                                                         \
     }                                                                                                 \
+    const int64_t ahead = (kn - k) * stride, line = 64 / (int64_t)sizeof(S);                          \
+    int64_t u = 0;                                                                                    \
+    for (; u + line <= w; u += line) {                                                                \
+      for (int i = 0; i < 8; ++i) __builtin_prefetch(r[i] + ahead + u * (int64_t)sizeof(S), 0, 2);    \
+      NAME##_eight_at(t->g, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], u, u + line); \
+    }                                                                                                 \
+    for (int i = 0; i < 8 && u < w; ++i) __builtin_prefetch(r[i] + ahead + u * (int64_t)sizeof(S), 0, 2); \
+    NAME##_eight_at(t->g, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], u, w); \
   }                                                                                                   \
   /* lane j's tree over rows j, j + 16, ... (< len) into t->lane[j] */                                \
   static void NAME##_lane(NAME##_state *t, const char *x, int64_t len, int64_t stride, int64_t w, int j) { \
@@ -251,7 +274,9 @@ DEF_FEED(prod_f16, prod_f32, float, uint16_t, F16, 1, 1.0f, WHOLE_NONE)
     unsigned occ = 0;                                                                                 \
     int64_t q = 0;                                                                                    \
     for (; q + 8 <= nq; q += 8) {                                                                     \
-      NAME##_eight(t, x, stride, q * LANES + j, w);                                                   \
+      /* the next eight rows read: this lane's next eight, or the next lane's first (all inside len) */ \
+      const int64_t kn = q + 16 <= nq ? (q + 8) * LANES + j : j + 1 < LANES ? j + 1 : -1;             \
+      NAME##_eight(t, x, stride, q * LANES + j, w, kn >= 0 && kn + 7 * LANES < len ? kn : -1);        \
       NAME##_push(t, &occ, 3, w);                                                                     \
     }                                                                                                 \
     for (; q < nq; ++q) {                                                                             \

@@ -6,7 +6,9 @@
  * scratch memory and a second pass combines each output's blocks by the tree over blocks. Units form a
  * grid: the kept dimensions, then the block dimensions, so that a unit's elements are either one strided
  * run in memory ("run": one reduced dimension, or whole blocks in the innermost one) or addressed through
- * the reduced dimensions ("gather": blocks spanning rows). A unit's partial comes from:
+ * the reduced dimensions ("gather": blocks spanning rows; where the innermost reduced dimension is strided,
+ * groups of them are first staged in logical order by a memory-order walk, run_group). A unit's partial
+ * comes from:
  *  - the level's vectorised tree (loops_reduce_body.h) for float sums and real products, reading a
  *    contiguous run of the accumulation type directly, anything else through pieces of 256 elements
  *    gathered and converted (by the elementwise cast loops) in L1 buffers;
@@ -38,6 +40,8 @@ typedef struct red {
   int skd, dkd;
   int64_t isz, asz; /* bytes of an input element and of an accumulated one */
   bool gather;      /* unit elements addressed through the reduced dimensions */
+  int64_t stage_g;  /* > 0: gathered blocks go in groups of stage_g through a staging buffer (stage_rows) */
+  size_t stage_bytes;
   int64_t run_st;   /* otherwise element k of a unit at its base + k * run_st */
   int ng;
   gdim g[MAX_GRID];
@@ -226,6 +230,87 @@ static void unit_partial(const red *r, unit *u, dlx__red_slot *out) {
 }
 
 /* ======================================================================================================
+ * Staged groups of gathered blocks: a transposed walk read in memory order.
+ *
+ * Where blocks span rows of the innermost reduced dimension (length L) and that dimension is not the
+ * contiguous one (a transposed or permuted input), gathering a block element by element reads one
+ * element of a cache line and leaves the line for the next block. Instead, a group of stage_g
+ * consecutive blocks of one output is staged: the rows [o0, o1) they span are copied into a buffer in
+ * their logical (row-major) order, 16 rows of L side by side at a time, so that every row's run along
+ * the contiguous dimension is read whole; then each block's elements are one contiguous run of the
+ * buffer and take the run path. Only where the elements come from changes, not which elements a unit
+ * holds nor their order: the bits are the gathered path's.
+ * ==================================================================================================== */
+
+#define STAGE_ROWS 32 /* rows per group aimed at: two cache lines of float32 along a transposed dimension */
+
+/* Rows [o0, o1) of the reduced elements from base (the output's element 0) into buf, logical order. */
+static void stage_rows(const red *r, const char *base, int64_t o0, int64_t o1, char *buf, int64_t *rowoff) {
+  const dlx__red_op *op = r->op;
+  const int32_t last = op->red_ndim - 1;
+  const int64_t L = op->red_shape[last], sl = op->red_in[last], isz = r->isz;
+  int64_t idx[DLX_MAX_NDIM], rem = o0, off = 0;
+  for (int32_t d = last - 1; d >= 0; --d) {
+    idx[d] = rem % op->red_shape[d];
+    rem /= op->red_shape[d];
+    off += idx[d] * op->red_in[d];
+  }
+  for (int64_t o = o0; o < o1; ++o) { /* each row's element 0, the index carried as an odometer */
+    rowoff[o - o0] = off;
+    for (int32_t d = last - 1; d >= 0; --d) {
+      off += op->red_in[d];
+      if (++idx[d] < op->red_shape[d]) break;
+      off -= idx[d] * op->red_in[d];
+      idx[d] = 0;
+    }
+  }
+  const int64_t rows = o1 - o0;
+  /* where the next group's rows begin, from this group's first (its lines along the strided dimension
+   * are fetched while these are copied: each is a stream of its own that no hardware prefetcher sees) */
+  const int64_t ahead = rowoff[rows - 1] - rowoff[0] + (last > 0 ? op->red_in[last - 1] : 0);
+  for (int64_t l0 = 0; l0 < L; l0 += 16) { /* 16 columns of every row: 16 runs read side by side */
+    const int64_t n = L - l0 < 16 ? L - l0 : 16;
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t b = 0; b <= rows * isz; b += 64)
+        __builtin_prefetch(base + rowoff[0] + ahead + (l0 + t) * sl + b, 0, 2);
+    for (int64_t o = 0; o < rows; ++o) {
+      const char *src = base + rowoff[o] + l0 * sl;
+      char *dst = buf + (o * L + l0) * isz;
+      switch (isz) {
+        case 1: for (int64_t t = 0; t < n; ++t) memcpy(dst + t, src + t * sl, 1); break;
+        case 2: for (int64_t t = 0; t < n; ++t) memcpy(dst + 2 * t, src + t * sl, 2); break;
+        case 4: for (int64_t t = 0; t < n; ++t) memcpy(dst + 4 * t, src + t * sl, 4); break;
+        case 8: for (int64_t t = 0; t < n; ++t) memcpy(dst + 8 * t, src + t * sl, 8); break;
+        default: for (int64_t t = 0; t < n; ++t) memcpy(dst + t * isz, src + t * sl, (size_t)isz); break;
+      }
+    }
+  }
+}
+
+static void unit_done(const red *r, int64_t oflat, int64_t bflat, int64_t ooff, dlx__red_slot *s);
+
+/* Blocks [b0, b0 + stage_g) of one output (clipped to its blocks): staged, then each by the run path. */
+static void run_group(const red *r, const char *base, int64_t oflat, int64_t b0, int64_t ooff, unit *u, char *buf) {
+  const dlx__red_op *op = r->op;
+  const int64_t L = op->red_shape[op->red_ndim - 1];
+  const int64_t b1 = b0 + r->stage_g < op->nblocks ? b0 + r->stage_g : op->nblocks;
+  const int64_t e0 = b0 * DLX__RED_BLOCK, e1 = b1 * DLX__RED_BLOCK < op->nred ? b1 * DLX__RED_BLOCK : op->nred;
+  const int64_t o0 = e0 / L, o1 = (e1 - 1) / L + 1;
+  int64_t *rowoff = (int64_t *)(void *)(buf + r->stage_bytes);
+  stage_rows(r, base, o0, o1, buf, rowoff);
+  red run = *r; /* the same reduction, its units now runs of the buffer */
+  run.gather = false;
+  run.run_st = r->isz;
+  run.direct = r->tree != NULL && !r->convert;
+  for (int64_t b = b0; b < b1; ++b) {
+    dlx__red_slot s;
+    unit_start(u, &run, buf + (b * DLX__RED_BLOCK - o0 * L) * r->isz, b);
+    unit_partial(&run, u, &s);
+    unit_done(r, oflat, b, ooff, &s);
+  }
+}
+
+/* ======================================================================================================
  * The grid of units, in chunks for the pool.
  * ==================================================================================================== */
 
@@ -255,6 +340,10 @@ static void run_item(const red *r, int64_t t, unit *u, void *state) {
     bflat += i * g->bmul;
   }
   const char *base = r->op->in_data + ioff;
+  if (r->stage_g > 0) {
+    run_group(r, base, oflat, bflat, ooff, u, state);
+    return;
+  }
   if (r->vdim < 0) {
     dlx__red_slot s;
     unit_start(u, r, base, bflat);
@@ -285,6 +374,9 @@ static void run_chunk(void *ctx, int64_t chunk) {
   /* the many-unit kernel's stacks (too large for a thread's stack); without them, the same bits unit by
    * unit */
   void *state = r->vdim >= 0 ? aligned_alloc(64, r->state_bytes + (size_t)r->outer_w * sizeof(dlx__red_slot)) : NULL;
+  /* or the staging buffer, then its row offsets (at most stage_g * 4096 / 16 + 2 rows of L >= 16) */
+  if (r->stage_g > 0)
+    state = aligned_alloc(64, r->stage_bytes + (size_t)(r->stage_g * DLX__RED_BLOCK / 16 + 2) * sizeof(int64_t));
   const int64_t end = (chunk + 1) * r->per_chunk < r->items ? (chunk + 1) * r->per_chunk : r->items;
   for (int64_t t = chunk * r->per_chunk; t < end; ++t) run_item(r, t, &u, state);
   free(state);
@@ -313,6 +405,19 @@ static void add_dim(red *r, int64_t ext, int64_t in_st, int64_t out_st, int64_t 
   if (ext > 1) r->g[r->ng++] = (gdim){ext, in_st, out_st, omul, bmul};
 }
 
+/* Gathered blocks are staged (run_group) where the innermost reduced dimension is strided and rows of it
+ * are short enough that STAGE_ROWS of them fit a buffer of L2 size: stage_g blocks cover about that many. */
+static void choose_stage(red *r) {
+  const dlx__red_op *op = r->op;
+  const int64_t L = op->red_shape[op->red_ndim - 1], sl = op->red_in[op->red_ndim - 1];
+  const int64_t isz = (int64_t)dlx_dtype_itemsize(op->in);
+  r->stage_g = 0;
+  if (L < 16 || L * isz > 32768 || sl == isz || sl == -isz) return;
+  r->stage_g = (STAGE_ROWS * L + DLX__RED_BLOCK - 1) / DLX__RED_BLOCK;
+  /* the rows of stage_g blocks: their elements and a partial row at either end */
+  r->stage_bytes = (size_t)((r->stage_g * DLX__RED_BLOCK + 2 * L) * isz + 63) / 64 * 64;
+}
+
 /* The grid: kept dimensions, then blocks (dlx__red_op's reduced dimensions decide run or gather). */
 static void make_grid(red *r) {
   const dlx__red_op *op = r->op;
@@ -324,6 +429,7 @@ static void make_grid(red *r) {
   }
   const int32_t last = op->red_ndim - 1;
   r->gather = false;
+  r->stage_g = 0;
   r->run_st = last >= 0 ? op->red_in[last] : 0;
   if (last <= 0) {
     add_dim(r, op->nblocks, DLX__RED_BLOCK * r->run_st, 0, 0, 1);
@@ -337,7 +443,9 @@ static void make_grid(red *r) {
     add_dim(r, per_row, DLX__RED_BLOCK * r->run_st, 0, 0, 1);
   } else {
     r->gather = true;
-    add_dim(r, op->nblocks, 0, 0, 0, 1);
+    choose_stage(r);
+    if (r->stage_g > 0) add_dim(r, (op->nblocks + r->stage_g - 1) / r->stage_g, 0, 0, 0, r->stage_g);
+    else add_dim(r, op->nblocks, 0, 0, 0, 1);
   }
 }
 
