@@ -12,7 +12,7 @@ frameworks, with versions and reasons, in ``dlx.check.known``.
 
 from . import rules  # noqa: F401
 from ._capsule import Described, Export, HostBuffer  # noqa: F401 - the reference producer, for reproducers
-from .frameworks import Framework, Generic, Unavailable, load  # noqa: F401
+from .frameworks import Adapter, Framework, Generic, Unavailable, load, same_dtype  # noqa: F401
 from .report import Recorder
 
 

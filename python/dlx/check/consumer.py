@@ -16,6 +16,7 @@ twice is counted, never crashed.
 import gc
 
 from . import _capsule as cap
+from .frameworks import as_bytes, same_dtype
 
 SHAPE = (3, 4)
 
@@ -60,7 +61,7 @@ class ConsumerRun:
 
     def read(self, y):
         try:
-            return self.fw.read(y)
+            return as_bytes(self.fw.read(y))
         except Exception as err:  # noqa: BLE001
             return err
 
@@ -88,7 +89,7 @@ class ConsumerRun:
             self.calls(e, case)
             if may_refuse and isinstance(err, BufferError):
                 self.rec.ok(check, f"{case} (refused with BufferError)")
-            elif generic_refusal and self._generic() and isinstance(err, (BufferError, TypeError)):
+            elif generic_refusal and self._refusal(err):
                 self.rec.na(check, case, f"refused: {_err(err)}")
             else:
                 self.rec.fail(check, case, f"refused: {_err(err)}")
@@ -106,13 +107,16 @@ class ConsumerRun:
                 dt = self.fw.dtype_of(box[0])
             except Exception as err:  # noqa: BLE001
                 dt = _err(err)
-            self.rec.expect(check, case, dt == dtype, f"imported as dtype {dt}")
+            self.rec.expect(check, case, same_dtype(dt, dtype), f"imported as dtype {dt}")
         self.ownership(e, box, case, first, empty=not want)
 
-    def _generic(self):
+    def _refusal(self, err):
+        """A refusal of a dtype the framework lacks: BufferError or TypeError from a module:function target,
+        or an exception class the adapter names in `refusals`."""
         from .frameworks import Generic
 
-        return isinstance(self.fw, Generic)
+        return (isinstance(self.fw, Generic) and isinstance(err, (BufferError, TypeError))) or \
+            isinstance(err, tuple(self.fw.refusals))
 
     def layouts(self, dev):
         dt = "float32"

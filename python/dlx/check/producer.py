@@ -22,6 +22,7 @@ import gc
 
 from . import _capsule as cap
 from . import model
+from .frameworks import as_bytes
 
 MAX_VERSIONS = [None, (1, 0), (1, 3), (2, 0)]
 DEFAULT = {"max_version": (1, 3)}
@@ -94,7 +95,7 @@ class ProducerRun:
 
     def _values(self, x):
         try:
-            return self.fw.values(x)
+            return as_bytes(self.fw.values(x))
         except Exception:  # noqa: BLE001 - then the model of the view decides, or nothing does
             return None
 
