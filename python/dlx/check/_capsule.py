@@ -270,16 +270,18 @@ class Export:
     (None: legacy even when a versioned capsule is asked for; always_versioned: versioned even when not),
     device, reported (what __dlpack_device__ says), sloppy (the capsule destructor deletes a "used_"
     capsule's tensor too), code ((code, bits) instead of the dtype's), data_offset (data is that many bytes
-    into the buffer)."""
+    into the buffer), tamper (tamper(managed, tensor, versioned) changes the struct before the capsule is
+    made, and may return another capsule name: the hostile cases)."""
 
 
     def __init__(self, buffer, shape, dtype, strides="compact", byte_offset=0, flags=0, version=(1, 3),
-                 device=None, reported=None, sloppy=False, code=None, data_offset=0, always_versioned=False):
+                 device=None, reported=None, sloppy=False, code=None, data_offset=0, always_versioned=False,
+                 tamper=None):
         self.buffer, self.shape, self.dtype = buffer, tuple(shape), dtype
         self.data_offset, self.always_versioned = data_offset, always_versioned
         self.strides = _compact(self.shape) if strides == "compact" else strides
         self.byte_offset, self.flags, self.version, self.sloppy = byte_offset, flags, version, sloppy
-        self.code = code
+        self.code, self.tamper = code, tamper
         self.device = device or buffer.device
         self.reported = reported or self.device
         self.calls, self.capsules, self._keep, self._counts = [], [], [], []
@@ -322,7 +324,12 @@ class Export:
             m = DLManagedTensor(t, C.addressof(count), del_legacy)
         self._keep.append((m, shape, strides, buf))
         name = NAMES["dltensor_versioned" if versioned else "dltensor"]
-        return _api.PyCapsule_New(C.addressof(m), name, destroy_sloppy if self.sloppy else destroy_honest)
+        destroy = destroy_sloppy if self.sloppy else destroy_honest
+        if self.tamper is not None:  # a hostile case: fields no producer should write, or another name
+            other = self.tamper(m, m.dl_tensor, versioned)
+            if other is not None and other != name:
+                name, destroy = other, None  # a mislabelled capsule: no destructor could read it right
+        return _api.PyCapsule_New(C.addressof(m), name, destroy)
 
     def size(self):
         n = 1

@@ -31,7 +31,12 @@ DTYPE_NAMES = set(ALL)
 
 
 class Unavailable(Exception):
-    """The target cannot be imported or used here; the message says why."""
+    """The target cannot be imported or used here; the message says why (a usage error: exit status 2)."""
+
+
+class NothingToCheck(Unavailable):
+    """The target loads but nothing of it can be checked here (no device of the kinds asked, no array it
+    can make): exit status 3."""
 
 
 def _import(name):
@@ -95,6 +100,10 @@ class Framework:
         """Framework-specific catalogue entries: (label, array, dtype, may_copy)."""
         return []
 
+    def make_big(self, n, dev):
+        """A float32 array of n elements whose memory is taken at once (for the leak probe)."""
+        return self.make((n,), "float32", dev)
+
     def pending(self, shape, dtype, dev):
         """(array with work still queued on its stream, its final values) for the stream-order check."""
         return None
@@ -127,7 +136,7 @@ class Framework:
 
 Adapter = Framework  # the name the docs use for a user's own adapter
 
-HOOKS = ("devices", "dtypes", "make", "make_readonly", "readonly", "broadcast", "data_ptr", "strides", "values",
+HOOKS = ("devices", "dtypes", "make", "make_big", "make_readonly", "readonly", "broadcast", "data_ptr", "strides", "values",
          "extras", "pending", "consumer_devices", "consumer_dtypes", "from_dlpack", "read", "write", "device_of",
          "dtype_of")
 
@@ -243,6 +252,9 @@ class NumPy(Framework):
     def readonly(self, x):
         return not x.flags.writeable
 
+    def make_big(self, n, dev):
+        return self.np.ones(n, self.np.float32)
+
     def make_readonly(self, x):
         y = x.copy()
         y.flags.writeable = False
@@ -308,6 +320,9 @@ class Torch(Framework):
 
     def readonly(self, x):
         return False  # torch has no read-only tensors
+
+    def make_big(self, n, dev):
+        return self.torch.ones(n, dtype=self.torch.float32, device=self._device(dev))
 
     def broadcast(self, x, shape):
         return x.expand(shape)
@@ -395,6 +410,9 @@ class Jax(Framework):
     def broadcast(self, x, shape):
         return self.jnp.broadcast_to(x, shape)
 
+    def make_big(self, n, dev):
+        return self.jax.device_put(self.jnp.ones(n, self.jnp.float32), self._device(dev)).block_until_ready()
+
     def data_ptr(self, x):
         return x.unsafe_buffer_pointer() if x.size else None
 
@@ -431,7 +449,7 @@ class Dpctl(Framework):
         self.version = self.dpctl.__version__
         self.sycl = self.dpctl.get_devices()
         if not self.sycl:
-            raise Unavailable(f"dpctl {self.version} finds no SYCL device (OCL_ICD_VENDORS: see the README)")
+            raise NothingToCheck(f"dpctl {self.version} finds no SYCL device (OCL_ICD_VENDORS: see the README)")
 
     def devices(self):
         return [(cap.KDL_ONEAPI, i) for i in range(len(self.sycl))]
@@ -503,7 +521,7 @@ class CuPy(Framework):
         try:
             n = self.cupy.cuda.runtime.getDeviceCount()
         except Exception as e:  # noqa: BLE001
-            raise Unavailable(f"cupy {self.version} sees no CUDA device: {type(e).__name__}: {e}") from e
+            raise NothingToCheck(f"cupy {self.version} sees no CUDA device: {type(e).__name__}: {e}") from e
         self.ndev = n
 
     def devices(self):
@@ -599,6 +617,9 @@ class Dlx(Framework):
 
     def readonly(self, x):
         return x.readonly
+
+    def make_big(self, n, dev):
+        return self.dlx.ones((n,), "float32", device=self._device(dev))
 
     def make_readonly(self, x):
         if x.device[0] not in cap.HOST_TYPES:

@@ -19,6 +19,8 @@ defect fails one check.
 """
 
 import gc
+import os
+import sys
 
 from . import _capsule as cap
 from . import model
@@ -52,6 +54,7 @@ class ProducerRun:
     def __init__(self, fw, rec):
         self.fw, self.rec = fw, rec
         self._consume_next = {True: False, False: False}
+        self._base, self._null_seen = 0, False
 
     # ---- the catalogue -------------------------------------------------------------------------------
 
@@ -79,6 +82,8 @@ class ProducerRun:
         return out
 
     def _extras(self, dev):
+        if not self.rec.begin(None, f"making the framework's own views on {dev}", setup=True):
+            return []
         try:
             return self.fw.extras(dev)
         except Exception as e:  # noqa: BLE001
@@ -86,6 +91,8 @@ class ProducerRun:
             return []
 
     def _entry(self, label, make, dtype, dev):
+        if not self.rec.begin(None, f"making {label} {dtype} on {dev}", setup=True):
+            return None
         try:
             x = make()
         except Exception as e:  # noqa: BLE001
@@ -105,6 +112,8 @@ class ProducerRun:
         out = []
         base_bytes = base.expected if base.expected is not None else self._exported_bytes(base)
         for v in model.VIEWS:
+            if not self.rec.begin(None, f"making view {v.label}", setup=True):
+                continue
             try:
                 x = v.apply(base.x, self.fw)
             except Exception as e:  # noqa: BLE001
@@ -121,14 +130,19 @@ class ProducerRun:
     def _exported_bytes(self, e):
         """The values of a compact array as its export shows them (host memory only), for a framework that
         shows no values itself: the views' expected values are then consistent with the base's export."""
+        if not self.rec.begin("p-capsule-versioned", e.case({"max_version": (1, 3), "for": "the views' values"}),
+                              setup=True):
+            return None
         try:
+            self._base = sys.getrefcount(e.x)
             box = [e.x.__dlpack__(max_version=(1, 3))]
+            self.rec.stage("p-shape")
             d = cap.Described.of(box[0])
         except Exception:  # noqa: BLE001 - the default export of the base is checked on its own
             return None
         ok = d.device[0] in cap.HOST_TYPES and d.shape == BASE and d.dtype == (2, 32, 1)
         got = cap.read_elements(d.first, d.shape, d.row_major_strides(), 4) if ok else None
-        self.end(box, d, e.case({"max_version": (1, 3), "for": "the views' expected values"}))
+        self.end(box, d, e.case({"max_version": (1, 3), "for": "the views' expected values"}), e, ok)
         return got
 
     # ---- one export --------------------------------------------------------------------------------
@@ -138,7 +152,10 @@ class ProducerRun:
         capsule could not be read. on_error: the check a refusal of this legal call fails."""
         case = e.case(kw)
         legacy = kw.get("max_version") is None
+        if not self.rec.begin(on_error or ("p-capsule-legacy" if legacy else "p-capsule-versioned"), case):
+            return None
         try:
+            self._base = sys.getrefcount(e.x)
             c = e.x.__dlpack__(**kw)
         except BufferError as err:
             self.rec.ok("p-refusal-buffererror", case)
@@ -165,14 +182,15 @@ class ProducerRun:
         if name is None:
             box.clear()
             return None
+        self.rec.stage("p-shape")  # reading the fields follows the shape and strides pointers
         d = cap.Described.of(box[0])
         if d.versioned and not self._check_version(d, kw, case):
-            self.end(box, d, case)
+            self.end(box, d, case, e, False)
             return None
         copied = self._check_flags(e, d, kw, case)
         s = self._check_layout(e, d, kw, case, copied)
         self._check_device(e, d, kw, case)
-        self.end(box, d, case)
+        self.end(box, d, case, e, s is not None)
         if s is not None:
             s["copied"] = copied
         return s
@@ -293,6 +311,7 @@ class ProducerRun:
                 rec.na("p-values", case, got)
                 return
         else:
+            self.rec.stage("p-values")  # reading the memory the capsule describes
             got = cap.read_elements(d.first, d.shape, d.row_major_strides(), cap.itemsize(e.dtype))
         rec.expect("p-values", case, got == e.expected, f"the capsule's memory holds {_hex(got)}, the array "
                    f"{_hex(e.expected)}")
@@ -324,33 +343,138 @@ class ProducerRun:
 
     # ---- the end of a capsule ------------------------------------------------------------------------
 
-    def end(self, box, d, case):
-        """Drop the capsule, or consume it (rename to used_*) and drop it, alternately; the deleter must
-        run once when dropped and never from the destructor of a consumed one."""
-        spy = cap.DeleterSpy(d.addr, d.versioned)
-        consume = self._consume_next[d.versioned]
-        self._consume_next[d.versioned] = not consume
+    def end(self, box, d, case, e, sane=True):
+        """Drop the capsule, or consume it (rename to used_*, drop it, call the deleter as a consumer does),
+        alternately; the source must be released once dropped, and not by the destructor of a consumed
+        one. Nothing of the capsule is changed but its name (what a consumer does): the release is seen
+        through the reference count of e.x, where the export holds one (memory_probe() covers the rest).
+        sane: the fields read as the name says (else the capsule is only dropped: a deleter read at the
+        wrong offset is never called)."""
+        consume = self._consume_next[d.versioned] and sane
+        self._consume_next[d.versioned] = not self._consume_next[d.versioned]
+        kind = "versioned" if d.versioned else "legacy"
+        check = "p-deleter-consumed" if consume else "p-deleter-dropped"
+        case = f"{case} ({kind}, {'consumed' if consume else 'dropped'})"
+        self.rec.stage(check)
+        held = sys.getrefcount(e.x) - self._base  # references the export holds to the array
+        deleter, addr = d.deleter, d.addr
+        if not deleter:
+            self._null_deleter(case)
         c = box.pop()
-        spy.watch(c)
         if consume:
             cap.rename(c, "used_dltensor_versioned" if d.versioned else "used_dltensor")
         del c
         gc.collect()
-        kind = "versioned" if d.versioned else "legacy"
+        left = sys.getrefcount(e.x) - self._base
         if consume:
-            self.rec.expect("p-deleter-consumed", f"{case} ({kind}, consumed)", spy.calls == 0,
-                            f"the destructor of a used_ capsule ran the deleter {spy.calls} time(s)")
-            spy.release()  # the consumer's own call
+            if held > 0 and left < held:
+                self.rec.fail(check, case, f"dropping the used_ capsule released the array ({held - left} of "
+                              f"{held} reference(s)): its destructor ran the deleter")
+                return
+            if deleter:
+                cap.DELETER(deleter)(addr)  # the consumer's own call (in the worker process)
+            gc.collect()
+            left = sys.getrefcount(e.x) - self._base
+            if held > 0:
+                self.rec.ok(check, case)
+                self.rec.expect("p-deleter-dropped", case, left == 0, self._leak(left, deleter, "the deleter ran"))
             return
-        why = f"the deleter ran {spy.calls} time(s)"
-        if spy.calls == 0:
-            why += {True: ": the capsule's destructor ran without calling the managed tensor's deleter field (a "
-                          "leak, or a deleter it calls directly)",
-                    False: ": the dropped capsule was not freed (something else holds it)",
-                    None: ": the capsule has no destructor"}[spy.destroyed]
-        self.rec.expect("p-deleter-dropped", f"{case} ({kind}, dropped)", spy.calls == 1, why)
-        if spy.calls:
-            spy.release()  # else leak: whatever the destructor did, freeing now might free twice
+        if held <= 0:
+            return  # the export holds no reference the checker can see: memory_probe() decides
+        self.rec.expect(check, case, left == 0, self._leak(left, deleter, "the capsule was dropped"))
+
+    @staticmethod
+    def _leak(left, deleter, after):
+        why = f"the export still holds {left} reference(s) to the array after {after}: it is never released"
+        return why + (" (the deleter is NULL)" if not deleter else "")
+
+    def _null_deleter(self, case):
+        if not self._null_seen:
+            self._null_seen = True
+            self.rec.notes.append(f"NULL deleter (legal only when the export owns nothing): {case}")
+
+    # ---- the memory probe: leaks the reference counts cannot see ---------------------------------------
+
+    def memory_probe(self, dev):
+        """A 64 MiB array, exported and dropped (or consumed and deleted), must give its memory back.
+        For exports that hold the array in C (PyTorch's at::Tensor, JAX's buffer), where no Python
+        reference count moves. A control run without an export first: a framework that keeps freed memory
+        for itself makes the probe n/a."""
+        if dev[0] not in cap.HOST_TYPES or _rss() is None:
+            return
+        for consume in (False, True):
+            check = "p-deleter-consumed" if consume else "p-deleter-dropped"
+            case = f"64 MiB float32 on {dev} ({'consumed' if consume else 'dropped'}, memory probe)"
+            if not self.rec.begin(check, case):
+                continue
+            why = self._probe(dev, consume)
+            if why is None:
+                self.rec.ok(check, case)
+            elif why.startswith("n/a: "):
+                self.rec.na(check, case, why[5:])
+            else:
+                self.rec.fail(check, case, why)
+
+    def _probe(self, dev, consume):
+        n = PROBE_BYTES // 4
+        for control in (True, False):
+            gc.collect()
+            before = _rss()
+            try:
+                box = [self.fw.make_big(n, dev)]
+            except Exception as err:  # noqa: BLE001
+                return f"n/a: the framework cannot make a {PROBE_BYTES >> 20} MiB array: {_err(err)}"
+            if box[0] is None or _rss() - before < PROBE_BYTES // 2:
+                box.clear()
+                return "n/a: making the array did not take its memory at once"
+            if not control:
+                out = self._probe_export(box, consume, before)
+                if out != "":
+                    return out
+            box.clear()
+            gc.collect()
+            if _rss() - before > PROBE_BYTES // 2:
+                if control:
+                    return "n/a: the framework keeps freed memory (even without an export)"
+                return (f"the {PROBE_BYTES >> 20} MiB of the array were not freed once the array and its "
+                        f"{'deleted ' if consume else 'dropped '}capsule were gone: the export is never released")
+        return None
+
+    def _probe_export(self, box, consume, before):
+        """Export box[0] and let go of the capsule; "" to go on, else a result of _probe."""
+        x = box[0]
+        try:
+            c = x.__dlpack__(max_version=(1, 3))
+        except TypeError:
+            c = x.__dlpack__()
+        except Exception as err:  # noqa: BLE001
+            return f"n/a: the export was refused: {_err(err)}"
+        del x
+        d = cap.Described.of(c)
+        if not consume:
+            del c
+            return ""
+        cap.rename(c, "used_dltensor_versioned" if d.versioned else "used_dltensor")
+        del c
+        box.clear()
+        gc.collect()
+        if _rss() - before < PROBE_BYTES // 2:
+            return "dropping the used_ capsule freed the array: its destructor ran the deleter"
+        if d.deleter:
+            cap.DELETER(d.deleter)(d.addr)
+        return ""
+
+
+PROBE_BYTES = 64 << 20  # above glibc's largest mmap threshold (32 MiB): freed memory goes back at once
+
+
+def _rss():
+    """The resident set size of this process in bytes (Linux), else None."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def summary(d):
@@ -382,6 +506,9 @@ class _Steps(ProducerRun):
             if chosen:
                 self.requests(chosen[0])
             self.exchange(entries)
+            entries.clear()
+            gc.collect()
+            self.memory_probe(dev)
 
     def combinations(self, e):
         done = {}
@@ -422,10 +549,14 @@ class _Steps(ProducerRun):
         self.streams(e)
         self.unknown_keyword(e)
 
-    def _call(self, e, kw):
-        """(capsule summary, None) or (None, exception); a returned capsule is checked and ended."""
+    def _call(self, e, kw, check):
+        """(capsule summary, None) or (None, exception); a returned capsule is checked and ended. check: the
+        check a crash or hang of the call fails. A case skipped after a crash is (None, None)."""
         kw = {"max_version": (1, 3), **kw}
+        if not self.rec.begin(check, e.case(kw)):
+            return None, None
         try:
+            self._base = sys.getrefcount(e.x)
             box = [e.x.__dlpack__(**kw)]
         except Exception as err:  # noqa: BLE001
             return None, err
@@ -436,14 +567,18 @@ class _Steps(ProducerRun):
         others += [d for d in self.fw.devices() if d[0] == e.dev[0] and d != e.dev]
         for other in others:
             kw = {"max_version": (1, 3), "dl_device": other, "copy": False}
-            s, err = self._call(e, kw)
+            s, err = self._call(e, kw, "p-copy-false")
+            if s is None and err is None:
+                continue
             allowed = (BufferError, ValueError) if other[0] == cap.KDL_CPU else (BufferError,)
             why = f"returned a capsule on {s.get('device') if s else '?'}" if err is None else _err(err)
             self.rec.expect("p-copy-false", e.case(kw), isinstance(err, allowed), why)
 
     def foreign_device(self, e):
         kw = {"max_version": (1, 3), "dl_device": (KDL_HEXAGON, 0)}
-        s, err = self._call(e, kw)
+        s, err = self._call(e, kw, "p-dl-device-refused")
+        if s is None and err is None:
+            return
         ok = isinstance(err, BufferError) or (err is None and s.get("device") == (KDL_HEXAGON, 0))
         why = f"returned a capsule on {s.get('device')}" if err is None else _err(err)
         self.rec.expect("p-dl-device-refused", e.case(kw), ok, why)
@@ -453,7 +588,9 @@ class _Steps(ProducerRun):
         if e.dev[0] in cap.HOST_TYPES:
             self.rec.na("p-dl-device-cpu", e.case(kw), "the array is in host memory already")
             return
-        s, err = self._call(e, kw)
+        s, err = self._call(e, kw, "p-dl-device-cpu")
+        if s is None and err is None:
+            return
         ok = err is None and s.get("device") == (cap.KDL_CPU, 0) and s.get("copied")
         why = _err(err) if err is not None else f"capsule on {s.get('device')}, IS_COPIED {s.get('copied')}"
         self.rec.expect("p-dl-device-cpu", e.case(kw), ok, why)
@@ -461,10 +598,13 @@ class _Steps(ProducerRun):
     def streams(self, e):
         rec = self.rec
         if e.dev[0] in cap.HOST_TYPES:
-            s, err = self._call(e, {"stream": None})
-            rec.expect("p-stream-cpu", e.case({"stream": None}), err is None, f"stream=None refused: {_err(err)}")
-            s, err = self._call(e, {"stream": 1})
-            rec.expect("p-stream-cpu", e.case({"stream": 1}), err is not None, "stream=1 accepted for host memory")
+            s, err = self._call(e, {"stream": None}, "p-stream-cpu")
+            if s is not None or err is not None:
+                rec.expect("p-stream-cpu", e.case({"stream": None}), err is None, f"stream=None refused: {_err(err)}")
+            s, err = self._call(e, {"stream": 1}, "p-stream-cpu")
+            if s is not None or err is not None:
+                rec.expect("p-stream-cpu", e.case({"stream": 1}), err is not None,
+                           "stream=1 accepted for host memory")
             rec.na("p-stream-cuda", e.case(), "host memory")
             rec.na("p-stream-order", e.case(), "host memory has no streams")
             return
@@ -475,7 +615,9 @@ class _Steps(ProducerRun):
             rec.na("p-stream-order", e.case(), why)
             return
         for v in (0, 1, 2, -1):
-            s, err = self._call(e, {"stream": v})
+            s, err = self._call(e, {"stream": v}, "p-stream-cuda")
+            if s is None and err is None:
+                continue
             bad = err is None if v == 0 else err is not None
             rec.expect("p-stream-cuda", e.case({"stream": v}), not bad,
                        "stream=0 accepted" if v == 0 else f"stream={v} refused: {_err(err)}")
@@ -483,6 +625,8 @@ class _Steps(ProducerRun):
 
     def stream_order(self, e):
         """Work still queued on the producer's stream must be done before the consumer's stream reads."""
+        if not self.rec.begin("p-stream-order", e.case({"stream": "a dlx stream"})):
+            return
         try:
             import dlx
 
@@ -505,7 +649,9 @@ class _Steps(ProducerRun):
 
     def unknown_keyword(self, e):
         kw = {"max_version": (1, 3), "dlx_check_unknown": 1}
-        s, err = self._call(e, kw)
+        s, err = self._call(e, kw, "p-unknown-keyword")
+        if s is None and err is None:
+            return
         self.rec.expect("p-unknown-keyword", e.case(kw), isinstance(err, TypeError),
                         "accepted" if err is None else _err(err))
 
@@ -515,8 +661,10 @@ class _Steps(ProducerRun):
         if not entries:
             return
         tp = type(entries[0].x)
-        api, why = cap.exchange_api(tp)
         case = f"type {tp.__module__}.{tp.__qualname__}"
+        if not self.rec.begin("p-exchange-api", case):
+            return
+        api, why = cap.exchange_api(tp)
         if api is None and why is None:
             old = "; it has the DLPack 1.2 __c_dlpack_exchange_api__" if hasattr(tp, "__c_dlpack_exchange_api__") else ""
             self.rec.na("p-exchange-api", case, f"no __dlpack_c_exchange_api__{old}")
@@ -534,6 +682,8 @@ class _Steps(ProducerRun):
 
     def _agrees(self, api, e):
         case = e.case({"exchange API": "managed_tensor_from_py_object_no_sync"})
+        if not self.rec.begin("p-exchange-agrees", case):
+            return
         out = cap.C.c_void_p()
         try:
             cap.FN_FROM_PY(api.managed_tensor_from_py_object_no_sync)(e.x, cap.C.byref(out))
@@ -553,6 +703,8 @@ class _Steps(ProducerRun):
                 self.rec.fail("p-exchange-agrees", case, f"the table exports what __dlpack__ refuses ({_err(want)})")
         elif isinstance(want, dict):
             self.rec.fail("p-exchange-agrees", case, f"the table refuses ({_err(got)}) what __dlpack__ exports")
+        elif want is None:
+            self.rec.na("p-exchange-agrees", case, "__dlpack__'s export of this array was not read")
         else:
             self.rec.ok("p-exchange-agrees", case)
 
