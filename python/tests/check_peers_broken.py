@@ -232,6 +232,21 @@ def any_offset(d, w, kw):
     tensor_of(d).byte_offset += 4 if d.size and not kw["copy"] else 0
 
 
+@_tamper
+def any_misaligned(d, w, kw):
+    """byte_offset one byte off (an offset counted in the wrong unit), on a producer that does not say its
+    data pointer: only the alignment shows it"""
+    tensor_of(d).byte_offset += 1 if d.size and d.dtype[1] > 8 else 0
+
+
+class NoPointer(BrokenProducer):
+    """A producer that does not say its arrays' data pointers (as most frameworks without
+    __array_interface__)."""
+
+    def data_ptr(self, x):
+        return None
+
+
 def neg_values(w, kw):
     """exports a negated view's memory unresolved (as torch does with its negative bit)"""
     return w.t.__dlpack__(**kw)
@@ -434,6 +449,7 @@ PRODUCER_DEFECTS = [
     (any_shape, "p-shape", {}),
     (any_compact_strides, "p-strides", {}),
     (any_offset, "p-address", {}),
+    (any_misaligned, "p-aligned", {"cls": NoPointer}),
     (cpu_id_1, "p-device-id", {"device": (cap.KDL_CPU, 1)}),
     (copy_same_memory, "p-copy-true", {}),
     (copy_false_valueerror, "p-copy-false", {}),

@@ -40,7 +40,9 @@ def test_the_wrapped_dlx_producer_passes_every_check():
 @pytest.mark.parametrize("defect,check_id,kw", B.PRODUCER_DEFECTS,
                          ids=[f"{c}:{d.__name__}" for d, c, _ in B.PRODUCER_DEFECTS])
 def test_each_defect_fails_exactly_its_check(defect, check_id, kw):
-    fails, rec = failed(B.BrokenProducer(defect, **kw))
+    kw = dict(kw)
+    cls = kw.pop("cls", B.BrokenProducer)
+    fails, rec = failed(cls(defect, **kw))
     assert fails == {check_id}, f"{defect.__doc__}: expected only {check_id} to fail\n{_explain(rec)}"
 
 

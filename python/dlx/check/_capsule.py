@@ -62,7 +62,9 @@ _CALL_DESTRUCTOR = C.PYFUNCTYPE(None, C.c_void_p)
 FN_FROM_PY = C.PYFUNCTYPE(C.c_int, C.py_object, C.POINTER(C.c_void_p))
 FN_DLTENSOR_FROM_PY = C.PYFUNCTYPE(C.c_int, C.py_object, C.POINTER(DLTensor))
 
-_api = C.pythonapi
+# private handles: ctypes.pythonapi's function objects are shared by every module of the process, and a target
+# that sets their argtypes too (warp-lang does) would break the checker's calls (issue 27, item 3)
+_api = C.PyDLL(None)
 for _name, _res, _args in [
         ("PyCapsule_New", C.py_object, [C.c_void_p, C.c_char_p, C.c_void_p]),
         ("PyCapsule_GetName", C.c_char_p, [C.py_object]),
@@ -179,46 +181,6 @@ def element_offsets(shape, strides):
 def read_elements(first, shape, strides, isize):
     """The bytes of every element, row-major, from host memory (a compact copy)."""
     return b"".join(C.string_at(first + o * isize, isize) for o in element_offsets(shape, strides))
-
-
-class DeleterSpy:
-    """Puts a counting stand-in in a managed tensor's deleter slot. The producer's own deleter runs once,
-    from release(), after every other party had its chance to call the slot: so a second call, the bug
-    being looked for, counts and frees nothing twice."""
-
-    def __init__(self, addr, versioned):
-        self.addr, self.calls, self._done, self.destroyed = addr, 0, False, None
-        self._slot = C.c_void_p.from_address(addr + (16 if versioned else 56))
-        self.original = self._slot.value
-        self._stand_in = immortal(DELETER(self._called))
-        self._slot.value = C.cast(self._stand_in, C.c_void_p).value
-
-    def _called(self, addr):
-        self.calls += 1
-
-    def watch(self, capsule):
-        """Note when the capsule's own destructor runs (it still runs, unchanged): a destructor that ran
-        without calling the deleter slot either leaks or calls a deleter of its own directly."""
-        original = _api.PyCapsule_GetDestructor(capsule)
-        if not original:
-            return
-        self.destroyed = False
-
-        def destroyed(cap_addr):
-            self.destroyed = True
-            _CALL_DESTRUCTOR(original)(cap_addr)  # with the GIL held, as a capsule destructor runs
-
-        self._wrapper = immortal(DESTRUCTOR(destroyed))
-        _api.PyCapsule_SetDestructor(capsule, C.cast(self._wrapper, C.c_void_p).value)
-
-    def release(self):
-        """Run the producer's deleter once (nothing for a NULL one)."""
-        if self._done:
-            return
-        self._done = True
-        self._slot.value = self.original
-        if self.original:
-            DELETER(self.original)(self.addr)
 
 
 def exchange_api(tp):

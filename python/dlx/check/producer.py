@@ -12,8 +12,9 @@ Steps, per device of the framework:
     (None, False, True) and dl_device (None, the array's own device);
  4. the refusals: copy=False needing a copy, a device the producer cannot reach, streams, an unknown
     keyword; then the C exchange API against __dlpack__.
-Every capsule ends by being dropped or, alternately, consumed (renamed "used_*"), with a stand-in in its
-deleter slot that counts the calls (cap.DeleterSpy): the producer's own deleter runs once, at the end.
+Every capsule ends by being dropped or, alternately, consumed (renamed "used_*" and its deleter called), and
+nothing of it is changed but the name (the release is seen through reference counts and a memory probe:
+ProducerRun.end). A producer whose __dlpack__ takes only `stream` is called as consumers call it.
 A check whose premise failed on a case (values read through a wrong shape) is n/a there, so that one
 defect fails one check.
 """
@@ -55,6 +56,7 @@ class ProducerRun:
         self.fw, self.rec = fw, rec
         self._consume_next = {True: False, False: False}
         self._base, self._null_seen = 0, False
+        self._old = {}  # type -> whether its __dlpack__ is old-style (stream only)
 
     # ---- the catalogue -------------------------------------------------------------------------------
 
@@ -145,6 +147,47 @@ class ProducerRun:
         self.end(box, d, e.case({"max_version": (1, 3), "for": "the views' expected values"}), e, ok)
         return got
 
+    # ---- old-style producers: __dlpack__(stream=None) only --------------------------------------------
+
+    def _adapt(self, e, kw):
+        """The keywords to call e.x.__dlpack__ with, as a consumer does: a producer whose __dlpack__ takes
+        only `stream` is called without the others (the standard's TypeError fallback), and a request it
+        cannot hear (copy, dl_device) is not made: (kw, None), or (None, why the case is n/a)."""
+        if not set(kw) <= {"stream", "max_version", "copy", "dl_device"} or not self._old_style(e):
+            return kw, None
+        if kw.get("copy") is not None or kw.get("dl_device") is not None:
+            return None, "an old-style __dlpack__ (stream only) cannot be asked for copy or dl_device"
+        return ({"stream": kw["stream"]} if kw.get("stream") is not None else {}), None
+
+    def _old_style(self, e):
+        """Whether e.x's type answers max_version with TypeError and a call without keywords with a capsule
+        (found once per type, and reported by p-keywords)."""
+        tp = type(e.x)
+        if tp in self._old:
+            return self._old[tp]
+        self._old[tp] = False
+        case = f"type {tp.__module__}.{tp.__qualname__}: __dlpack__(max_version=(1, 3), dl_device=None, copy=None)"
+        if not self.rec.begin("p-keywords", case):
+            return False
+        try:
+            box = [e.x.__dlpack__(max_version=(1, 3), dl_device=None, copy=None)]
+            box.clear()
+            self.rec.ok("p-keywords", case)
+            return False
+        except TypeError as err:
+            first = err
+        except Exception:  # noqa: BLE001 - a refusal of this array: its export's checks say so
+            return False
+        try:
+            box = [e.x.__dlpack__()]
+            box.clear()
+        except Exception:  # noqa: BLE001 - not old-style: broken; the checks of each call say how
+            return False
+        self.rec.fail("p-keywords", case, f"{_err(first)}; __dlpack__() works: an old-style producer (the "
+                      "checker calls it as consumers do, without keywords)")
+        self._old[tp] = True
+        return True
+
     # ---- one export --------------------------------------------------------------------------------
 
     def export(self, e, kw, on_error=None):
@@ -154,6 +197,11 @@ class ProducerRun:
         legacy = kw.get("max_version") is None
         if not self.rec.begin(on_error or ("p-capsule-legacy" if legacy else "p-capsule-versioned"), case):
             return None
+        kw, why = self._adapt(e, kw)
+        if why:
+            self.rec.na(on_error or "p-capsule-versioned", case, why)
+            return None
+        legacy = kw.get("max_version") is None
         try:
             self._base = sys.getrefcount(e.x)
             c = e.x.__dlpack__(**kw)
@@ -255,11 +303,26 @@ class ProducerRun:
         if not rec.expect("p-shape", case, d.ndim == len(shape) and d.shape == shape,
                           f"ndim {d.ndim} shape {d.shape}, the array's shape is {shape}"):
             return None
+        aligned = self._check_alignment(d, case)
         strides_ok = self._check_strides(e, d, case, copied)
         address_ok = self._check_address(e, d, kw, case, copied)
-        if strides_ok is not False and address_ok is not False:
+        if strides_ok is not False and address_ok is not False and aligned is not False:
             self._check_values(e, d, kw, case)
         return summary(d)
+
+    def _check_alignment(self, d, case):
+        """p-aligned (must) and the 256-byte advice; whether element 0 is aligned (None: nothing to check)."""
+        if d.size == 0 or not d.data:
+            return None
+        isize = max(1, d.dtype[1] * d.dtype[2] // 8)
+        aligned = self.rec.expect("p-aligned", case, d.first % isize == 0, f"data 0x{d.data:x} + byte_offset {d.byte_offset} "
+                        f"is not a multiple of the element size {isize}")
+        if d.data % 256 == 0:
+            self.rec.ok("p-aligned-256", case)
+        else:  # advice: never a failure (NumPy, PyTorch, JAX and dlx allocate 64-byte aligned)
+            self.rec.na("p-aligned-256", case, f"advice not followed: data 0x{d.data:x} is not 256-byte aligned "
+                        f"(byte_offset {d.byte_offset})")
+        return aligned
 
     def _check_strides(self, e, d, case, copied):
         rec = self.rec
@@ -400,7 +463,7 @@ class ProducerRun:
         For exports that hold the array in C (PyTorch's at::Tensor, JAX's buffer), where no Python
         reference count moves. A control run without an export first: a framework that keeps freed memory
         for itself makes the probe n/a."""
-        if dev[0] not in cap.HOST_TYPES or _rss() is None:
+        if dev[0] not in cap.HOST_TYPES or _rss() is None or not self._has_make_big():
             return
         for consume in (False, True):
             check = "p-deleter-consumed" if consume else "p-deleter-dropped"
@@ -414,6 +477,15 @@ class ProducerRun:
                 self.rec.na(check, case, why[5:])
             else:
                 self.rec.fail(check, case, why)
+
+    def _has_make_big(self):
+        """Only an adapter that makes a big array cheaply (make_big) is probed: make() of a module:function
+        target may build 16 M elements in Python."""
+        from .frameworks import Ducked, Framework
+
+        if isinstance(self.fw, Ducked):
+            return hasattr(self.fw.obj, "make_big")
+        return type(self.fw).make_big is not Framework.make_big
 
     def _probe(self, dev, consume):
         n = PROBE_BYTES // 4
@@ -543,17 +615,22 @@ class _Steps(ProducerRun):
     # ---- requests to refuse, and the streams -----------------------------------------------------------
 
     def requests(self, e):
+        self.no_arguments(e)
         self.copy_false(e)
         self.foreign_device(e)
         self.to_cpu(e)
         self.streams(e)
         self.unknown_keyword(e)
 
-    def _call(self, e, kw, check):
+    def _call(self, e, kw, check, raw=False):
         """(capsule summary, None) or (None, exception); a returned capsule is checked and ended. check: the
         check a crash or hang of the call fails. A case skipped after a crash is (None, None)."""
-        kw = {"max_version": (1, 3), **kw}
+        kw = {"max_version": (1, 3), **kw} if not raw else kw
         if not self.rec.begin(check, e.case(kw)):
+            return None, None
+        kw, why = self._adapt(e, kw)
+        if why:
+            self.rec.na(check, e.case(kw), why)
             return None, None
         try:
             self._base = sys.getrefcount(e.x)
@@ -646,6 +723,15 @@ class _Steps(ProducerRun):
             return
         self.rec.expect("p-stream-order", e.case({"stream": "a dlx stream"}), got == want,
                         "the consumer's stream read values the producer had not finished writing")
+
+    def no_arguments(self, e):
+        """__dlpack__() as an old consumer calls it: a legacy capsule, or BufferError."""
+        s, err = self._call(e, {}, "p-capsule-legacy", raw=True)
+        if s is None and err is None:
+            return
+        if err is not None:
+            self.rec.expect("p-capsule-legacy", e.case({}) + " (no arguments)", isinstance(err, BufferError),
+                            f"__dlpack__() raised {_err(err)}")
 
     def unknown_keyword(self, e):
         kw = {"max_version": (1, 3), "dlx_check_unknown": 1}

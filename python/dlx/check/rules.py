@@ -52,6 +52,15 @@ _P = [
     ("p-strides", "must",
      "strides are not NULL (from 1.2 on), and every dimension of extent > 1 has the array's stride",
      "dlpack.h DLTensor.strides: 'can not be NULL' since 1.2, in elements"),
+    ("p-aligned", "must",
+     "data + byte_offset is a multiple of the element size",
+     "dlpack.h DLTensor.data and byte_offset (a byte count: an offset counted in elements misplaces element 0); "
+     "C11 6.3.2.3: a misaligned element pointer is undefined"),
+    ("p-aligned-256", "advice",
+     "data is 256-byte aligned, an offset into the allocation going to byte_offset (advice: a case that does "
+     "not follow it is n/a with the address, never a failure)",
+     "dlpack.h DLTensor.data: 'This pointer is always aligned to 256 bytes as in CUDA. The byte_offset field "
+     "should be used to point to the beginning of the data' (with the note that many libraries do not)"),
     ("p-address", "must",
      "without a copy, data + byte_offset is the array's own element 0 (zero-copy)",
      "python_spec Semantics: 'If possible, this must be zero-copy'; Array API copy=None/False reuse the buffer"),
@@ -100,6 +109,11 @@ _P = [
      "an array or a legal request that cannot be exported is refused with BufferError",
      "Array API array.__dlpack__, Raises: 'Implementations should raise BufferError when the data cannot be "
      "exported as DLPack'"),
+    ("p-keywords", "should",
+     "__dlpack__ takes max_version, dl_device and copy (an old-style one, stream only, is called as consumers "
+     "do: without keywords)",
+     "Array API array.__dlpack__ (2023.12: max_version, dl_device, copy); Notes: the consumer's TypeError "
+     "fallback for producers that do not take them"),
     ("p-unknown-keyword", "must",
      "an unknown keyword argument raises TypeError (what consumers retry on for old producers)",
      "Array API array.__dlpack__, Notes: the consumer's 'except TypeError' fallback"),
