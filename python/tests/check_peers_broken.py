@@ -545,6 +545,69 @@ def _float16_as_bfloat16(d):
         t.dtype.code = 4
 
 
+# ---- consumers blind to one hostile capsule of dlx.check.consumer.HOSTILE: they "repair" what they cannot
+# read (and so import it), or refuse what is legal
+
+
+def _fill_null_shape(d):
+    t = tensor_of(d)
+    if t.ndim > 0 and not t.shape:
+        arr = (C.c_int64 * t.ndim)(*([1] * t.ndim))  # a guess: every extent 1
+        _keep.append(arr)
+        t.shape = C.cast(arr, C.POINTER(C.c_int64))
+
+
+def _ndim_abs(d):
+    t = tensor_of(d)
+    if t.ndim < 0:
+        t.ndim = 0
+
+
+def _refuse_null_deleter(d):
+    if not d.deleter:
+        raise BufferError("no deleter: refused")
+
+
+def _misaligned_down(d):
+    t = tensor_of(d)
+    t.byte_offset -= t.byte_offset % 4
+
+
+def _unknown_flags_shift(d):
+    if d.versioned and d.flags & ~7:
+        tensor_of(d).byte_offset += 4
+
+
+def _lanes_1(d):
+    tensor_of(d).dtype.lanes = max(1, tensor_of(d).dtype.lanes)
+
+
+def _bits_32(d):
+    t = tensor_of(d)
+    if t.dtype.bits % 8:
+        t.dtype.bits = 32
+
+
+class SniffingProxy(Proxy):
+    """reads a 'dltensor' capsule as a DLManagedTensorVersioned when its first bytes look like version 1.x
+    (and so imports a mislabelled capsule)"""
+
+    def __dlpack__(self, **kw):
+        c = self.x.__dlpack__(**kw)
+        if cap.capsule_name(c) == "dltensor":
+            addr = cap._api.PyCapsule_GetPointer(c, b"dltensor")
+            v = cap.DLPackVersion.from_address(addr)
+            if v.major == 1 and v.minor < 16:
+                _keep.append(c)  # the producer's capsule (no destructor) stays alive with its struct
+                return cap._api.PyCapsule_New(addr, cap.NAMES["dltensor_versioned"], None)
+        return c
+
+
+def legacy_writable(x, **kw):
+    """imports legacy capsules writable"""
+    return dlx.from_dlpack(x, writable=True, **kw)
+
+
 def refuse_zero_size(x, **kw):
     """0-d and empty arrays are refused"""
     y = dlx.from_dlpack(x, **kw)
@@ -596,8 +659,8 @@ class Holder:
 def _alias(d):
     """A capsule describing the memory of d with no deleter and no destructor: dlx views it, the Holder
     owns it. (A destructor in Python could run while dlx's refusal of it is pending, and lose it.)"""
-    m = cap.DLManagedTensorVersioned(cap.DLPackVersion(1, 3), None, None, d.flags & cap.FLAG_READ_ONLY,
-                                     tensor_of(d))
+    ro = d.flags & cap.FLAG_READ_ONLY if d.versioned else cap.FLAG_READ_ONLY  # legacy: it cannot say
+    m = cap.DLManagedTensorVersioned(cap.DLPackVersion(1, 3), None, None, ro, tensor_of(d))
     if d.strides is None and d.ndim:
         m.version.minor = 1  # NULL strides are compact row-major before 1.2
     _keep.append(m)
@@ -696,4 +759,13 @@ CONSUMER_DEFECTS = [
     (PyConsumer(normalise=False, doc="reports CPU device_id 1 as it came"), "c-cpu-device-id"),
     (always_copies, "c-zero-copy"),
     (ignores_copy, "c-copy-true"),
+    (through_dlx(after=_fill_null_shape), "c-null-shape"),
+    (through_dlx(after=_ndim_abs), "c-ndim-negative"),
+    (through_dlx(after=_refuse_null_deleter), "c-null-deleter"),
+    (through_dlx(after=_misaligned_down), "c-misaligned"),
+    (through_dlx(proxy=SniffingProxy), "c-mislabelled"),
+    (through_dlx(after=_unknown_flags_shift), "c-flags-unknown"),
+    (through_dlx(after=_lanes_1), "c-lanes"),
+    (through_dlx(after=_bits_32), "c-bits"),
+    (legacy_writable, "c-legacy-read-only"),
 ]
