@@ -25,6 +25,7 @@ import sys
 
 from . import _capsule as cap
 from . import model
+from .consumer import _forget_frames
 from .frameworks import as_bytes
 
 MAX_VERSIONS = [None, (1, 0), (1, 3), (2, 0)]
@@ -206,6 +207,7 @@ class ProducerRun:
             self._base = sys.getrefcount(e.x)
             c = e.x.__dlpack__(**kw)
         except BufferError as err:
+            _forget_frames(err)
             self.rec.ok("p-refusal-buffererror", case)
             if legacy:
                 self.rec.ok("p-capsule-legacy", case)
@@ -217,6 +219,7 @@ class ProducerRun:
                 self.rec.na("p-values", case, f"refused: {_err(err)}")
             return err
         except Exception as err:  # noqa: BLE001
+            _forget_frames(err)
             self.rec.fail("p-refusal-buffererror", case, _err(err))
             if on_error:
                 self.rec.fail(on_error, case, _err(err))
@@ -429,6 +432,8 @@ class ProducerRun:
         del c
         gc.collect()
         left = sys.getrefcount(e.x) - self._base
+        if left < 0:
+            return  # the count before the export included garbage that gc.collect() freed: no telling
         if consume:
             if held > 0 and left < held:
                 self.rec.fail(check, case, f"dropping the used_ capsule released the array ({held - left} of "
@@ -636,6 +641,7 @@ class _Steps(ProducerRun):
             self._base = sys.getrefcount(e.x)
             box = [e.x.__dlpack__(**kw)]
         except Exception as err:  # noqa: BLE001
+            _forget_frames(err)
             return None, err
         return self.inspect(e, box, kw, e.case(kw)) or {}, None
 
