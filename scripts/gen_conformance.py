@@ -34,7 +34,7 @@ def run_peer(peer, side):
     """(results dict, None) or (None, why it cannot run here)."""
     cmd = [sys.executable, "-m", "dlx", "check", side, peer, "--json", "--device", "cpu", "--device", "oneapi"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    if r.returncode == 2:
+    if r.returncode in (2, 3):  # 2: cannot be loaded here; 3: loads, but nothing of it can be checked here
         return None, (r.stderr.strip().splitlines() or ["cannot be used here"])[-1].replace("python -m dlx check: ", "")
     if r.returncode not in (0, 1):
         tail = "\n".join((r.stdout + r.stderr).strip().splitlines()[-20:])

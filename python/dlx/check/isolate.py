@@ -136,8 +136,9 @@ def run(side, target, devices=None, timeout=None, untried=None):
              "done": False}
     for _ in range(MAX_RESTARTS + 1):
         w = _worker()
+        failed = state["rec"].failed() if state["rec"] is not None else []
         w.send({"side": side, "target": target, "devices": devices, "path": sys.path,
-                "resume_after": state["resume_after"], "skip": state["skip"]})
+                "resume_after": state["resume_after"], "skip": state["skip"], "failed": failed})
         if _serve(w, side, timeout, load_limit, state):
             break
     rec = state["rec"]

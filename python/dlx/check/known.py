@@ -158,6 +158,27 @@ dpt.from_dlpack(t)   # ValueError: ... can not accommodate the requested array""
           "dpctl.tensor.from_dlpack of an empty device-USM capsule (data NULL) raises TypeError '__cinit__() "
           "takes exactly 1 positional argument (2 given)'", bug=True, repro="""import dlx, dpctl.tensor as dpt
 dpt.from_dlpack(dlx.zeros((0, 4), device="oneapi:0"))   # TypeError"""),
+    Known("dpctl", "consumer", "c-null-shape", "0.21.1",
+          "dpctl.tensor.from_dlpack of a capsule with ndim 2 and a NULL shape crashes the process (SIGSEGV)",
+          bug=True, repro="""import dpctl.tensor as dpt
+from dlx.check import Export, HostBuffer
+x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(t, "shape", None))
+dpt.from_dlpack(x)                              # Segmentation fault"""),
+    Known("dpctl", "consumer", "c-ndim-negative", "0.21.1",
+          "dpctl.tensor.from_dlpack imports a capsule with ndim -1 (as a 0-d array) instead of refusing it",
+          bug=True, repro="""import dpctl.tensor as dpt
+from dlx.check import Export, HostBuffer
+x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(t, "ndim", -1))
+print(dpt.from_dlpack(x).shape)                 # imported, not refused"""),
+    Known("dpctl", "consumer", "c-null-deleter", "0.21.1",
+          "dpctl.tensor.from_dlpack of a capsule whose deleter is NULL (legal) crashes the process (SIGSEGV) when "
+          "the array dies", bug=True, repro="""import dpctl.tensor as dpt
+from dlx.check import Export, HostBuffer
+x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(m, "deleter", None))
+y = dpt.from_dlpack(x); del y                   # Segmentation fault"""),
+    Known("dpctl", "consumer", "c-legacy-read-only", "0.21.1",
+          "dpctl.tensor.from_dlpack of a host (kDLCPU) legacy capsule returns a writable NumPy array, where "
+          "numpy.from_dlpack makes it read-only (a legacy capsule cannot say)"),
     Known("dpctl", "consumer", "c-destructor-cleared", "0.21.1",
           "dpctl.tensor.from_dlpack leaves the consumed capsule's destructor in place (see NumPy's entry)"),
     Known("dpctl", "consumer", "c-device-agrees", "0.21.1",
