@@ -229,7 +229,7 @@ def any_compact_strides(d, w, kw):
 @_tamper
 def any_offset(d, w, kw):
     """byte_offset off by one element (where the export is not a copy, which has no offset to get wrong)"""
-    tensor_of(d).byte_offset += 4 if d.size and not kw["copy"] else 0
+    tensor_of(d).byte_offset += d.dtype[1] // 8 if d.size and not kw["copy"] else 0
 
 
 @_tamper
