@@ -103,7 +103,7 @@ class _Worker:
         return what + (f"; its last words: {last[:200]}" if last else "")
 
 
-_pool = []
+_pool: list = []  # the live worker, if any
 
 
 def _worker():
