@@ -229,7 +229,22 @@ def any_compact_strides(d, w, kw):
 @_tamper
 def any_offset(d, w, kw):
     """byte_offset off by one element (where the export is not a copy, which has no offset to get wrong)"""
-    tensor_of(d).byte_offset += 4 if d.size and not kw["copy"] else 0
+    tensor_of(d).byte_offset += d.dtype[1] // 8 if d.size and not kw["copy"] else 0
+
+
+@_tamper
+def any_misaligned(d, w, kw):
+    """byte_offset one byte off (an offset counted in the wrong unit), on a producer that does not say its
+    data pointer: only the alignment shows it"""
+    tensor_of(d).byte_offset += 1 if d.size and d.dtype[1] > 8 else 0
+
+
+class NoPointer(BrokenProducer):
+    """A producer that does not say its arrays' data pointers (as most frameworks without
+    __array_interface__)."""
+
+    def data_ptr(self, x):
+        return None
 
 
 def neg_values(w, kw):
@@ -288,18 +303,45 @@ def stream_ignored(w, kw):
     return w.t.__dlpack__(**dict(kw, stream=None))
 
 
+_decref = C.PyDLL(None).Py_DecRef
+_decref.argtypes, _decref.restype = [C.c_void_p], None
+
+
+def guarded(d, w):
+    """A managed tensor over d's that holds a reference to w (so that the checker sees the release in w's
+    reference count, as it sees NumPy's and PyTorch's) and whose deleter, like a debugging allocator,
+    aborts the process when called a second time (a double free that real code may survive by chance)."""
+    cls = cap.DLManagedTensorVersioned if d.versioned else cap.DLManagedTensor
+    m = cls.from_buffer_copy(cls.from_address(d.addr))
+    calls = [0]
+
+    def deleter(_addr, inner=d.addr, versioned=d.versioned, owner=id(w)):  # the address: no reference
+        calls[0] += 1
+        if calls[0] > 1:
+            import os
+
+            os.abort()
+        call_deleter(inner, versioned)
+        _decref(owner)
+
+    fn = cap.immortal(cap.DELETER(deleter))
+    m.deleter = C.cast(fn, C.c_void_p).value
+    cap._api.Py_IncRef(C.py_object(w))
+    _keep.append(m)
+    return cap.Described(C.addressof(m), d.versioned)
+
+
 def _with_destructor(make_destructor):
     def defect(w, kw):
         c = w.t.__dlpack__(**kw)
-        d = take(c)
+        d = guarded(take(c), w)
         return new_capsule(d, destructor=make_destructor(d))
 
     defect.__doc__ = make_destructor.__doc__
     return defect
 
 
-@_with_destructor
-def twice_dropped(d):
+def _twice_dropped(d):
     """the capsule destructor runs the deleter twice"""
 
     def destructor(cap_addr):
@@ -309,6 +351,15 @@ def twice_dropped(d):
             call_deleter(d.addr, d.versioned)
 
     return destructor
+
+
+_twice = _with_destructor(_twice_dropped)
+
+
+def twice_dropped(w, kw):
+    """the capsule destructor of the arrays other than float32 runs the deleter twice (a double free: the
+    guarded deleter aborts the worker, as glibc does)"""
+    return w.t.__dlpack__(**kw) if w.t.dtype == "float32" else _twice(w, kw)
 
 
 @_with_destructor
@@ -434,6 +485,7 @@ PRODUCER_DEFECTS = [
     (any_shape, "p-shape", {}),
     (any_compact_strides, "p-strides", {}),
     (any_offset, "p-address", {}),
+    (any_misaligned, "p-aligned", {"cls": NoPointer}),
     (cpu_id_1, "p-device-id", {"device": (cap.KDL_CPU, 1)}),
     (copy_same_memory, "p-copy-true", {}),
     (copy_false_valueerror, "p-copy-false", {}),
@@ -466,7 +518,11 @@ class Proxy:
             kw = self.before(kw)
         c = self.x.__dlpack__(**kw)
         if self.after and cap.capsule_name(c) in ("dltensor", "dltensor_versioned"):
-            self.after(managed_of(c))
+            d = managed_of(c)
+            # a struct that is not what its name says (the mislabelled cases) is left alone: writing
+            # through fields read at the wrong offsets would corrupt memory, not test a consumer
+            if (not d.versioned or d.version[0] in (1, 2)) and 0 < d.device[0] < 64:
+                self.after(d)
         return c
 
     def __dlpack_device__(self):
@@ -529,6 +585,69 @@ def _float16_as_bfloat16(d):
         t.dtype.code = 4
 
 
+# ---- consumers blind to one hostile capsule of dlx.check.consumer.HOSTILE: they "repair" what they cannot
+# read (and so import it), or refuse what is legal
+
+
+def _fill_null_shape(d):
+    t = tensor_of(d)
+    if t.ndim > 0 and not t.shape:
+        arr = (C.c_int64 * t.ndim)(*([1] * t.ndim))  # a guess: every extent 1
+        _keep.append(arr)
+        t.shape = C.cast(arr, C.POINTER(C.c_int64))
+
+
+def _ndim_abs(d):
+    t = tensor_of(d)
+    if t.ndim < 0:
+        t.ndim = 0
+
+
+def _refuse_null_deleter(d):
+    if not d.deleter:
+        raise BufferError("no deleter: refused")
+
+
+def _misaligned_down(d):
+    t = tensor_of(d)
+    t.byte_offset -= t.byte_offset % 4
+
+
+def _unknown_flags_shift(d):
+    if d.versioned and d.flags & ~7:
+        tensor_of(d).byte_offset += 4
+
+
+def _lanes_1(d):
+    tensor_of(d).dtype.lanes = max(1, tensor_of(d).dtype.lanes)
+
+
+def _bits_32(d):
+    t = tensor_of(d)
+    if t.dtype.bits % 8:
+        t.dtype.bits = 32
+
+
+class SniffingProxy(Proxy):
+    """reads a 'dltensor' capsule as a DLManagedTensorVersioned when its first bytes look like version 1.x
+    (and so imports a mislabelled capsule)"""
+
+    def __dlpack__(self, **kw):
+        c = self.x.__dlpack__(**kw)
+        if cap.capsule_name(c) == "dltensor":
+            addr = cap._api.PyCapsule_GetPointer(c, b"dltensor")
+            v = cap.DLPackVersion.from_address(addr)
+            if v.major == 1 and v.minor < 16:
+                _keep.append(c)  # the producer's capsule (no destructor) stays alive with its struct
+                return cap._api.PyCapsule_New(addr, cap.NAMES["dltensor_versioned"], None)
+        return c
+
+
+def legacy_writable(x, **kw):
+    """imports legacy capsules writable"""
+    return dlx.from_dlpack(x, writable=True, **kw)
+
+
 def refuse_zero_size(x, **kw):
     """0-d and empty arrays are refused"""
     y = dlx.from_dlpack(x, **kw)
@@ -580,8 +699,8 @@ class Holder:
 def _alias(d):
     """A capsule describing the memory of d with no deleter and no destructor: dlx views it, the Holder
     owns it. (A destructor in Python could run while dlx's refusal of it is pending, and lose it.)"""
-    m = cap.DLManagedTensorVersioned(cap.DLPackVersion(1, 3), None, None, d.flags & cap.FLAG_READ_ONLY,
-                                     tensor_of(d))
+    ro = d.flags & cap.FLAG_READ_ONLY if d.versioned else cap.FLAG_READ_ONLY  # legacy: it cannot say
+    m = cap.DLManagedTensorVersioned(cap.DLPackVersion(1, 3), None, None, ro, tensor_of(d))
     if d.strides is None and d.ndim:
         m.version.minor = 1  # NULL strides are compact row-major before 1.2
     _keep.append(m)
@@ -680,4 +799,27 @@ CONSUMER_DEFECTS = [
     (PyConsumer(normalise=False, doc="reports CPU device_id 1 as it came"), "c-cpu-device-id"),
     (always_copies, "c-zero-copy"),
     (ignores_copy, "c-copy-true"),
+    (through_dlx(after=_fill_null_shape), "c-null-shape"),
+    (through_dlx(after=_ndim_abs), "c-ndim-negative"),
+    (through_dlx(after=_refuse_null_deleter), "c-null-deleter"),
+    (through_dlx(after=_misaligned_down), "c-misaligned"),
+    (through_dlx(proxy=SniffingProxy), "c-mislabelled"),
+    (through_dlx(after=_unknown_flags_shift), "c-flags-unknown"),
+    (through_dlx(after=_lanes_1), "c-lanes"),
+    (through_dlx(after=_bits_32), "c-bits"),
+    (legacy_writable, "c-legacy-read-only"),
 ]
+
+
+def __getattr__(name):
+    """The defects by name, as dlx check targets ("check_peers_broken:producer_defect_3"): the tests run
+    them in the checker's worker process, where a defect that crashes (a double free) crashes nothing
+    else."""
+    kind, _, index = name.rpartition("_defect_")
+    if kind == "producer" and index.isdigit():
+        defect, _check, kw = PRODUCER_DEFECTS[int(index)]
+        kw = dict(kw)
+        return kw.pop("cls", BrokenProducer)(defect, **kw)
+    if kind == "consumer" and index.isdigit():
+        return BrokenConsumer(CONSUMER_DEFECTS[int(index)][0])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -70,7 +70,8 @@ static int take_capsule(PyObject *cap, const char *used_name) {
  * the rename leaves the deleter to the capsule's destructor: it runs exactly once either way. expect:
  * the device __dlpack__'s object reported (NULL for a raw capsule); *final set when the refusal is one no
  * copy would cure (the capsule contradicts __dlpack_device__). */
-static PyObject *import_capsule(PyObject *cap, uint32_t alignment, const DLDevice *expect, int *final) {
+static PyObject *import_capsule(PyObject *cap, uint32_t alignment, const DLDevice *expect, int *final,
+                                int legacy_writable) {
   const char *name = PyCapsule_GetName(cap);
   if (name == NULL && PyErr_Occurred()) return NULL;
   if (name != NULL && strcmp(name, "dltensor_versioned") == 0) {
@@ -91,6 +92,9 @@ static PyObject *import_capsule(PyObject *cap, uint32_t alignment, const DLDevic
     dlx_import_spec spec = any_spec(DLX_DLPACK_VERSION_LEGACY, alignment);
     dlx_status st = dlx_view_from_managed(&v, m, &spec);
     if (st != DLX_OK) return dlx__py_raise(st, PyExc_BufferError);
+    /* a legacy capsule has no READ_ONLY flag, and immutable arrays (JAX's, TensorFlow's, MLX's) are exported
+     * so: read-only unless the caller vouches otherwise (from_dlpack(writable=True)), as NumPy imports them */
+    if (!legacy_writable) v.flags |= DLX_VIEW_READ_ONLY;
     *final = check_device_agrees(m->dl_tensor.device, expect) != 0;
     if (*final || take_capsule(cap, "used_dltensor") != 0) return NULL;
     return import_checked(&v, dlx__py_storage_of_legacy(m), alignment);
@@ -501,10 +505,10 @@ static PyObject *import_ndarray_fields(PyObject *x, uint32_t alignment) {
 /* A capsule from __dlpack__ (a new reference taken over) imported; the capsule dies either way. expect: the
  * device __dlpack_device__ named (NULL: not asked). */
 static PyObject *import_returned(PyObject *x, PyObject *cap, uint32_t alignment, const DLDevice *expect,
-                                 int *final) {
+                                 int *final, int legacy_writable) {
   PyObject *t = NULL;
   if (PyCapsule_CheckExact(cap)) {
-    t = import_capsule(cap, alignment, expect, final);
+    t = import_capsule(cap, alignment, expect, final, legacy_writable);
   } else {
     PyErr_Format(PyExc_TypeError, "__dlpack__ of '%.100s' returned '%.100s', not a PyCapsule", Py_TYPE(x)->tp_name,
                  Py_TYPE(cap)->tp_name);
@@ -521,11 +525,11 @@ static PyObject *import_returned(PyObject *x, PyObject *cap, uint32_t alignment,
 /* The zero-copy import of x was refused with the pending BufferError, and a copy is allowed (copy=None, the
  * standard's "copy if needed", or True): the producer's own copy, through __dlpack__(copy=True). The
  * BufferError stands when that fails too (a producer that cannot or will not copy). */
-static PyObject *import_producer_copy(PyObject *x, uint32_t alignment, const DLDevice *expect) {
+static PyObject *import_producer_copy(PyObject *x, uint32_t alignment, const DLDevice *expect, int legacy_writable) {
   PyObject *exc = dlx__py_fetch_exception();
   PyObject *cap = call_dlpack_copied(x, expect);
   int final = 0;
-  PyObject *t = cap ? import_returned(x, cap, alignment, expect, &final) : NULL;
+  PyObject *t = cap ? import_returned(x, cap, alignment, expect, &final, legacy_writable) : NULL;
   if (t == NULL) {
     PyErr_Clear();
     dlx__py_restore_exception(exc);
@@ -543,7 +547,7 @@ static int may_copy(int copy, uint32_t alignment) {
 
 /* dlx__py_from_dlpack; ndarray_ok 0 keeps an exact numpy.ndarray off the fields path (from_dlpack's device=
  * names a device other than the cpu). */
-static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok) {
+static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int ndarray_ok, int legacy_writable) {
   PyObject *t = NULL;
   if (Py_IS_TYPE(x, &dlx__py_tensor_type)) {
     dlx__py_tensor *src = (dlx__py_tensor *)x;
@@ -558,7 +562,8 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
       numpy_fields_ok) {
     t = import_ndarray_fields(x, alignment);
     if (t != NULL) return t;
-    if (PyErr_Occurred()) return may_copy(copy, alignment) ? import_producer_copy(x, alignment, NULL) : NULL;
+    if (PyErr_Occurred())
+      return may_copy(copy, alignment) ? import_producer_copy(x, alignment, NULL, legacy_writable) : NULL;
   }
   const dlx__py_quirks *quirks;
   const DLPackExchangeAPI *api = lookup_exchange(Py_TYPE(x), &quirks);
@@ -580,7 +585,7 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
     t = dlx__py_import_versioned_owned(m, alignment);
   } else if (PyCapsule_CheckExact(x)) {
     int final;
-    t = import_capsule(x, alignment, NULL, &final);
+    t = import_capsule(x, alignment, NULL, &final, legacy_writable);
   } else {
     if (quirks != NULL && quirks->before_dlpack(x) != 0) return NULL;
     DLDevice dev;
@@ -588,10 +593,11 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
     PyObject *cap = dlpack_with_device(x, &dev, &has_dev);
     const DLDevice *expect = has_dev ? &dev : NULL;
     int final = 0;
-    t = cap ? import_returned(x, cap, alignment, expect, &final) : NULL;
+    t = cap ? import_returned(x, cap, alignment, expect, &final, legacy_writable) : NULL;
     /* the producer's copy is already the copy copy=True asks for; a capsule on another device than
      * __dlpack_device__ said is no refusal a copy cures */
-    if (t == NULL && !final && may_copy(copy, alignment)) return import_producer_copy(x, alignment, expect);
+    if (t == NULL && !final && may_copy(copy, alignment))
+      return import_producer_copy(x, alignment, expect, legacy_writable);
   }
   if (t != NULL && copy == 1) {
     PyObject *c = copy_tensor(t);
@@ -602,7 +608,7 @@ static PyObject *from_dlpack_ex(PyObject *x, uint32_t alignment, int copy, int n
 }
 
 PyObject *dlx__py_from_dlpack(PyObject *x, uint32_t alignment, int copy) {
-  return from_dlpack_ex(x, alignment, copy, 1);
+  return from_dlpack_ex(x, alignment, copy, 1, 0);
 }
 
 /* ---- dlx_py_view without a managed tensor ---------------------------------------------------------- */
@@ -636,17 +642,35 @@ int dlx__py_view_borrowed(PyObject *obj, const dlx_import_spec *spec, dlx_view *
 
 /* ---- dlx.from_dlpack ------------------------------------------------------------------------------ */
 
+/* from_dlpack(writable=): True promises that the producer's memory may be written (a legacy capsule, which
+ * cannot say, then imports writable) and refuses data the producer marked READ_ONLY; False imports read-only
+ * whatever the producer said. A copy (copy=True) is the caller's own either way. */
+static PyObject *apply_writable(PyObject *t, int writable) {
+  dlx__py_tensor *r = (dlx__py_tensor *)t;
+  if (!writable) {
+    r->view.flags |= DLX_VIEW_READ_ONLY;
+    return t;
+  }
+  if (r->view.flags & DLX_VIEW_READ_ONLY) {
+    Py_DECREF(t);
+    return PyErr_Format(PyExc_BufferError, "from_dlpack(writable=True): the producer's data is read-only "
+                        "(DLPACK_FLAG_BITMASK_READ_ONLY); copy=True gives a writable copy");
+  }
+  return t;
+}
+
 static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   (void)self;
   if (nargs != 1)
     return PyErr_Format(PyExc_TypeError, "from_dlpack() takes exactly 1 positional argument (%zd given)", nargs);
-  PyObject *device = Py_None, *copy_obj = Py_None, *align_obj = Py_None;
+  PyObject *device = Py_None, *copy_obj = Py_None, *align_obj = Py_None, *writable_obj = Py_None;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[1 + i];
     if (k == dlx__py_str_device || PyUnicode_Compare(k, dlx__py_str_device) == 0) device = v;
     else if (k == dlx__py_str_copy || PyUnicode_Compare(k, dlx__py_str_copy) == 0) copy_obj = v;
     else if (k == dlx__py_str_assumed_align || PyUnicode_Compare(k, dlx__py_str_assumed_align) == 0) align_obj = v;
+    else if (PyUnicode_CompareWithASCIIString(k, "writable") == 0) writable_obj = v;
     else return PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument '%U'", k);
   }
   int copy = -1;
@@ -655,6 +679,8 @@ static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
       return PyErr_Format(PyExc_TypeError, "copy must be a bool or None, not %.100s", Py_TYPE(copy_obj)->tp_name);
     copy = copy_obj == Py_True;
   }
+  if (writable_obj != Py_None && !PyBool_Check(writable_obj))
+    return PyErr_Format(PyExc_TypeError, "writable must be a bool or None, not %.100s", Py_TYPE(writable_obj)->tp_name);
   uint32_t alignment = 0;
   if (align_obj != Py_None) {
     if (!PyLong_Check(align_obj))
@@ -683,7 +709,9 @@ static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
   /* a NumPy array's fields path only where the import stays on the cpu: a move to another device costs
    * a copy, next to which a capsule's cost is nothing */
   const int ndarray_ok = device == Py_None || want.device_type == kDLCPU;
-  PyObject *t = from_dlpack_ex(args[0], alignment, device != Py_None && copy == 1 ? -1 : copy, ndarray_ok);
+  PyObject *t = from_dlpack_ex(args[0], alignment, device != Py_None && copy == 1 ? -1 : copy, ndarray_ok,
+                               writable_obj == Py_True);
+  if (t != NULL && writable_obj != Py_None) t = apply_writable(t, writable_obj == Py_True);
   if (t == NULL || device == Py_None) return t;
   PyObject *r = dlx__py_to_device(t, want, copy, PyExc_BufferError);
   Py_DECREF(t);
@@ -692,8 +720,9 @@ static PyObject *m_from_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t
 
 PyMethodDef dlx__py_consumer_methods[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))m_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
-     "from_dlpack(x, *, device=None, copy=None, assumed_align=None) -> Tensor\n\n"
+     "from_dlpack(x, *, device=None, copy=None, assumed_align=None, writable=None) -> Tensor\n\n"
      "Import any DLPack object (C exchange API, __dlpack__, or capsule) without a copy, unless copy=True or "
-     "device= names another device."},
+     "device= names another device. A legacy capsule (no READ_ONLY flag) imports read-only unless "
+     "writable=True; writable=False imports read-only whatever the producer said."},
     {NULL, NULL, 0, NULL},
 };

@@ -3,7 +3,12 @@
     python -m dlx check producer numpy        # numpy's __dlpack__ against the standard
     python -m dlx check consumer torch        # torch.from_dlpack against dlx's catalogue of capsules
     python -m dlx check producer mymod:make   # make(shape, dtype, device) -> an array
+    python -m dlx check producer mymod:MyAdapter   # an Adapter subclass: docs/conformance.md
     python -m dlx check --list                # every check: id, rule, clause
+
+Every case runs in a worker process (isolate.py), under --timeout seconds: a target that crashes or hangs
+fails the check that was running, and the report stays whole. Exit status 0 pass, 1 fail, 2 usage, 3
+nothing could be checked.
 
 From Python: ``dlx.check.run("producer", "numpy")`` returns a Recorder (``.failed()``, ``.results()``,
 ``.as_json()``). The checks and their clauses are in ``dlx.check.rules``; known failures of real
@@ -12,7 +17,7 @@ frameworks, with versions and reasons, in ``dlx.check.known``.
 
 from . import rules  # noqa: F401
 from ._capsule import Described, Export, HostBuffer  # noqa: F401 - the reference producer, for reproducers
-from .frameworks import Framework, Generic, Unavailable, load  # noqa: F401
+from .frameworks import Adapter, Framework, Generic, NothingToCheck, Unavailable, load, same_dtype  # noqa: F401
 from .report import Recorder
 
 
@@ -25,26 +30,38 @@ def describe(capsule):
 DEVICE_KINDS = {"cpu": (1, 3, 11, 13), "cuda": (2, 13), "rocm": (10, 11), "oneapi": (14,)}
 
 
-def run(side, target, devices=None):
-    """Check one side ("producer" or "consumer") of a target: a framework name, "module:function", or a
-    Framework instance. devices: kinds of DEVICE_KINDS to keep (None: every device the target has).
-    Raises Unavailable when the target cannot be used here."""
+def run(side, target, devices=None, timeout=None):
+    """Check one side ("producer" or "consumer") of a target: a framework name or a spec (module:function,
+    module:Adapter, an adapter module: docs/conformance.md), run case by case in a worker process with a
+    time limit of `timeout` seconds a case (isolate.DEFAULT_TIMEOUT); or a Framework instance, run in this
+    process (no isolation: for adapters made in the caller's own code, trusted not to crash).
+    devices: kinds of DEVICE_KINDS to keep (None: every device the target has).
+    Raises Unavailable when the target cannot be used here (NothingToCheck when it loads but has nothing
+    to check)."""
+    if side not in ("producer", "consumer"):
+        raise ValueError(f"side must be 'producer' or 'consumer', not {side!r}")
+    bad = [k for k in devices or () if k not in DEVICE_KINDS]
+    if bad:
+        raise ValueError(f"unknown device kind(s) {bad}: use {', '.join(DEVICE_KINDS)}")
+    if not isinstance(target, Framework):
+        from . import isolate, producer, consumer
+
+        untried = (producer if side == "producer" else consumer).UNTRIED
+        return isolate.run(side, target, devices, timeout, untried)
     fw = load(target)
     if devices is not None:
         _keep_devices(fw, devices)
         if not (fw.devices() if side == "producer" else fw.consumer_devices()):
-            raise Unavailable(f"{fw.name} has no {side} device of the kind(s) {', '.join(devices)} here")
+            raise NothingToCheck(f"{fw.name} has no {side} device of the kind(s) {', '.join(devices)} here")
     rec = Recorder(side, fw.name, fw.version)
     if side == "producer":
         from . import producer
 
         producer.run(fw, rec)
-    elif side == "consumer":
+    else:
         from . import consumer
 
         consumer.run(fw, rec)
-    else:
-        raise ValueError(f"side must be 'producer' or 'consumer', not {side!r}")
     return rec
 
 

@@ -62,7 +62,9 @@ _CALL_DESTRUCTOR = C.PYFUNCTYPE(None, C.c_void_p)
 FN_FROM_PY = C.PYFUNCTYPE(C.c_int, C.py_object, C.POINTER(C.c_void_p))
 FN_DLTENSOR_FROM_PY = C.PYFUNCTYPE(C.c_int, C.py_object, C.POINTER(DLTensor))
 
-_api = C.pythonapi
+# private handles: ctypes.pythonapi's function objects are shared by every module of the process, and a target
+# that sets their argtypes too (warp-lang does) would break the checker's calls (issue 27, item 3)
+_api = C.PyDLL(None)
 for _name, _res, _args in [
         ("PyCapsule_New", C.py_object, [C.c_void_p, C.c_char_p, C.c_void_p]),
         ("PyCapsule_GetName", C.c_char_p, [C.py_object]),
@@ -85,6 +87,7 @@ def immortal(thunk):
 
 
 _api.Py_IncRef.argtypes, _api.Py_IncRef.restype = [C.py_object], None
+_api.Py_DecRef.argtypes, _api.Py_DecRef.restype = [C.py_object], None
 
 # capsule names must outlive their capsules: module constants never die
 NAMES = {"dltensor": b"dltensor", "dltensor_versioned": b"dltensor_versioned", "used_dltensor": b"used_dltensor",
@@ -181,46 +184,6 @@ def read_elements(first, shape, strides, isize):
     return b"".join(C.string_at(first + o * isize, isize) for o in element_offsets(shape, strides))
 
 
-class DeleterSpy:
-    """Puts a counting stand-in in a managed tensor's deleter slot. The producer's own deleter runs once,
-    from release(), after every other party had its chance to call the slot: so a second call, the bug
-    being looked for, counts and frees nothing twice."""
-
-    def __init__(self, addr, versioned):
-        self.addr, self.calls, self._done, self.destroyed = addr, 0, False, None
-        self._slot = C.c_void_p.from_address(addr + (16 if versioned else 56))
-        self.original = self._slot.value
-        self._stand_in = immortal(DELETER(self._called))
-        self._slot.value = C.cast(self._stand_in, C.c_void_p).value
-
-    def _called(self, addr):
-        self.calls += 1
-
-    def watch(self, capsule):
-        """Note when the capsule's own destructor runs (it still runs, unchanged): a destructor that ran
-        without calling the deleter slot either leaks or calls a deleter of its own directly."""
-        original = _api.PyCapsule_GetDestructor(capsule)
-        if not original:
-            return
-        self.destroyed = False
-
-        def destroyed(cap_addr):
-            self.destroyed = True
-            _CALL_DESTRUCTOR(original)(cap_addr)  # with the GIL held, as a capsule destructor runs
-
-        self._wrapper = immortal(DESTRUCTOR(destroyed))
-        _api.PyCapsule_SetDestructor(capsule, C.cast(self._wrapper, C.c_void_p).value)
-
-    def release(self):
-        """Run the producer's deleter once (nothing for a NULL one)."""
-        if self._done:
-            return
-        self._done = True
-        self._slot.value = self.original
-        if self.original:
-            DELETER(self.original)(self.addr)
-
-
 def exchange_api(tp):
     """(table, None) for the DLPack 1.3 C exchange API the type advertises, (None, why) when it is not
     usable, (None, None) when it has none."""
@@ -270,16 +233,18 @@ class Export:
     (None: legacy even when a versioned capsule is asked for; always_versioned: versioned even when not),
     device, reported (what __dlpack_device__ says), sloppy (the capsule destructor deletes a "used_"
     capsule's tensor too), code ((code, bits) instead of the dtype's), data_offset (data is that many bytes
-    into the buffer)."""
+    into the buffer), tamper (tamper(managed, tensor, versioned) changes the struct before the capsule is
+    made, and may return another capsule name: the hostile cases)."""
 
 
     def __init__(self, buffer, shape, dtype, strides="compact", byte_offset=0, flags=0, version=(1, 3),
-                 device=None, reported=None, sloppy=False, code=None, data_offset=0, always_versioned=False):
+                 device=None, reported=None, sloppy=False, code=None, data_offset=0, always_versioned=False,
+                 tamper=None):
         self.buffer, self.shape, self.dtype = buffer, tuple(shape), dtype
         self.data_offset, self.always_versioned = data_offset, always_versioned
         self.strides = _compact(self.shape) if strides == "compact" else strides
         self.byte_offset, self.flags, self.version, self.sloppy = byte_offset, flags, version, sloppy
-        self.code = code
+        self.code, self.tamper = code, tamper
         self.device = device or buffer.device
         self.reported = reported or self.device
         self.calls, self.capsules, self._keep, self._counts = [], [], [], []
@@ -322,7 +287,12 @@ class Export:
             m = DLManagedTensor(t, C.addressof(count), del_legacy)
         self._keep.append((m, shape, strides, buf))
         name = NAMES["dltensor_versioned" if versioned else "dltensor"]
-        return _api.PyCapsule_New(C.addressof(m), name, destroy_sloppy if self.sloppy else destroy_honest)
+        destroy = destroy_sloppy if self.sloppy else destroy_honest
+        if self.tamper is not None:  # a hostile case: fields no producer should write, or another name
+            other = self.tamper(m, m.dl_tensor, versioned)
+            if other is not None and other != name:
+                name, destroy = other, None  # a mislabelled capsule: no destructor could read it right
+        return _api.PyCapsule_New(C.addressof(m), name, destroy)
 
     def size(self):
         n = 1

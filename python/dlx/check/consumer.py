@@ -16,6 +16,7 @@ twice is counted, never crashed.
 import gc
 
 from . import _capsule as cap
+from .frameworks import as_bytes, same_dtype
 
 SHAPE = (3, 4)
 
@@ -60,7 +61,7 @@ class ConsumerRun:
 
     def read(self, y):
         try:
-            return self.fw.read(y)
+            return as_bytes(self.fw.read(y))
         except Exception as err:  # noqa: BLE001
             return err
 
@@ -78,6 +79,8 @@ class ConsumerRun:
             buf = self.buffer(dev, dt, 12)
             e = self.export(buf, SHAPE, dt)
             case = f"compact {SHAPE} {dt} on {dev}"
+            if not self.rec.begin("c-values", case):
+                continue
             self.layout_case("c-values", case, e, SHAPE, (4, 1), 0, dt, generic_refusal=True)
 
     def layout_case(self, check, case, e, shape, strides, first_items, dtype, may_refuse=False,
@@ -88,7 +91,7 @@ class ConsumerRun:
             self.calls(e, case)
             if may_refuse and isinstance(err, BufferError):
                 self.rec.ok(check, f"{case} (refused with BufferError)")
-            elif generic_refusal and self._generic() and isinstance(err, (BufferError, TypeError)):
+            elif generic_refusal and self._refusal(err):
                 self.rec.na(check, case, f"refused: {_err(err)}")
             else:
                 self.rec.fail(check, case, f"refused: {_err(err)}")
@@ -106,13 +109,16 @@ class ConsumerRun:
                 dt = self.fw.dtype_of(box[0])
             except Exception as err:  # noqa: BLE001
                 dt = _err(err)
-            self.rec.expect(check, case, dt == dtype, f"imported as dtype {dt}")
+            self.rec.expect(check, case, same_dtype(dt, dtype), f"imported as dtype {dt}")
         self.ownership(e, box, case, first, empty=not want)
 
-    def _generic(self):
+    def _refusal(self, err):
+        """A refusal of a dtype the framework lacks: BufferError or TypeError from a module:function target,
+        or an exception class the adapter names in `refusals`."""
         from .frameworks import Generic
 
-        return isinstance(self.fw, Generic)
+        return (isinstance(self.fw, Generic) and isinstance(err, (BufferError, TypeError))) or \
+            isinstance(err, tuple(self.fw.refusals))
 
     def layouts(self, dev):
         dt = "float32"
@@ -133,6 +139,8 @@ class ConsumerRun:
             buf = self.buffer(dev, dt, 16)
             desc = cap._compact(shape) if strides is None else strides
             e = self.export(buf, shape, dt, strides=strides, **kw)
+            if not self.rec.begin(check, f"{label} on {dev}"):
+                continue
             self.layout_case(check, f"{label} on {dev}", e, shape, desc, first, dt, may_refuse=may_refuse)
 
     # ---- ownership, and the call itself -----------------------------------------------------------------
@@ -183,6 +191,15 @@ class ConsumerRun:
         buf = self.buffer(dev, "float32", 12)
         e = self.export(buf, SHAPE, "float32")
         case = f"compact {SHAPE} float32 on {dev}"
+        if self.rec.begin("c-zero-copy", case):
+            self._zero_copy(e, case)
+        buf = self.buffer(dev, "float32", 12)
+        e = self.export(buf, SHAPE, "float32")
+        case += " copy=True"
+        if self.rec.begin("c-copy-true", case):
+            self._copy_true(e, case)
+
+    def _zero_copy(self, e, case):
         box, err = self.consume(e)
         if err is not None:
             self.rec.na("c-zero-copy", case, f"refused: {_err(err)}")
@@ -193,10 +210,9 @@ class ConsumerRun:
             else:
                 self.rec.expect("c-zero-copy", case, shared, "the imported array is a copy")
         self.settle(e, box)
-        buf = self.buffer(dev, "float32", 12)
-        e = self.export(buf, SHAPE, "float32")
+
+    def _copy_true(self, e, case):
         box, err = self.consume(e, copy=True)
-        case += " copy=True"
         if err is not None:
             self.rec.fail("c-copy-true", case, _err(err))
         else:
@@ -211,6 +227,8 @@ class ConsumerRun:
         buf = self.buffer(dev, "float32", 12)
         e = self.export(buf, SHAPE, "float32", flags=cap.FLAG_READ_ONLY)
         case = f"READ_ONLY {SHAPE} float32 on {dev}"
+        if not self.rec.begin("c-read-only", case):
+            return
         box, err = self.consume(e)
         if err is not None:
             self.rec.ok("c-read-only", f"{case} (refused: {_err(err)})")
@@ -244,6 +262,8 @@ class ConsumerRun:
             buf = self.buffer(dev, "float32", 12)
             e = self.export(buf, SHAPE, "float32", **kw)
             case = f"{label} on {dev}"
+            if not self.rec.begin(check or "c-refused-deleter", case):
+                continue
             box, err = self.consume(e)
             if check:
                 self.rec.expect(check, case, err is not None, "imported")
@@ -259,6 +279,8 @@ class ConsumerRun:
         buf = self.buffer(dev, "float32", 12)
         e = self.export(buf, SHAPE, "float32", version=None)
         case = f"legacy capsule for a versioned request on {dev}"
+        if not self.rec.begin("c-legacy", case):
+            return
         box, err = self.consume(e)
         if err is not None:
             self.rec.expect("c-legacy", case, isinstance(err, BufferError), f"refused with {_err(err)}")
@@ -273,6 +295,8 @@ class ConsumerRun:
         buf = self.buffer((cap.KDL_CPU, 0), "float32", 12)
         e = self.export(buf, SHAPE, "float32", device=(cap.KDL_CPU, 1), reported=(cap.KDL_CPU, 1))
         case = "kDLCPU device_id 1"
+        if not self.rec.begin("c-cpu-device-id", case):
+            return
         box, err = self.consume(e)
         if err is not None:
             self.rec.ok("c-cpu-device-id", f"{case} (refused: {_err(err)})")
@@ -288,12 +312,64 @@ class ConsumerRun:
         buf = self.buffer(dev, "float32", 12)
         e = self.export(buf, SHAPE, "float32", sloppy=True)
         case = f"producer whose destructor ignores 'used_' on {dev}"
+        if not self.rec.begin("c-destructor-cleared", case):
+            return
         box, err = self.consume(e)
         if err is not None:
             self.rec.fail("c-destructor-cleared", case, f"refused: {_err(err)}")
         n = self.settle(e, box)
         if err is None:
             self.rec.expect("c-destructor-cleared", case, n == 1, f"the deleter ran {n} time(s)")
+
+    def hostile(self, dev):
+        """Capsules that crash careless consumers (NULL shape, negative ndim, NULL deleter, misaligned data,
+        a mislabelled capsule, unknown flags, lanes 0, 12-bit floats): each in its own case, so that a
+        consumer that crashes on one fails that check and the others still run (isolate.py)."""
+        for check, label, kw, expect in HOSTILE:
+            buf = self.buffer(dev, "float32", 16)
+            e = self.export(buf, SHAPE, "float32", **kw)
+            case = f"{label} on {dev}"
+            if not self.rec.begin(check, case):
+                continue
+            box, err = self.consume(e)
+            if err is not None:
+                self.rec.expect(check, case, expect != "import", f"refused a legal capsule: {_err(err)}")
+            elif expect == "refuse":
+                self.rec.fail(check, case, "imported")
+            else:
+                got = self.read(box[0])
+                want = _expect_elements(buf, SHAPE, (4, 1), kw.get("byte_offset", 0), "float32")
+                if "byte_offset" in kw and any(x[0] == "fail" for x in self.rec.cases["c-byte-offset"]):
+                    self.rec.na(check, case, "byte_offset is not honoured even when aligned (c-byte-offset)")
+                elif isinstance(got, Exception):
+                    self.rec.na(check, case, f"the imported array cannot be read back: {_err(got)}")
+                else:
+                    self.rec.expect(check, case, got == want, f"read back {got[:16].hex()}, exported {want[:16].hex()}")
+            self.settle(e, box)
+
+    def legacy_read_only(self, dev):
+        """A legacy capsule cannot say READ_ONLY, and immutable arrays (JAX's, TensorFlow's) are exported so:
+        the import should be read-only (or a copy), as NumPy's is."""
+        buf = self.buffer(dev, "float32", 12)
+        e = self.export(buf, SHAPE, "float32", version=None)
+        case = f"legacy capsule {SHAPE} float32 on {dev}"
+        if not self.rec.begin("c-legacy-read-only", case):
+            return
+        box, err = self.consume(e)
+        if err is not None:
+            self.rec.na("c-legacy-read-only", case, f"refused: {_err(err)}")
+            self.settle(e, box)
+            return
+        before = buf.read()
+        try:
+            self.fw.write(box[0])
+            wrote = buf.read() != before
+        except Exception:  # noqa: BLE001 - refused: read-only, or immutable
+            wrote = False
+        buf.write(before)
+        self.rec.expect("c-legacy-read-only", case, not wrote,
+                        "a write through the array imported from a legacy capsule reached the producer's memory")
+        self.settle(e, box)
 
     def run(self):
         for dev in self.fw.consumer_devices():
@@ -304,6 +380,8 @@ class ConsumerRun:
             self.refused(dev)
             self.legacy_answer(dev)
             self.sloppy_destructor(dev)
+            self.hostile(dev)
+            self.legacy_read_only(dev)
         self.cpu_device_id()
         gc.collect()
 
@@ -361,4 +439,50 @@ class DeviceBuffer:
 
 def run(fw, rec):
     ConsumerRun(fw, rec).run()
-    rec.explain_untried({"c-refused-deleter": "the consumer refused no capsule after calling __dlpack__"})
+    rec.explain_untried(UNTRIED)
+
+
+def _set(field, value):
+    def tamper(m, t, versioned):
+        setattr(t, field, value)
+
+    return tamper
+
+
+def _lanes_0(m, t, versioned):
+    t.dtype.lanes = 0
+
+
+def _bits_12(m, t, versioned):
+    t.dtype.bits = 12
+
+
+def _no_deleter(m, t, versioned):
+    m.deleter = None
+
+
+def _named(name):
+    def tamper(m, t, versioned):
+        return cap.NAMES[name]
+
+    return tamper
+
+
+# (check, case, Export keywords, "refuse" | "import" | "either")
+HOSTILE = [
+    ("c-null-shape", "ndim 2 with shape NULL", {"tamper": _set("shape", None)}, "refuse"),
+    ("c-ndim-negative", "ndim -1", {"tamper": _set("ndim", -1)}, "refuse"),
+    ("c-ndim-negative", "ndim -1, legacy", {"tamper": _set("ndim", -1), "version": None}, "refuse"),
+    ("c-null-deleter", "deleter NULL", {"tamper": _no_deleter}, "import"),
+    ("c-misaligned", "float32 at byte_offset 2", {"byte_offset": 2}, "either"),
+    ("c-mislabelled", "a DLManagedTensorVersioned in a 'dltensor' capsule",
+     {"tamper": _named("dltensor"), "always_versioned": True}, "refuse"),
+    ("c-mislabelled", "a DLManagedTensor in a 'dltensor_versioned' capsule",
+     {"tamper": _named("dltensor_versioned"), "version": None}, "refuse"),
+    ("c-flags-unknown", "flag bit 20 in a 1.3 capsule", {"flags": 1 << 20}, "either"),
+    ("c-lanes", "lanes 0", {"tamper": _lanes_0}, "refuse"),
+    ("c-bits", "float32 code with bits 12", {"tamper": _bits_12}, "refuse"),
+]
+
+
+UNTRIED = {"c-refused-deleter": "the consumer refused no capsule after calling __dlpack__"}

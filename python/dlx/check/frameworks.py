@@ -3,15 +3,22 @@ itself says the array is (its data pointer, strides, read-only flag and values: 
 and how to import, read and write through its from_dlpack. One class per framework; anything a framework
 cannot say is None, and the checks that need it report n/a with that reason.
 
-A target that is not a known framework is "module:function": a producer function called as
-function(shape, dtype, device) (dtype a dlx name such as "float32", device a DLPack (type, id) tuple)
-returning an array with distinct values (an arange, say), or for the consumer side a from_dlpack-like
-function.
+The target protocol (docs/conformance.md, "Checking your own code"): a target is
+ - a known framework name (FRAMEWORKS);
+ - "module:function": as a producer function(shape, dtype, device) returns an array (dtype a dlx name such
+   as "float32", device a DLPack (type, id) tuple); a function that takes a `readonly` keyword is asked
+   for the read-only array with readonly=True. As a consumer, function is from_dlpack-like;
+ - an adapter: "module:Name" where Name is a subclass of Adapter (instantiated without arguments), an
+   instance of one, or any class or object with some of Adapter's methods; or "module" itself when the
+   module defines them (make, from_dlpack, ...). An adapter overrides what its framework can say; every
+   method left out keeps Adapter's default (which says nothing, or reads __array_interface__).
 """
 
 import ctypes as C
 import importlib
+import inspect
 import os
+import re
 
 from . import _capsule as cap
 
@@ -20,10 +27,16 @@ CORE = ["bool"] + INTS + ["float16", "float32", "float64", "complex64", "complex
 FLOAT8 = ["float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
           "float8_e5m2fnuz", "float8_e8m0fnu"]
 ALL = CORE + ["bfloat16"] + FLOAT8
+DTYPE_NAMES = set(ALL)
 
 
 class Unavailable(Exception):
-    """The target cannot be imported or used here; the message says why."""
+    """The target cannot be imported or used here; the message says why (a usage error: exit status 2)."""
+
+
+class NothingToCheck(Unavailable):
+    """The target loads but nothing of it can be checked here (no device of the kinds asked, no array it
+    can make): exit status 3."""
 
 
 def _import(name):
@@ -41,9 +54,19 @@ def _size(shape):
 
 
 class Framework:
-    """Defaults: a CPU-only framework that can say nothing about its arrays."""
+    """The adapter protocol, and its defaults: a CPU-only framework that can say nothing about its arrays.
+
+    Producer side: devices(), dtypes(dev), make(shape, dtype, dev) (required), make_readonly(x),
+    readonly(x), broadcast(x, shape), data_ptr(x) (address of element 0), strides(x) (in elements),
+    values(x) (the values, row-major: a NumPy array or bytes), extras(dev), pending(shape, dtype, dev).
+    Consumer side: consumer_devices(), consumer_dtypes(), from_dlpack(obj, **kw) (required), read(y) (the
+    values of an imported array: a NumPy array or bytes), write(y), device_of(y), dtype_of(y) (anything
+    numpy.dtype() accepts, a dlx dtype name, or an object whose str() ends with one).
+    refusals: the exception classes the framework raises when it refuses an array or a request (counted
+    as refusals where the standard does not insist on BufferError)."""
 
     name, version = "?", ""
+    refusals = ()
 
     # ---- producer side
     def devices(self):
@@ -77,6 +100,10 @@ class Framework:
         """Framework-specific catalogue entries: (label, array, dtype, may_copy)."""
         return []
 
+    def make_big(self, n, dev):
+        """A float32 array of n elements whose memory is taken at once (for the leak probe)."""
+        return self.make((n,), "float32", dev)
+
     def pending(self, shape, dtype, dev):
         """(array with work still queued on its stream, its final values) for the stream-order check."""
         return None
@@ -103,8 +130,68 @@ class Framework:
         return tuple(int(v) for v in y.__dlpack_device__())
 
     def dtype_of(self, y):
-        """The imported array's dtype by dlx's name (NumPy's, PyTorch's and JAX's names agree with it)."""
-        return str(y.dtype).replace("torch.", "")
+        """The imported array's dtype as the framework names it (compared through same_dtype)."""
+        return y.dtype
+
+
+Adapter = Framework  # the name the docs use for a user's own adapter
+
+HOOKS = ("devices", "dtypes", "make", "make_big", "make_readonly", "readonly", "broadcast", "data_ptr", "strides", "values",
+         "extras", "pending", "consumer_devices", "consumer_dtypes", "from_dlpack", "read", "write", "device_of",
+         "dtype_of")
+
+
+def as_bytes(v):
+    """Values as compact row-major bytes: bytes stay, arrays (NumPy's, or anything with tobytes after
+    numpy.ascontiguousarray) are converted; None stays None."""
+    if v is None or isinstance(v, (bytes, bytearray)):
+        return None if v is None else bytes(v)
+    import numpy as np
+
+    return np.ascontiguousarray(v).tobytes()
+
+
+def _np_dtype(name):
+    """numpy.dtype of a dlx name (ml_dtypes for bfloat16 and the float8 formats); None when unknown."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    if name in CORE:
+        return np.dtype(name)
+    try:
+        import ml_dtypes
+
+        return np.dtype(getattr(ml_dtypes, name))
+    except Exception:  # noqa: BLE001
+        return None
+
+
+_DTYPE_WORD = re.compile(r"[a-z0-9_]+")
+
+
+def same_dtype(got, name):
+    """Whether a framework's dtype object is the dlx dtype name: through NumPy's conversion where it
+    applies (numpy dtypes, scalar types, TensorFlow's as_numpy_dtype), else by the last dtype name in its
+    text (torch.float32, paddle.bool, <dtype: 'bool'>, mlx.core.float32); never by str() alone."""
+    if isinstance(got, str) and got == name:
+        return True
+    want = _np_dtype(name)
+    for cand in (getattr(got, "as_numpy_dtype", None), got):
+        if cand is None or want is None or isinstance(cand, str):
+            continue
+        try:
+            import numpy as np
+
+            return np.dtype(cand) == want
+        except Exception:  # noqa: BLE001 - not something NumPy converts: fall back on its name
+            pass
+    words = [w for w in _DTYPE_WORD.findall(str(got).lower()) if w in DTYPE_NAMES]
+    return bool(words) and words[-1] == name
+
+
+def dtype_text(got):
+    return str(got)
 
 
 def _read_through_dlx(y):
@@ -164,6 +251,9 @@ class NumPy(Framework):
 
     def readonly(self, x):
         return not x.flags.writeable
+
+    def make_big(self, n, dev):
+        return self.np.ones(n, self.np.float32)
 
     def make_readonly(self, x):
         y = x.copy()
@@ -230,6 +320,9 @@ class Torch(Framework):
 
     def readonly(self, x):
         return False  # torch has no read-only tensors
+
+    def make_big(self, n, dev):
+        return self.torch.ones(n, dtype=self.torch.float32, device=self._device(dev))
 
     def broadcast(self, x, shape):
         return x.expand(shape)
@@ -317,6 +410,9 @@ class Jax(Framework):
     def broadcast(self, x, shape):
         return self.jnp.broadcast_to(x, shape)
 
+    def make_big(self, n, dev):
+        return self.jax.device_put(self.jnp.ones(n, self.jnp.float32), self._device(dev)).block_until_ready()
+
     def data_ptr(self, x):
         return x.unsafe_buffer_pointer() if x.size else None
 
@@ -353,7 +449,7 @@ class Dpctl(Framework):
         self.version = self.dpctl.__version__
         self.sycl = self.dpctl.get_devices()
         if not self.sycl:
-            raise Unavailable(f"dpctl {self.version} finds no SYCL device (OCL_ICD_VENDORS: see the README)")
+            raise NothingToCheck(f"dpctl {self.version} finds no SYCL device (OCL_ICD_VENDORS: see the README)")
 
     def devices(self):
         return [(cap.KDL_ONEAPI, i) for i in range(len(self.sycl))]
@@ -425,7 +521,7 @@ class CuPy(Framework):
         try:
             n = self.cupy.cuda.runtime.getDeviceCount()
         except Exception as e:  # noqa: BLE001
-            raise Unavailable(f"cupy {self.version} sees no CUDA device: {type(e).__name__}: {e}") from e
+            raise NothingToCheck(f"cupy {self.version} sees no CUDA device: {type(e).__name__}: {e}") from e
         self.ndev = n
 
     def devices(self):
@@ -522,6 +618,9 @@ class Dlx(Framework):
     def readonly(self, x):
         return x.readonly
 
+    def make_big(self, n, dev):
+        return self.dlx.ones((n,), "float32", device=self._device(dev))
+
     def make_readonly(self, x):
         if x.device[0] not in cap.HOST_TYPES:
             return None
@@ -555,23 +654,18 @@ class Dlx(Framework):
 
 
 class Generic(Framework):
-    """A "module:function" target. As a producer, function(shape, dtype, device) makes the arrays; what it
-    says of them comes from __array_interface__ where it has one. As a consumer, function is from_dlpack."""
+    """A "module:function" target. As a producer, function(shape, dtype, device) makes the arrays (and,
+    when it takes a `readonly` keyword, the read-only one with readonly=True); what it says of them comes
+    from __array_interface__ where it has one. As a consumer, function is from_dlpack."""
 
-    def __init__(self, spec, fn=None):
-        self.name = spec
-        if fn is None:
-            mod, _, attr = spec.partition(":")
-            if not mod or not attr:
-                raise Unavailable(f"target {spec!r} is neither a known framework nor module:function")
-            m = _import(mod)
-            fn = m
-            for part in attr.split("."):
-                fn = getattr(fn, part, None)
-            if not callable(fn):
-                raise Unavailable(f"{spec}: {attr} is not a callable of {mod}")
-            self.version = str(getattr(m, "__version__", ""))
-        self.fn = fn
+    def __init__(self, spec, fn=None, version=""):
+        self.name, self.fn, self.version = spec, fn, version
+        self._readonly_made = {}  # id -> array asked for with readonly=True (kept alive, so ids stay unique)
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            params = {}
+        self._takes_readonly = "readonly" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
 
     def dtypes(self, dev):
         return list(ALL)
@@ -579,12 +673,28 @@ class Generic(Framework):
     def make(self, shape, dtype, dev):
         return self.fn(tuple(shape), dtype, dev)
 
+    def make_readonly(self, x):
+        if not self._takes_readonly:
+            return None
+        y = self.fn(tuple(int(v) for v in x.shape), "float32", self._dev_of(x), readonly=True)
+        if y is not None:
+            self._readonly_made[id(y)] = y
+        return y
+
+    def _dev_of(self, x):
+        try:
+            return tuple(int(v) for v in x.__dlpack_device__())
+        except Exception:  # noqa: BLE001
+            return (cap.KDL_CPU, 0)
+
     def _iface(self, x):
         return getattr(x, "__array_interface__", None)
 
     def readonly(self, x):
         i = self._iface(x)
-        return None if i is None else bool(i["data"][1])
+        if i is not None:
+            return bool(i["data"][1])
+        return True if id(x) in self._readonly_made else None
 
     def data_ptr(self, x):
         i = self._iface(x)
@@ -615,13 +725,63 @@ class Generic(Framework):
         return self.fn(obj, **kw)
 
 
+class Ducked(Framework):
+    """An adapter written without subclassing Adapter: a class, an object or a module that defines some of
+    the hooks (HOOKS), and optionally name, version and refusals."""
+
+    def __init__(self, obj, spec):
+        self.obj = obj
+        self.name = str(getattr(obj, "name", spec))
+        self.version = str(getattr(obj, "version", "") or getattr(obj, "__version__", ""))
+        self.refusals = tuple(getattr(obj, "refusals", ()) or ())
+        for h in HOOKS:
+            fn = getattr(obj, h, None)
+            if callable(fn):
+                setattr(self, h, fn)
+
+
 FRAMEWORKS = {"numpy": NumPy, "torch": Torch, "jax": Jax, "cupy": CuPy, "dpctl": Dpctl, "dlx": Dlx}
 
 
 def load(target):
-    """The framework adapter for a target name, a module:function spec, or an adapter itself."""
+    """The framework adapter for a target name, a module:function or module:Adapter spec, an adapter module,
+    or an adapter itself. Raises Unavailable (with the reason) when the target cannot be used."""
     if isinstance(target, Framework):
         return target
+    if not isinstance(target, str):
+        raise Unavailable(f"a target is a name or a spec, not {type(target).__name__}")
     if target in FRAMEWORKS:
         return FRAMEWORKS[target]()
-    return Generic(target)
+    mod, colon, attr = target.partition(":")
+    if not colon:
+        try:
+            m = importlib.import_module(target)
+        except Exception:  # noqa: BLE001
+            m = None
+        if m is not None and any(callable(getattr(m, h, None)) for h in ("make", "from_dlpack")):
+            return Ducked(m, target)
+        raise Unavailable(f"target {target!r} is neither a known framework ({', '.join(FRAMEWORKS)}) nor "
+                          "module:function, module:Adapter or an adapter module")
+    if not mod or not attr:
+        raise Unavailable(f"target {target!r} is neither a known framework nor module:function")
+    m = _import(mod)
+    obj = m
+    for part in attr.split("."):
+        obj = getattr(obj, part, None)
+    version = str(getattr(m, "__version__", ""))
+    if isinstance(obj, type) and issubclass(obj, Framework):
+        fw = obj()
+    elif isinstance(obj, Framework):
+        fw = obj
+    elif isinstance(obj, type) or (obj is not None and not inspect.isroutine(obj) and
+                                   any(callable(getattr(obj, h, None)) for h in ("make", "from_dlpack"))):
+        fw = Ducked(obj() if isinstance(obj, type) else obj, target)
+    elif callable(obj):
+        return Generic(target, obj, version)
+    else:
+        raise Unavailable(f"{target}: {attr} is not a callable of {mod}")
+    if fw.name in ("?", "") or fw.name is None:
+        fw.name = target
+    if not fw.version:
+        fw.version = version
+    return fw

@@ -21,6 +21,16 @@ class Recorder:
         self.side, self.target, self.version = side, target, version
         self.cases = {c.id: [] for c in rules.checks(side)}
         self.notes = []
+        self.error = None  # why nothing could be checked, when nothing could
+
+    def begin(self, check_id, case, setup=False):
+        """A case starts: check_id is the check a crash or a hang of the target in it fails (None: a step
+        that checks nothing, such as making an array). Returns whether to run it (a worker restarted after
+        a crash skips what it ran before: isolate.py)."""
+        return True
+
+    def stage(self, check_id):
+        """The case goes on with another check at stake (a crash from here on fails check_id)."""
 
     def record(self, check_id, status, case, reason=""):
         if check_id not in self.cases:
@@ -68,11 +78,17 @@ class Recorder:
     def failed(self):
         return [r["id"] for r in self.results() if r["result"] == FAIL]
 
+    def ran(self):
+        """Whether any check passed or failed (not everything n/a)."""
+        return any(x[0] != NA for cases in self.cases.values() for x in cases)
+
     def as_json(self):
         res = self.results()
+        for r in res:
+            r["failures"] = [{"case": c, "reason": why} for st, c, why in self.cases[r["id"]] if st == FAIL]
         return {"side": self.side, "target": self.target, "version": self.version,
                 "python": sys.version.split()[0], "notes": self.notes, "checks": res,
-                "failed": [r["id"] for r in res if r["result"] == FAIL]}
+                "failed": [r["id"] for r in res if r["result"] == FAIL], "error": self.error}
 
 
 def table(rec, known=None, width=None):

@@ -52,6 +52,15 @@ _P = [
     ("p-strides", "must",
      "strides are not NULL (from 1.2 on), and every dimension of extent > 1 has the array's stride",
      "dlpack.h DLTensor.strides: 'can not be NULL' since 1.2, in elements"),
+    ("p-aligned", "must",
+     "data + byte_offset is a multiple of the element size",
+     "dlpack.h DLTensor.data and byte_offset (a byte count: an offset counted in elements misplaces element 0); "
+     "C11 6.3.2.3: a misaligned element pointer is undefined"),
+    ("p-aligned-256", "advice",
+     "data is 256-byte aligned, an offset into the allocation going to byte_offset (advice: a case that does "
+     "not follow it is n/a with the address, never a failure)",
+     "dlpack.h DLTensor.data: 'This pointer is always aligned to 256 bytes as in CUDA. The byte_offset field "
+     "should be used to point to the beginning of the data' (with the note that many libraries do not)"),
     ("p-address", "must",
      "without a copy, data + byte_offset is the array's own element 0 (zero-copy)",
      "python_spec Semantics: 'If possible, this must be zero-copy'; Array API copy=None/False reuse the buffer"),
@@ -100,6 +109,11 @@ _P = [
      "an array or a legal request that cannot be exported is refused with BufferError",
      "Array API array.__dlpack__, Raises: 'Implementations should raise BufferError when the data cannot be "
      "exported as DLPack'"),
+    ("p-keywords", "should",
+     "__dlpack__ takes max_version, dl_device and copy (an old-style one, stream only, is called as consumers "
+     "do: without keywords)",
+     "Array API array.__dlpack__ (2023.12: max_version, dl_device, copy); Notes: the consumer's TypeError "
+     "fallback for producers that do not take them"),
     ("p-unknown-keyword", "must",
      "an unknown keyword argument raises TypeError (what consumers retry on for old producers)",
      "Array API array.__dlpack__, Notes: the consumer's 'except TypeError' fallback"),
@@ -163,6 +177,37 @@ _C = [
     ("c-cpu-device-id", "should",
      "a kDLCPU capsule with device_id 1 is refused or imported as device (kDLCPU, 0)",
      "dlpack.h DLDevice.device_id: 0 for CPU memory"),
+    ("c-null-shape", "must",
+     "a capsule with ndim > 0 and a NULL shape is refused (never read)",
+     "dlpack.h DLTensor.shape: the ndim extents of the tensor; NULL holds none"),
+    ("c-ndim-negative", "must",
+     "a capsule with ndim < 0 is refused",
+     "dlpack.h DLTensor.ndim: the number of dimensions (a count)"),
+    ("c-null-deleter", "must",
+     "a capsule with a NULL deleter is imported (nothing to call when the array dies)",
+     "dlpack.h DLManagedTensor(Versioned).deleter: 'can be NULL if there is no way for the caller to provide a "
+     "reasonable destructor'"),
+    ("c-misaligned", "should",
+     "data + byte_offset not aligned to the element size is refused or read right (never read as if aligned)",
+     "dlpack.h DLTensor.data: aligned (256 bytes advised); C11 6.3.2.3: a misaligned element pointer is undefined"),
+    ("c-mislabelled", "should",
+     "a capsule whose struct is not the one its name says (fields no tensor has) is refused, and nothing its "
+     "fields point at is called",
+     "python_spec Implementation: 'dltensor' holds a DLManagedTensor, 'dltensor_versioned' a "
+     "DLManagedTensorVersioned"),
+    ("c-flags-unknown", "should",
+     "flag bits the capsule's version does not define are refused or ignored, never a crash",
+     "dlpack.h DLManagedTensorVersioned.flags: the bits of 1.3 (later minors may add more)"),
+    ("c-lanes", "must",
+     "a dtype with lanes 0 is refused",
+     "dlpack.h DLDataType.lanes: the number of lanes, >= 1"),
+    ("c-bits", "must",
+     "a dtype whose bits are not a multiple of 8 (and not a sub-byte type) is refused",
+     "dlpack.h DLDataType.bits; DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED for the sub-byte types"),
+    ("c-legacy-read-only", "should",
+     "an array imported from a legacy capsule (which cannot say READ_ONLY) is read-only or a copy",
+     "dlpack.h DLManagedTensor has no flags; immutable arrays (JAX, TensorFlow) export legacy capsules, and "
+     "NumPy imports them read-only"),
     ("c-zero-copy", "must",
      "without copy=True the imported array shares the exported memory",
      "python_spec Semantics: 'If possible, this must be zero-copy'"),
