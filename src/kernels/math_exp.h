@@ -30,6 +30,15 @@
 
 #include "kernels/math_common.h"
 
+/* The rules are past GCC's inlining limits at -O2 once a translation unit calls them from several
+ * loops (float64's expm1 and tanh at once), and a call left in a loop stops its vectorisation: they are
+ * inlined by force (nvcc inlines device code anyway). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#define DLX_EXP_INLINE static inline __attribute__((always_inline)) DLX_HD
+#else
+#define DLX_EXP_INLINE DLX_MATH
+#endif
+
 /* 2^(j/128), j = 0..127, rounded to double */
 #define DLX_EXP_THI_VALUES { \
   0x1.0000000000000p+0, 0x1.0163da9fb3335p+0, 0x1.02c9a3e778061p+0, 0x1.04315e86e7f85p+0, \
@@ -117,14 +126,14 @@ typedef struct dlx__exp_red {
 } dlx__exp_red;
 
 /* k from t = v + DLX_EXP_SHIFT: the low bits of t are k (two's complement below the shift's bits) */
-DLX_MATH void dlx__exp_split_k(double t, dlx__exp_red *red) {
+DLX_EXP_INLINE void dlx__exp_split_k(double t, dlx__exp_red *red) {
   const uint64_t kb = dlx__m_bits64(t) - dlx__m_bits64(DLX_EXP_SHIFT) + DLX_EXP_KBIAS;
   red->j = kb & 127u;
   red->eb = kb >> 7; /* floor(k / 128) + 2^33 */
 }
 
 /* x = (k/128) ln2 + r for |x| <= 1100 (or NaN, which gives a NaN r) */
-DLX_MATH dlx__exp_red dlx__exp_reduce(double x) {
+DLX_EXP_INLINE dlx__exp_red dlx__exp_reduce(double x) {
   dlx__exp_red red;
   const double t = x * DLX_EXP_INVLN2N + DLX_EXP_SHIFT;
   const double kd = t - DLX_EXP_SHIFT;
@@ -135,7 +144,7 @@ DLX_MATH dlx__exp_red dlx__exp_reduce(double x) {
 
 /* x = k/128 + r/ln2 for |x| <= 1100: r is x - k/128 (exact: x * 128 and k are close) times ln2; the
  * polynomial takes r / ln2 instead, so here r holds x - k/128 and dlx__exp2_poly scales it */
-DLX_MATH dlx__exp_red dlx__exp2_reduce(double x) {
+DLX_EXP_INLINE dlx__exp_red dlx__exp2_reduce(double x) {
   dlx__exp_red red;
   const double t = x * 128.0 + DLX_EXP_SHIFT;
   const double kd = t - DLX_EXP_SHIFT;
@@ -145,25 +154,25 @@ DLX_MATH dlx__exp_red dlx__exp2_reduce(double x) {
 }
 
 /* e^r - 1 for |r| <= ln2/256 (Taylor to degree 5) */
-DLX_MATH double dlx__exp_poly5(double r) {
+DLX_EXP_INLINE double dlx__exp_poly5(double r) {
   const double q = 0.5 + r * (0x1.5555555555555p-3 + r * (0x1.5555555555555p-5 + r * 0x1.1111111111111p-7));
   return r + (r * r) * q;
 }
 
 /* 2^r - 1 for |r| <= 1/256 (the Taylor series of e^(r ln2), coefficients ln2^i / i!) */
-DLX_MATH double dlx__exp2_poly5(double r) {
+DLX_EXP_INLINE double dlx__exp2_poly5(double r) {
   const double q = 0x1.ebfbdff82c58fp-3 +
                    r * (0x1.c6b08d704a0c0p-5 + r * (0x1.3b2ab6fba4e77p-7 + r * 0x1.5d87fe78a6731p-10));
   return r * 0x1.62e42fefa39efp-1 + (r * r) * q;
 }
 
 /* 2^(e) from a biased e (eb = e + 2^33) for a normal double's exponent range */
-DLX_MATH double dlx__exp_pow2(uint64_t eb) {
+DLX_EXP_INLINE double dlx__exp_pow2(uint64_t eb) {
   return dlx__m_from64((eb - (UINT64_C(1) << 33) + 1023u) << 52);
 }
 
 /* T_hi[j] * 2^e, built by adding e to the exponent bits (exact while the result is a normal double) */
-DLX_MATH double dlx__exp_scaled_hi(const dlx__exp_red *red) {
+DLX_EXP_INLINE double dlx__exp_scaled_hi(const dlx__exp_red *red) {
   return dlx__m_from64(dlx__m_bits64(DLX_MT(dlx__exp_thi)[red->j]) + ((red->eb - (UINT64_C(1) << 33)) << 52));
 }
 
@@ -171,7 +180,7 @@ DLX_MATH double dlx__exp_scaled_hi(const dlx__exp_red *red) {
  * 0, -1 or +-1, and past 800 every float64 one. Done on the bits, keeping x's sign: a clamp by selects
  * of the constants +-lim lets GCC fold the whole function for those two values and then read the
  * table under a condition, which its vectoriser cannot gather; (sign | lim) is not a constant. */
-DLX_MATH double dlx__exp_clamp(double x, double lim) {
+DLX_EXP_INLINE double dlx__exp_clamp(double x, double lim) {
   const uint64_t u = dlx__m_bits64(x), a = u & UINT64_C(0x7fffffffffffffff), l = dlx__m_bits64(lim);
   const uint64_t big = (uint64_t)0 - (uint64_t)((a > l) & (a <= UINT64_C(0x7ff0000000000000)));
   return dlx__m_from64((u & ~big) | (((u & ~UINT64_C(0x7fffffffffffffff)) | l) & big));
@@ -182,7 +191,7 @@ DLX_MATH double dlx__exp_clamp(double x, double lim) {
 /* e^x - 1 in double for |x| <= 200 (float32's expm1 and tanh): (2^e T_hi - 1) + 2^e (T_lo + T_hi p).
  * Near 0 the first term is exact (Sterbenz: 2^e T_hi is within [1/2, 2] of 1), and for k = 0 it is 0,
  * so the result is p itself: its relative error stays that of the polynomial, 2^-52 at |r| = ln2/256. */
-DLX_MATH double dlx__expm1_core(double x) {
+DLX_EXP_INLINE double dlx__expm1_core(double x) {
   const dlx__exp_red red = dlx__exp_reduce(x);
   const double p = dlx__exp_poly5(red.r);
   const double sc = dlx__exp_pow2(red.eb);
@@ -190,103 +199,142 @@ DLX_MATH double dlx__expm1_core(double x) {
   return (sc * thi - 1.0) + sc * (tlo + thi * p);
 }
 
-DLX_MATH double dlx__wide_exp(float xf) {
+DLX_EXP_INLINE double dlx__wide_exp(float xf) {
   const double xd = (double)xf;
   const dlx__exp_red red = dlx__exp_reduce(dlx__exp_clamp(xd, 200.0));
   const double s = dlx__exp_scaled_hi(&red);
   return s + s * dlx__exp_poly5(red.r); /* a NaN x gives a NaN r, and a quiet NaN here */
 }
-DLX_MATH float dlx__expf(float x) { return (float)dlx__wide_exp(x); }
+DLX_EXP_INLINE float dlx__expf(float x) { return (float)dlx__wide_exp(x); }
 
 /* exact for integer x (r = 0, p = 0, T_hi[0] = 1), as IEEE 754 wants 2^n to be */
-DLX_MATH double dlx__wide_exp2(float xf) {
+DLX_EXP_INLINE double dlx__wide_exp2(float xf) {
   const double xd = (double)xf;
   const dlx__exp_red red = dlx__exp2_reduce(dlx__exp_clamp(xd, 200.0));
   const double s = dlx__exp_scaled_hi(&red);
   return s + s * dlx__exp2_poly5(red.r);
 }
-DLX_MATH float dlx__exp2f(float x) { return (float)dlx__wide_exp2(x); }
+DLX_EXP_INLINE float dlx__exp2f(float x) { return (float)dlx__wide_exp2(x); }
 
 /* expm1(x) has x's sign, which copysign restores where the core computes +0 (x = -0); below -200 the
  * result is -1 to every format. (Copying the sign instead of selecting x: a select would let GCC move
  * the table reads under a condition, which its vectoriser cannot gather.) */
-DLX_MATH double dlx__wide_expm1(float xf) {
+DLX_EXP_INLINE double dlx__wide_expm1(float xf) {
   const double xd = (double)xf;
   return copysign(dlx__expm1_core(dlx__exp_clamp(xd, 200.0)), xd);
 }
-DLX_MATH float dlx__expm1f(float x) { return (float)dlx__wide_expm1(x); }
+DLX_EXP_INLINE float dlx__expm1f(float x) { return (float)dlx__wide_expm1(x); }
 
 /* tanh|x| = e / (e + 2) with e = expm1(2|x|) (2|x| is exact); its relative error stays near e's for
  * small |x| too (e ~ 2|x|), so no separate series is needed. Past |x| = 20, tanh is 1 to within 2^-57
  * (float32 rounds it to 1 from 9.01 on). The sign is copied back: tanh(-0) = -0, NaN stays NaN. */
-DLX_MATH double dlx__wide_tanh(float xf) {
+DLX_EXP_INLINE double dlx__wide_tanh(float xf) {
   const double xd = (double)xf;
   const double a = fabs(xd);
   const double e = dlx__expm1_core(dlx__exp_clamp(a + a, 40.0));
   return copysign(e / (e + 2.0), xd);
 }
-DLX_MATH float dlx__tanhf(float x) { return (float)dlx__wide_tanh(x); }
+DLX_EXP_INLINE float dlx__tanhf(float x) { return (float)dlx__wide_tanh(x); }
 
 /* ---- float64 ------------------------------------------------------------------------------------ */
 
 /* y * 2^e (eb = e + 2^33, |e| <= 1160) as (y * 2^floor(e/2)) * 2^(e - floor(e/2)): the first product is
  * exact for y near 1, the second rounds once, to a subnormal, 0 or inf where the result lies there. */
-DLX_MATH double dlx__exp_scale2(double y, uint64_t eb) {
+DLX_EXP_INLINE double dlx__exp_scale2(double y, uint64_t eb) {
   const uint64_t e1b = (eb >> 1) + (UINT64_C(1) << 32); /* floor(e/2) + 2^33 */
   const uint64_t e2b = eb - e1b + (UINT64_C(1) << 33);  /* e - floor(e/2) + 2^33 */
   return (y * dlx__exp_pow2(e1b)) * dlx__exp_pow2(e2b);
 }
 
 /* 2^(j/128) e^r = T_hi + (T_lo + T_hi p): the table's tail keeps its rounding out of the result */
-DLX_MATH double dlx__exp_tail(const dlx__exp_red *red, double p) {
+DLX_EXP_INLINE double dlx__exp_tail(const dlx__exp_red *red, double p) {
   const double thi = DLX_MT(dlx__exp_thi)[red->j], tlo = DLX_MT(dlx__exp_tlo)[red->j];
   return thi + (tlo + thi * p);
 }
 
 /* e^x: |x| is clamped to 800, past both overflow (709.79) and underflow to 0 (-745.14) */
-DLX_MATH double dlx__exp(double x) {
+DLX_EXP_INLINE double dlx__exp(double x) {
   const dlx__exp_red red = dlx__exp_reduce(dlx__exp_clamp(x, 800.0));
   return dlx__exp_scale2(dlx__exp_tail(&red, dlx__exp_poly5(red.r)), red.eb); /* NaN in, NaN out */
 }
 
 /* 2^x: clamped to |x| <= 1100 (2^1024 overflows, 2^-1075 rounds to 0); integers are exact */
-DLX_MATH double dlx__exp2(double x) {
+DLX_EXP_INLINE double dlx__exp2(double x) {
   const dlx__exp_red red = dlx__exp2_reduce(dlx__exp_clamp(x, 1100.0));
   return dlx__exp_scale2(dlx__exp_tail(&red, dlx__exp2_poly5(red.r)), red.eb);
 }
 
-/* e^r - 1 to degree 6: float64's expm1 near 0 is p itself, so the truncation r^7/5040 must be small
- * relative to r (2^-62 at |r| = ln2/256) */
-DLX_MATH double dlx__exp_poly6(double r) {
-  const double q = 0.5 + r * (0x1.5555555555555p-3 +
-                              r * (0x1.5555555555555p-5 + r * (0x1.1111111111111p-7 + r * 0x1.6c16c16c16c17p-10)));
-  return r + (r * r) * q;
+/* a + b = s + *err exactly (Knuth's two-sum: any order of magnitudes) */
+DLX_EXP_INLINE double dlx__exp_two_sum(double a, double b, double *err) {
+  const double s = a + b, bb = s - a;
+  *err = (a - (s - bb)) + (b - bb);
+  return s;
 }
 
-/* e^x - 1 as (2^e T_hi - 1) + 2^e (T_lo + T_hi p). For e >= 1000 (x > 693) 2^e would overflow at the
- * top (e = 1024 at x = 709.78), so there the sum is formed at half scale, 2^(e-1) T_hi - 1/2 ..., and
- * doubled (exactly, or into the true overflow). Below -693 (e < -1000) the result is -1 to double
- * precision, so 2^e is kept at 2^-1000 there, a normal double. For
- * k = 0 the sum is p itself, which is x for tiny and subnormal x; the sign is copied from x, as
- * expm1(-0) = -0 wants (selects of constants only: a select of x would move the table reads under a
- * condition, which GCC's vectoriser cannot gather). */
-DLX_MATH double dlx__expm1(double x) {
-  const dlx__exp_red red = dlx__exp_reduce(dlx__exp_clamp(x, 710.0));
-  const uint64_t eb_min = (UINT64_C(1) << 33) - 1000u; /* e >= -1000, where 2^e is normal */
+/* a * b = h + *lo exactly (Dekker's product from Veltkamp's 26-bit halves; no FMA), for |a|, |b| < 2^995 */
+DLX_EXP_INLINE double dlx__exp_two_prod(double a, double b, double *lo) {
+  const double ca = a * 134217729.0, cb = b * 134217729.0; /* 2^27 + 1 */
+  const double ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh;
+  const double h = a * b;
+  *lo = ((ah * bh - h) + ah * bl + al * bh) + al * bl;
+  return h;
+}
+
+/* e^x - 1 = (2^e T_hi - 1) + 2^e (T_hi p + T_lo (1 + p)), with the rounding errors of r, of p's last
+ * sum, of T_hi p and of both sums carried as a second double to the end, so the result is rounded about
+ * once: near 0, where the two terms cancel (x ~ ln2/256: k = 1 and r ~ -x), a plain double sum would
+ * err by 2 ulps. For e >= 1000 (x > 693) 2^e would overflow at the top (e = 1024 at x = 709.78), so there
+ * the sum is formed at half scale and doubled (exactly, or into the true overflow); for e < -1000
+ * (x < -693) the result is -1 to double precision and 2^e stays 2^-1000. For k = 0 the sum is p, which
+ * is x for tiny and subnormal x; the sign is copied from x, as expm1(-0) = -0 wants (selects of
+ * constants only: a select of x would move the table reads under a condition, which GCC's vectoriser
+ * cannot gather). */
+DLX_EXP_INLINE double dlx__expm1_dd(double xc, double *lo, double *m) {
+  dlx__exp_red red;
+  const double t = xc * DLX_EXP_INVLN2N + DLX_EXP_SHIFT;
+  const double kd = t - DLX_EXP_SHIFT;
+  double rl, pl, bl, al, sl;
+  const double r = dlx__exp_two_sum(xc - kd * DLX_EXP_LN2N_HI, -(kd * DLX_EXP_LN2N_LO), &rl);
+  dlx__exp_split_k(t, &red);
+  const uint64_t eb_min = (UINT64_C(1) << 33) - 1000u;
   const uint64_t eb = red.eb < eb_min ? eb_min : red.eb;
   const int big = eb >= (UINT64_C(1) << 33) + 1000u;
-  const double p = dlx__exp_poly6(red.r);
   const double sc = dlx__exp_pow2(eb - (uint64_t)big);
+  /* p = e^r - 1 = ph + pl: r + r^2 q with the sum's error and r's */
+  const double r2q = (r * r) * (0.5 + r * (0x1.5555555555555p-3 +
+                                           r * (0x1.5555555555555p-5 + r * (0x1.1111111111111p-7 +
+                                                                            r * 0x1.6c16c16c16c17p-10))));
+  const double ph = r + r2q;
+  pl = ((r - ph) + r2q) + rl;
   const double thi = DLX_MT(dlx__exp_thi)[red.j], tlo = DLX_MT(dlx__exp_tlo)[red.j];
-  const double y = ((sc * thi - (big ? 0.5 : 1.0)) + sc * (tlo + thi * p)) * (big ? 2.0 : 1.0);
-  return copysign(y, x);
+  const double bh = dlx__exp_two_prod(thi, ph, &bl);
+  const double a = dlx__exp_two_sum(sc * thi, big ? -0.5 : -1.0, &al);
+  const double s = dlx__exp_two_sum(a, sc * bh, &sl);
+  *lo = (sl + al) + sc * (((bl + thi * pl) + tlo) + tlo * ph);
+  *m = big ? 2.0 : 1.0;
+  return s;
 }
 
-/* tanh|x| = e / (e + 2), e = expm1(2|x|); past |x| = 20 it is 1 to double precision */
-DLX_MATH double dlx__tanh(double x) {
-  const double a = fabs(x);
-  const double e = dlx__expm1(dlx__exp_clamp(a + a, 40.0));
-  return copysign(e / (e + 2.0), x);
+/* e^x - 1 for x clamped to |x| <= 710: (s + lo) * m, the sign copied from x */
+DLX_EXP_INLINE double dlx__expm1(double x) {
+  double lo, m;
+  const double s = dlx__expm1_dd(dlx__exp_clamp(x, 710.0), &lo, &m);
+  return copysign((s + lo) * m, x);
+}
+
+/* tanh|x| = e / (e + 2) with e = expm1(2|x|) as a double-double eh + el (2|x| <= 40: no half scale).
+ * The quotient is corrected by its remainder (e - q (e + 2)), formed exactly with a two-sum and a
+ * Dekker product, so the result is rounded about once (a plain e / (e + 2) errs by 2 ulps). Past |x| =
+ * 20, tanh is 1 to double precision (1 - 2e^-40). The sign is copied back: tanh(-0) = -0, NaN stays. */
+DLX_EXP_INLINE double dlx__tanh(double x) {
+  double el, m, dl, qdl;
+  const double eh = dlx__expm1_dd(dlx__exp_clamp(fabs(x) + fabs(x), 40.0), &el, &m);
+  const double d = dlx__exp_two_sum(eh, 2.0, &dl); /* e + 2 = d + dl */
+  const double dl2 = dl + el;
+  const double q = eh / d;
+  const double qdh = dlx__exp_two_prod(q, d, &qdl);
+  const double rem = (((eh - qdh) - qdl) + el) - q * dl2; /* e - q (e + 2), to first order */
+  return copysign(q + rem / d, x);
 }
 
 #endif /* DLX_KERNELS_MATH_EXP_H */
