@@ -90,12 +90,16 @@ def main():
                 best[label, peer] = min(dt, best.get((label, peer), dt))
     print(f"advanced indexing, float32, best of {reps} (ms; GB/s of elements moved; ratio = dlx / peer)")
     head = f"{'case':10}" + "".join(f"{p + ' ms':>12}" for p in peers) + f"{'dlx GB/s':>10}"
-    head += "".join(f"{'/' + p:>10}" for p in peers if p != "dlx")
+    others = [p for p in peers if p != "dlx"]
+    head += "".join(f"{'/' + p:>10}" for p in others) + f"{'/best':>10}"
     print(head)
     for label, nbytes, _ in all_cases:
-        line = f"{label:10}" + "".join(f"{best[label, p] * 1e3:12.2f}" for p in peers)
+        have = [p for p in peers if (label, p) in best]
+        line = f"{label:10}" + "".join(f"{best[label, p] * 1e3:12.2f}" if p in have else f"{'-':>12}" for p in peers)
         line += f"{nbytes / best[label, 'dlx'] / 1e9:10.2f}"
-        line += "".join(f"{best[label, 'dlx'] / best[label, p]:10.2f}" for p in peers if p != "dlx")
+        line += "".join(f"{best[label, 'dlx'] / best[label, p]:10.2f}" if p in have else f"{'-':>10}" for p in others)
+        fastest = min(best[label, p] for p in others if p in have)
+        line += f"{best[label, 'dlx'] / fastest:10.2f}"
         print(line)
 
 
