@@ -47,6 +47,7 @@ from ._dlx import (  # noqa: F401
     logical_xor,
     where,
     clip,
+    compress,
     all,
     any,
     arange,

@@ -157,10 +157,8 @@ typedef struct advanced {
   int32_t nb, nr;                  /* B's rank; the result's rank */
   int64_t shape[DLX_MAX_NDIM];     /* the result's shape */
   int32_t to_gather[DLX_MAX_NDIM]; /* the result's dimensions in gather order (B, then the rest) */
-  /* a getitem whose one advanced index is a bool array of rank >= 1: the mask's view (its item holds the
-   * tensor) and its true elements; index[] holds NULL for each dimension it covers */
-  int mask_mode;
-  const dlx_view *mask;
+  int mask_mode; /* a getitem whose one advanced index is a bool array: index[] holds NULLs for it */
+  const dlx_view *mask; /* (its item holds the tensor) */
   int64_t mask_count;
 } advanced;
 
@@ -360,12 +358,9 @@ static int walk_bool(advanced *a, walk *w, const dlx_view *b) {
     }
   }
   if (a->mask_mode) { /* the mask itself goes to dlx_mask_gather: counted now, for the result's shape */
-    dlx_status st = dlx_mask_count(b, &a->mask_count);
-    if (st != DLX_OK) {
-      dlx__py_raise_op(st);
-      return -1;
-    }
     a->mask = b;
+    const dlx_status st = dlx_mask_count(b, &a->mask_count);
+    if (st != DLX_OK) return dlx__py_raise_op(st), -1;
     for (int32_t d = 0; d < b->ndim; ++d) {
       if (add_index(a, w, NULL, w->axis) != 0) return -1;
       add_full_slices(w, 1);
@@ -591,11 +586,9 @@ static int assign(const dlx_view *dst, PyObject *value) {
   return r;
 }
 
-/* The value as the scatter takes it, in *tv (0-d, or of the selected shape), with the object that holds
- * its memory (a new reference): a dlx tensor of V's dtype and device that broadcasts to the selected
- * shape as it is (without a copy: dlx_scatter reads an overlapping value first), else a temporary on V's
- * device that the value is broadcast and cast into by the rules of basic setitem (assign); a Python
- * scalar into a 0-d one. */
+/* The value as the scatter takes it, in *tv, and what holds its memory (a new reference): a dlx tensor of
+ * V's dtype and device that broadcasts to the selected shape as it is (dlx_scatter copies one that overlaps),
+ * else a temporary it is broadcast and cast into by basic setitem's rules (assign); a Python scalar 0-d. */
 static PyObject *advanced_value(const advanced *a, PyObject *value, dlx_view *tv) {
   if (dlx__py_is_tensor(value)) {
     const dlx_view *vv = &((dlx__py_tensor *)value)->view;
@@ -633,8 +626,7 @@ static int advanced_set(advanced *a, PyObject *value) {
   return -1;
 }
 
-/* Whether the key's one advanced index is a bool array of rank >= 1 (ints among array indices count as
- * advanced indices). */
+/* Whether the key's one advanced index (ints among arrays are some) is a bool array of rank >= 1. */
 static int one_mask(const advanced *a) {
   int advanced_items = 0, mask = 0;
   for (int32_t i = 0; i < a->nitems; ++i) {
