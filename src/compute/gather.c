@@ -397,7 +397,8 @@ static dlx_status gather_call(gcall *c, const dlx_view *dense, const dlx_view *s
   c->ntemps = 0;
   dlx_status st = validate(c, dense, strided);
   if (st == DLX_OK) st = plan_strided(c);
-  if (st == DLX_OK && direct_form(c)) {
+  if (st != DLX_OK) return st; /* (nothing allocated yet) */
+  if (direct_form(c)) {
     const dlx_view dense_was = c->dense; /* execute may point it at a temporary */
     st = execute(c);
     free_temps(c);
@@ -406,7 +407,7 @@ static dlx_status gather_call(gcall *c, const dlx_view *dense, const dlx_view *s
     c->dense = dense_was;
   }
   c->skip = c->scatter && !backend_ordered(c) && !is_fill(c);
-  if (st == DLX_OK || st == DLX_ERR_INDEX) st = resolve_offsets(c);
+  st = resolve_offsets(c);
   if (st == DLX_OK && c->count > 0) st = execute(c);
   free_temps(c);
   free(c->offsets);

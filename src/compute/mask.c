@@ -174,7 +174,7 @@ dlx_status dlx_mask_gather(const dlx_view *out, const dlx_view *src, const dlx_v
   dlx_overlap ov = DLX_OVERLAP_NONE;
   DLX_FORWARD(dlx_view_overlap(out, src, &ov));
   if (be->mask_gather == NULL || dlx__ops_reference_mode() || is_packed(src) || is_packed(out) ||
-      ov != DLX_OVERLAP_NONE)
+      ov != DLX_OVERLAP_NONE || dlx_view_size(out) == 0) /* (empty blocks: only the count to check) */
     return by_coordinates(out, src, mask);
   if (dlx_view_size(mask) == 0) return out->shape[0] == 0 ? DLX_OK : wrong_count(out, mask);
   dlx_view rest = *src;

@@ -326,7 +326,9 @@ dlx_status dlx__cpu_gather(const dlx__gather_op *op) {
     dlx__parallel_for(g->chunks, check_chunk, g);
     if (g->bad) st = DLX_ERR_INDEX; /* the compute layer names the index (backend.h) */
   }
-  if (st == DLX_OK && !op->scatter) {
+  if (elems == 0) {
+    /* empty blocks: nothing moves (the check above still ran) */
+  } else if (st == DLX_OK && !op->scatter) {
     g->chunks = dlx__cpu_chunks(elems, op->count);
     dlx__parallel_for(g->chunks, gather_chunk, g);
   } else if (st == DLX_OK) {
