@@ -211,3 +211,48 @@ def test_setitem_value_tensor_used_as_is_keeps_numpys_rules():
     assert t.tolist() == [3, 7, 3, 8, 3, 0]
     t[[5]] = dlx.asarray(np.array([9], np.int64))  # another dtype: cast, as before
     assert t.tolist() == [3, 7, 3, 8, 3, 9]
+
+
+def test_compress_matches_numpy(threads):
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((300, 500)).astype(np.float32)
+    c0, c1, flat = rng.random(300) < 0.5, rng.random(500) < 0.3, rng.random(150_000) < 0.5
+    t = dlx.asarray(a)
+
+    def run(_):
+        np.testing.assert_array_equal(to_np(dlx.compress(c0, t, axis=0)), np.compress(c0, a, axis=0))
+        np.testing.assert_array_equal(to_np(dlx.compress(c1, t, axis=-1)), np.compress(c1, a, axis=-1))
+        np.testing.assert_array_equal(to_np(dlx.compress(flat, t)), np.compress(flat, a))  # flattened
+        np.testing.assert_array_equal(to_np(dlx.compress(c1, t.T, axis=0)), np.compress(c1, a.T, axis=0))
+        o = dlx.empty((int(c1.sum()), 300), "float32")
+        r = dlx.compress(dlx.asarray(c1), t.T, axis=0, out=o)  # into out, through a transposed source
+        assert r is o
+        np.testing.assert_array_equal(to_np(o), np.compress(c1, a.T, axis=0))
+        o2 = dlx.empty((300, int(c1.sum())), "float32").T  # a transposed out
+        dlx.compress(c1, t, axis=1, out=o2.T)
+        np.testing.assert_array_equal(to_np(o2.T), np.compress(c1, a, axis=1))
+    threads(run)
+
+
+def test_compress_numpys_edges_and_errors():
+    a = np.arange(6, dtype=np.int32)
+    t = dlx.asarray(a)
+    assert dlx.compress([True, False, True], t).tolist() == [0, 2]  # shorter: among the first three
+    assert dlx.compress([False, True] + [False] * 6, t).tolist() == [1]  # longer, False past the end
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0 with size 6"):
+        dlx.compress([False] * 7 + [True], t)
+    with pytest.raises(IndexError, match="axis 1 is out of bounds for array of dimension 1"):
+        dlx.compress([True], t, axis=1)
+    with pytest.raises(ValueError, match="1-d"):
+        dlx.compress([[True]], t)
+    with pytest.raises(TypeError, match="must be bool"):
+        dlx.compress([1, 0], t)
+    with pytest.raises(ValueError, match=r"out has shape \(3\); the result has shape \(2\)"):
+        dlx.compress([True, True], t, out=dlx.empty((3,), "int32"))
+    with pytest.raises(TypeError, match="out has dtype int64"):
+        dlx.compress([True, True], t, out=dlx.empty((2,), "int64"))
+    assert dlx.compress([True], dlx.asarray(np.float32(3))).tolist() == [3.0]  # 0-d: flattened to (1,)
+    # NumPy's own compress on a dlx tensor runs dlx's, out= included
+    o = dlx.empty((2,), "int32")
+    assert np.compress([True, False, False, True], t, out=o) is o
+    assert o.tolist() == [0, 3]
