@@ -94,6 +94,8 @@ __all__ = [
     "isnan", "isinf", "isfinite", "signbit", "logical_not", "invert", "positive", "abs", "bitwise_not",
     "maximum", "minimum", "fmax", "fmin", "remainder", "floor_divide", "power", "copysign", "bitwise_and",
     "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor",
-    "where", "clip", "compress",
+    "where", "clip",
+    # indexing
+    "compress",
     "all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "sum",
 ]  # fmt: skip
