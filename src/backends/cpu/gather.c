@@ -10,7 +10,8 @@
  *    into one range per thread, and every thread walks all positions in order, applying those that fall
  *    in its range. Each element is written by one thread, in position order, so the last position wins
  *    with no pass to find repeats. Single elements are stored without a branch (an outside one goes to a
- *    sink), so a random split costs no mispredictions; a fill stores its one value the same way.
+ *    sink), so a random split costs no mispredictions. A fill of single elements needs no order (every
+ *    write has the same bits): its positions split as a gather's, the stores relaxed atomics.
  *  - A mask gather counts the true elements of each chunk of the mask (threaded), sums the counts into
  *    each chunk's first output position, and compacts each chunk into its part of out (threaded): no
  *    coordinates. A single element is compacted without a branch through a small buffer (a store per
@@ -292,6 +293,57 @@ static void scatter_part(void *ctx, int64_t c) {
   }
 }
 
+/* A fill of single elements (one value at every position): repeats write the same bits, so the order
+ * of the writes cannot show and the positions split over the threads as a gather's do, each reading only
+ * its own share of the index. Two threads may still store to one element, so the stores are relaxed
+ * atomics (a plain store on x86 and ARM, and no data race in C's terms). */
+#define FILL_ELEMS(T)                                                                           \
+  {                                                                                             \
+    T v;                                                                                        \
+    memcpy(&v, op->dense->data, sizeof v);                                                      \
+    if (k.off != NULL) {                                                                        \
+      for (int64_t i = begin; i < end; ++i) __atomic_store_n((T *)(void *)(dst + k.off[i]), v, __ATOMIC_RELAXED); \
+    } else if (k.i64 != NULL) {                                                                 \
+      for (int64_t i = begin; i < end; ++i) {                                                   \
+        const int64_t x = k.i64[i];                                                             \
+        __atomic_store_n((T *)(void *)(dst + (x + (x < 0 ? k.extent : 0)) * k.step), v, __ATOMIC_RELAXED); \
+      }                                                                                         \
+    } else {                                                                                    \
+      for (int64_t i = begin; i < end; ++i) {                                                   \
+        const int64_t x = k.i32[i];                                                             \
+        __atomic_store_n((T *)(void *)(dst + (x + (x < 0 ? k.extent : 0)) * k.step), v, __ATOMIC_RELAXED); \
+      }                                                                                         \
+    }                                                                                           \
+    return;                                                                                     \
+  }
+
+static void fill_chunk(void *ctx, int64_t c) {
+  gjob *g = ctx;
+  const dlx__gather_op *op = g->op;
+  int64_t begin, end;
+  chunk_range(op->count, g->chunks, c, &begin, &end);
+  const keys k = keys_of(op);
+  char *dst = op->strided->data;
+  switch (g->k.item) {
+    case 1: FILL_ELEMS(uint8_t)
+    case 2: FILL_ELEMS(uint16_t)
+    case 4: FILL_ELEMS(uint32_t)
+    default: FILL_ELEMS(uint64_t)
+  }
+}
+
+/* Whether op is a fill that fill_chunk takes: single elements of 1, 2, 4 or 8 bytes, aligned to their
+ * size (atomics need it; every offset is a multiple of the item size), the value the same everywhere. */
+static bool fill_form(const gjob *g) {
+  const dlx__gather_op *op = g->op;
+  const size_t item = g->k.item;
+  if (!op->scatter || g->k.nd != 0 || (item != 1 && item != 2 && item != 4 && item != 8)) return false;
+  if ((uintptr_t)op->strided->data % item != 0) return false;
+  for (int32_t j = 0; j < op->nb; ++j)
+    if (op->dense->shape[j] > 1 && op->dense->strides[j] != 0) return false;
+  return true;
+}
+
 /* The keys' range: [0, extent) for the direct form, else the offsets' own. Distinct offsets select
  * disjoint blocks, so splitting by offset never lets two threads write one element. */
 static void key_range(gjob *g) {
@@ -328,9 +380,9 @@ dlx_status dlx__cpu_gather(const dlx__gather_op *op) {
   }
   if (elems == 0) {
     /* empty blocks: nothing moves (the check above still ran) */
-  } else if (st == DLX_OK && !op->scatter) {
+  } else if (st == DLX_OK && (!op->scatter || fill_form(g))) {
     g->chunks = dlx__cpu_chunks(elems, op->count);
-    dlx__parallel_for(g->chunks, gather_chunk, g);
+    dlx__parallel_for(g->chunks, op->scatter ? fill_chunk : gather_chunk, g);
   } else if (st == DLX_OK) {
     key_range(g);
     /* every part reads all positions: as many parts as threads, never more */
