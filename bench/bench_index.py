@@ -8,8 +8,11 @@ Cases (float32; the index arrays are made once, as each framework's own array, o
   - elements: t[idx] of a 1-D tensor, idx random int64, a quarter of its length
   - pairs:    t[i, j] of a square tensor, i and j random int64 of the same length (two index arrays)
   - mask:     t[mask] of a 1-D tensor, mask a random bool array (half true)
+  - mask_out: the same into a preallocated out: np.compress(mask, a, out=o), torch.masked_select(t, m,
+              out=o), dlx.compress(m, t, out=o)
   - scatter:  t[idx] = v, the elements case written back (v as long as idx)
   - fill:     t[idx] = 1.0, a Python scalar
+The last column divides by the faster peer (the figure issue 30 asks to keep at most 1.0).
 Every repetition runs every case and every peer, in an order rotated per repetition, so that all see the
 same machine load; each figure is the best of the repetitions. Ratios: dlx time / peer time (below 1: dlx
 is faster). dlx and torch run on their default thread counts; NumPy's indexing is single-threaded. Nothing
@@ -43,19 +46,26 @@ def cases(np, dlx, torch, scale):
     peers = {"numpy": lambda x: x, "dlx": dlx.asarray}
     if torch is not None:
         peers["torch"] = torch.from_numpy
+    count = int(mask.sum())
+    # each peer's mask gather into a preallocated out
+    into = {"numpy": lambda t, m, o: np.compress(m, t, out=o), "dlx": lambda t, m, o: dlx.compress(m, t, out=o),
+            "torch": lambda t, m, o: torch.masked_select(t, m, out=o)}
     out = []
     for label, nbytes in (("rows", idx_rows.size * 16 * 4), ("elements", idx_el.size * 4), ("pairs", pi.size * 4),
-                          ("mask", int(mask.sum()) * 4), ("scatter", idx_el.size * 4), ("fill", idx_el.size * 4)):
+                          ("mask", count * 4), ("mask_out", count * 4), ("scatter", idx_el.size * 4),
+                          ("fill", idx_el.size * 4)):
         fns = {}
         for peer, conv in peers.items():
             # copies, so that the writes of one peer do not change what another reads
             t2, t1, ts = conv(a2.copy()), conv(a1.copy()), conv(sq.copy())
             ir, ie, ii, ij, m, v = (conv(x) for x in (idx_rows, idx_el, pi, pj, mask, vals))
+            o = conv(np.empty(count, np.float32)) if label == "mask_out" else None
             fns[peer] = {
                 "rows": lambda t2=t2, ir=ir: t2[ir],
                 "elements": lambda t1=t1, ie=ie: t1[ie],
                 "pairs": lambda ts=ts, ii=ii, ij=ij: ts[ii, ij],
                 "mask": lambda t1=t1, m=m: t1[m],
+                "mask_out": lambda t1=t1, m=m, o=o, f=into[peer]: f(t1, m, o),
                 "scatter": lambda t1=t1, ie=ie, v=v: t1.__setitem__(ie, v),
                 "fill": lambda t1=t1, ie=ie: t1.__setitem__(ie, 1.0),
             }[label]
@@ -90,12 +100,16 @@ def main():
                 best[label, peer] = min(dt, best.get((label, peer), dt))
     print(f"advanced indexing, float32, best of {reps} (ms; GB/s of elements moved; ratio = dlx / peer)")
     head = f"{'case':10}" + "".join(f"{p + ' ms':>12}" for p in peers) + f"{'dlx GB/s':>10}"
-    head += "".join(f"{'/' + p:>10}" for p in peers if p != "dlx")
+    others = [p for p in peers if p != "dlx"]
+    head += "".join(f"{'/' + p:>10}" for p in others) + f"{'/best':>10}"
     print(head)
     for label, nbytes, _ in all_cases:
-        line = f"{label:10}" + "".join(f"{best[label, p] * 1e3:12.2f}" for p in peers)
+        have = [p for p in peers if (label, p) in best]
+        line = f"{label:10}" + "".join(f"{best[label, p] * 1e3:12.2f}" if p in have else f"{'-':>12}" for p in peers)
         line += f"{nbytes / best[label, 'dlx'] / 1e9:10.2f}"
-        line += "".join(f"{best[label, 'dlx'] / best[label, p]:10.2f}" for p in peers if p != "dlx")
+        line += "".join(f"{best[label, 'dlx'] / best[label, p]:10.2f}" if p in have else f"{'-':>10}" for p in others)
+        fastest = min(best[label, p] for p in others if p in have)
+        line += f"{best[label, 'dlx'] / fastest:10.2f}"
         print(line)
 
 

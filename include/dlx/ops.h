@@ -232,6 +232,18 @@ DLX_API dlx_status dlx_gather(const dlx_view *out, const dlx_view *src, int32_t 
  * in C order). The same rules as dlx_gather otherwise; value may overlap dst. */
 DLX_API dlx_status dlx_scatter(const dlx_view *dst, int32_t n, const dlx_view *const *idx, const dlx_view *value);
 
+/* Boolean-mask indexing, NumPy's src[mask] for a bool mask over src's first mask.ndim dimensions: out[j,
+ * r...] = src[c_j, r...], where c_0, c_1, ... are the coordinates of mask's true elements in row-major
+ * order (any nonzero byte is true). mask: bool, rank >= 1, any strides, the shape of src's first mask.ndim
+ * dimensions, in host-accessible memory (read on the host when the call is made, as indices are). out:
+ * shape (count,) + src.shape[mask.ndim:] with count = dlx_mask_count(mask), src's dtype, any strides (not
+ * read-only, never broadcast), on src's device; another extent is DLX_ERR_BROADCAST naming both, and
+ * nothing is written. out may overlap src (src is read first then). The CPU counts the true elements per
+ * chunk and compacts each chunk into its part of out, on its threads, with no coordinates in between;
+ * the result is the same on every backend and at every thread count. */
+DLX_API dlx_status dlx_mask_count(const dlx_view *mask, int64_t *count);
+DLX_API dlx_status dlx_mask_gather(const dlx_view *out, const dlx_view *src, const dlx_view *mask);
+
 /* C = alpha * A @ B + beta * C for float32, float64, complex64, complex128 rank-2 views with any
  * strides (transposed included), through CBLAS on host memory and cuBLAS on CUDA memory, where float16
  * and bfloat16 work too (accumulated in float32, as torch.matmul; the CPU refuses them with

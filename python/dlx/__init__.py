@@ -47,6 +47,7 @@ from ._dlx import (  # noqa: F401
     logical_xor,
     where,
     clip,
+    compress,
     all,
     any,
     arange,
@@ -130,6 +131,8 @@ __all__ = [
     "maximum", "minimum", "fmax", "fmin", "remainder", "floor_divide", "power", "copysign", "bitwise_and",
     "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor",
     "where", "clip",
+    # indexing
+    "compress",
     # reductions
     "all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "sum",
 ]

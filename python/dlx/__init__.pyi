@@ -45,6 +45,7 @@ from ._dlx import (
     logical_xor as logical_xor,
     where as where,
     clip as clip,
+    compress as compress,
     all as all,
     any as any,
     arange as arange,
@@ -94,5 +95,7 @@ __all__ = [
     "maximum", "minimum", "fmax", "fmin", "remainder", "floor_divide", "power", "copysign", "bitwise_and",
     "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor",
     "where", "clip",
+    # indexing
+    "compress",
     "all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "sum",
 ]  # fmt: skip

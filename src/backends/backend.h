@@ -66,10 +66,39 @@ typedef struct dlx__gather_op {
   DLDevice device;         /* where it runs: the backend's home for the memory */
   int32_t nb;              /* dense's first nb dimensions are B */
   int64_t count;           /* index positions: the product of B (> 0) */
-  const int64_t *offsets;  /* count byte offsets, in host memory */
+  const int64_t *offsets;  /* count byte offsets, in host memory; NULL in the direct form below */
   const dlx_view *dense;   /* out (gather), or value broadcast to B + rest (scatter) */
   const dlx_view *strided; /* src (gather) or dst (scatter) at the first element of the rest: the rest only */
+  /* Set for a backend whose `ordered` is true (never otherwise):
+   *  - a scatter's offsets have no DLX__GATHER_SKIP: positions may repeat, and the backend applies them so
+   *    that the last one in row-major order of B wins;
+   *  - the direct form, offsets NULL: one index view `index` (host memory, int32 or int64, C-contiguous, of
+   *    shape B) selects the block at (w < 0 ? w + extent : w) * step bytes for its value w. Its values are
+   *    not checked yet: the backend checks every one against [-extent, extent) before it writes anything,
+   *    and returns DLX_ERR_INDEX (no message needed) when one is outside; the compute layer then takes the
+   *    general path, which names it. */
+  const dlx_view *index;
+  int64_t extent, step;
 } dlx__gather_op;
+
+/* One boolean-mask gather (dlx_mask_gather, compute/mask.c), validated by the compute layer: out[j, r] =
+ * src[c_j, r] for the row-major coordinates c_0, c_1, ... of mask's true elements (a nonzero byte is true).
+ * The mask's dimensions and src's first dimensions were merged where both allow (extent-1 dimensions
+ * dropped), as shape and byte strides [0, nm); mask is host memory. count is out's extent 0: the backend
+ * counts the true elements before it writes anything, and returns DLX_ERR_BROADCAST (no message needed:
+ * the compute layer says it) when they are another number. src and out do not overlap; elements are
+ * byte-sized. */
+typedef struct dlx__mask_op {
+  DLDevice device;
+  int32_t nm;                 /* the merged mask dimensions (>= 1) */
+  int64_t shape[DLX_MAX_NDIM];
+  int64_t mask_strides[DLX_MAX_NDIM]; /* bytes */
+  int64_t src_strides[DLX_MAX_NDIM];  /* bytes */
+  const unsigned char *mask;          /* the mask's element 0 */
+  int64_t count;
+  const dlx_view *out;        /* (count,) + rest, any strides */
+  const dlx_view *src;        /* src at its first element, its rest dimensions only (ndim = out's - 1) */
+} dlx__mask_op;
 
 /* The loop plan of op (dlx_iter): operand 0 dense, 1 the offsets (int64 at `offsets`, which is op->offsets
  * or a device copy of it, broadcast over the rest), 2 strided (broadcast over B). Every operand has dense's
@@ -166,6 +195,12 @@ typedef struct dlx__compute_ops {
    * position through execute, which any backend has; right but slow for many positions, so a backend with
    * kernels gives its own. */
   dlx_status (*gather)(const dlx__gather_op *op);
+  /* Its gather entry takes the ordered forms of dlx__gather_op (repeated scatter positions, last wins; the
+   * direct form of one index view). False: the compute layer marks repeats with DLX__GATHER_SKIP. */
+  bool ordered;
+  /* Optional: a boolean-mask gather (dlx__mask_op). Default: the coordinates of the true elements become
+   * byte offsets on the host and go through gather (compute/mask.c). */
+  dlx_status (*mask_gather)(const dlx__mask_op *op);
   /* Its loops read host-accessible memory in place (oneAPI runs the CPU's loops on USM): a non-copy op on
    * this backend's memory takes inputs in host-accessible memory as they are (dlx__ew_op.host), so that
    * out= on device USM works with host inputs. Other backends refuse such inputs ("an op runs on one
@@ -220,6 +255,9 @@ const dlx__backend *dlx__backend_at(int i); /* NULL past the end */
 extern const dlx__backend dlx__cpu_backend;
 extern const dlx__memory_ops dlx__cpu_memory;
 extern const dlx__compute_ops dlx__cpu_compute;
+/* The true elements of op's mask (host memory: whatever backend runs the gather), counted on the CPU
+ * backend's threads; op->out and op->src may be NULL. -1 when out of memory. */
+int64_t dlx__cpu_mask_count(const dlx__mask_op *op);
 
 /* ======================================================================================================
  * The wrappers: every optional entry's default lives here.

@@ -7,9 +7,12 @@
  *  2. resolve, on the host: each index view is converted (dlx_cast, broadcast to B) into an int64 buffer,
  *     checked against its extent (negative indices count from the back; one outside is DLX_ERR_INDEX and
  *     nothing is written), and summed into the byte offset of the block it selects;
- *  3. a scatter keeps, of the positions that select one block, the last in row-major order of B (the
- *     others get DLX__GATHER_SKIP): each block is written once, so the result is the same on every backend
- *     and at every thread count;
+ *  3. a scatter keeps, of the positions that select one block, the last in row-major order of B: a backend
+ *     whose gather entry applies positions in order itself (`ordered`: the CPU's, by destination range per
+ *     thread) gets them all, the others get the repeats marked DLX__GATHER_SKIP, so that each block is
+ *     written once (a fill, whose value is the same at every position, needs neither); the result is the
+ *     same on every backend and at every thread count. One index view of int32 or int64 goes to an ordered
+ *     backend as it is (the direct form: no offsets), the backend checking its values first;
  *  4. packed float6/float4 go through one-code-per-byte temporaries (the written operand packed back at
  *     the end), and an operand read while it overlaps the written one is copied first;
  *  5. the backend's gather entry runs it (backends/backend.h), or the reference walk in reference mode.
@@ -49,6 +52,7 @@ typedef struct gcall {
    * out); eff_strides are the strides the backend sees: the copy's, or its own */
   bool strided_temp;
   int64_t eff_strides[DLX_MAX_NDIM];
+  bool skip;        /* the repeats of a scatter are marked (step 3) */
   int64_t *offsets; /* host memory, count entries */
   int64_t *blocks;  /* a scatter's block numbers (row-major over the indexed dimensions), or NULL: step 3 */
   void *temps[3];
@@ -261,7 +265,6 @@ static dlx_status plan_strided(gcall *c) {
 }
 
 static dlx_status resolve_offsets(gcall *c) {
-  DLX_FORWARD(plan_strided(c));
   const size_t bytes = (size_t)(c->count > 0 ? c->count : 1) * sizeof(int64_t);
   /* the blocks the indices select from, saturated (an extent of 0 leaves none; any index is then out of
    * bounds); numbered only where their bitmap is no larger than the offsets (8 bytes a position), or 1 MiB */
@@ -271,7 +274,7 @@ static dlx_status resolve_offsets(gcall *c) {
     nblocks = e == 0 ? 0 : nblocks > INT64_MAX / e ? INT64_MAX : nblocks * e;
     if (nblocks == 0) break;
   }
-  const bool numbered = c->scatter && c->count >= 2 && nblocks > 0 && nblocks <= 64 * c->count + (INT64_C(1) << 23);
+  const bool numbered = c->skip && c->count >= 2 && nblocks > 0 && nblocks <= 64 * c->count + (INT64_C(1) << 23);
   c->offsets = calloc(1, bytes);
   c->blocks = numbered ? calloc(1, bytes) : NULL;
   int64_t *vals = malloc(bytes);
@@ -285,7 +288,7 @@ static dlx_status resolve_offsets(gcall *c) {
     st = add_index(c, k, block_step, vals);
   }
   free(vals);
-  if (st == DLX_OK && c->scatter) st = skip_repeats(c, nblocks);
+  if (st == DLX_OK && c->skip) st = skip_repeats(c, nblocks);
   free(c->blocks);
   c->blocks = NULL;
   return st;
@@ -323,7 +326,9 @@ static dlx_status run(gcall *c) {
     rest.strides[j] = c->strided.strides[c->n + j];
   }
   const dlx__gather_op op = {.scatter = c->scatter, .device = c->home, .nb = c->nb, .count = c->count,
-                             .offsets = c->offsets, .dense = &c->dense, .strided = &rest};
+                             .offsets = c->offsets, .dense = &c->dense, .strided = &rest,
+                             .index = c->offsets == NULL ? c->idx[0] : NULL, .extent = c->strided.shape[0],
+                             .step = c->eff_strides[0] * (int64_t)dlx_dtype_itemsize(c->strided.dtype)};
   if (dlx__ops_reference_mode()) {
     DLX_FAIL_IF(!dlx_device_is_host_accessible(c->home), DLX_ERR_UNSUPPORTED,
                 "%s: the reference path runs on host memory only", c->fn);
@@ -358,13 +363,53 @@ static dlx_status execute(gcall *c) {
   return c->be->pack(&packed, c->strided.data);
 }
 
+static void free_temps(gcall *c) {
+  for (int i = 0; i < c->ntemps; ++i) dlx__scratch_free(c->be, c->home, c->temps[i]);
+  c->ntemps = 0;
+}
+
+/* Whether the backend applies positions in order (its gather entry says so; the reference walk and the
+ * default copy per position run them in order anyway). */
+static bool backend_ordered(const gcall *c) {
+  return c->be->gather == NULL || c->be->ordered || dlx__ops_reference_mode();
+}
+
+/* A fill: the value is the same at every position (zero strides over B), so repeats write the same bits. */
+static bool is_fill(const gcall *c) {
+  for (int32_t j = 0; j < c->nb; ++j)
+    if (c->dense.shape[j] > 1 && c->dense.strides[j] != 0) return false;
+  return true;
+}
+
+/* The direct form (backend.h): one index view of int32 or int64, compact, to an ordered gather entry,
+ * with no operand through a temporary but a scatter's overlapping value. */
+static bool direct_form(const gcall *c) {
+  if (c->n != 1 || c->be->gather == NULL || !c->be->ordered || dlx__ops_reference_mode()) return false;
+  const dlx_view *iv = c->idx[0];
+  const bool int_ok = iv->dtype.code == DLX_CODE_INT && (iv->dtype.bits == 32 || iv->dtype.bits == 64) &&
+                      iv->dtype.lanes == 1;
+  return int_ok && !c->strided_temp && !is_packed(&c->strided) && !is_packed(&c->dense) &&
+         dlx_view_is_c_contiguous(iv) && c->count > 0;
+}
+
 static dlx_status gather_call(gcall *c, const dlx_view *dense, const dlx_view *strided) {
   c->offsets = NULL;
   c->ntemps = 0;
   dlx_status st = validate(c, dense, strided);
-  if (st == DLX_OK) st = resolve_offsets(c);
+  if (st == DLX_OK) st = plan_strided(c);
+  if (st != DLX_OK) return st; /* (nothing allocated yet) */
+  if (direct_form(c)) {
+    const dlx_view dense_was = c->dense; /* execute may point it at a temporary */
+    st = execute(c);
+    free_temps(c);
+    if (st != DLX_ERR_INDEX) return st;
+    /* an index outside its extent: the general path below finds it and names it */
+    c->dense = dense_was;
+  }
+  c->skip = c->scatter && !backend_ordered(c) && !is_fill(c);
+  st = resolve_offsets(c);
   if (st == DLX_OK && c->count > 0) st = execute(c);
-  for (int i = 0; i < c->ntemps; ++i) dlx__scratch_free(c->be, c->home, c->temps[i]);
+  free_temps(c);
   free(c->offsets);
   return st;
 }

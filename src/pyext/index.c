@@ -7,7 +7,9 @@
  * indexing, a copy, in four steps:
  *  1. parse: each array index becomes a tensor in host memory (device memory is copied over: indices are
  *     read on the host); a bool array becomes the coordinates of its true elements, one integer index per
- *     dimension it covers, and a 0-d bool a new axis indexed by [0] (True) or [] (False);
+ *     dimension it covers, and a 0-d bool a new axis indexed by [0] (True) or [] (False); but a getitem
+ *     whose one advanced index is a bool array (t[mask], t[:, mask]) keeps the mask: dlx_mask_gather
+ *     compacts the selected elements in one pass, with no coordinates;
  *  2. walk: the basic items make a view V, every array-indexed dimension kept whole; ints among arrays are
  *     advanced indices too (NumPy's rule): they drop their dimension, but count in deciding where the
  *     index dimensions go;
@@ -155,6 +157,9 @@ typedef struct advanced {
   int32_t nb, nr;                  /* B's rank; the result's rank */
   int64_t shape[DLX_MAX_NDIM];     /* the result's shape */
   int32_t to_gather[DLX_MAX_NDIM]; /* the result's dimensions in gather order (B, then the rest) */
+  int mask_mode; /* a getitem whose one advanced index is a bool array: index[] holds NULLs for it */
+  const dlx_view *mask; /* (its item holds the tensor) */
+  int64_t mask_count;
 } advanced;
 
 static void advanced_clear(advanced *a) {
@@ -329,7 +334,7 @@ static void mark_advanced(advanced *a, walk *w) {
 
 static int add_index(advanced *a, walk *w, PyObject *tensor, int32_t axis) {
   if (a->m >= DLX_MAX_NDIM) {
-    Py_DECREF(tensor);
+    Py_XDECREF(tensor);
     PyErr_Format(PyExc_IndexError, "too many array indices (more than %d)", DLX_MAX_NDIM);
     return -1;
   }
@@ -351,6 +356,16 @@ static int walk_bool(advanced *a, walk *w, const dlx_view *b) {
                    (int)(w->axis + d), (long long)extent, (long long)b->shape[d]);
       return -1;
     }
+  }
+  if (a->mask_mode) { /* the mask itself goes to dlx_mask_gather: counted now, for the result's shape */
+    a->mask = b;
+    const dlx_status st = dlx_mask_count(b, &a->mask_count);
+    if (st != DLX_OK) return dlx__py_raise_op(st), -1;
+    for (int32_t d = 0; d < b->ndim; ++d) {
+      if (add_index(a, w, NULL, w->axis) != 0) return -1;
+      add_full_slices(w, 1);
+    }
+    return 0;
   }
   PyObject *coords[DLX_MAX_NDIM];
   if (nonzero(b, coords) != 0) return -1;
@@ -441,6 +456,11 @@ static int advanced_walk(advanced *a) {
 /* ---- 3. placement -------------------------------------------------------------------------------- */
 
 static int broadcast_indices(advanced *a, int64_t *bshape) {
+  if (a->mask_mode) { /* one index dimension: the true elements */
+    a->nb = 1;
+    bshape[0] = a->mask_count;
+    return 0;
+  }
   int32_t ndims[DLX_MAX_NDIM];
   const int64_t *shapes[DLX_MAX_NDIM];
   for (int32_t k = 0; k < a->m; ++k) {
@@ -517,7 +537,9 @@ static void raise_out_of_bounds(const advanced *a) {
   PyErr_Format(PyExc_IndexError, "index %s is out of bounds for axis %d with size %s", value, (int)a->axis[k], e + 13);
 }
 
-static const dlx_view *index_view(const advanced *a, int32_t k) { return &((dlx__py_tensor *)a->index[k])->view; }
+static const dlx_view *index_view(const advanced *a, int32_t k) {
+  return a->index[k] != NULL ? &((dlx__py_tensor *)a->index[k])->view : NULL;
+}
 
 static PyObject *advanced_get(advanced *a) {
   PyObject *r = dlx__py_tensor_new_like(&a->v, a->nr, a->shape, a->v.dtype);
@@ -526,7 +548,10 @@ static PyObject *advanced_get(advanced *a) {
   const dlx_view *idx[DLX_MAX_NDIM];
   for (int32_t k = 0; k < a->m; ++k) idx[k] = index_view(a, k);
   dlx_status st = dlx_view_permute(&((dlx__py_tensor *)r)->view, a->to_gather, &out);
-  if (st == DLX_OK) DLX__PY_RUN_OP(st, dlx_view_size(&out), dlx_gather(&out, &a->w, a->m, idx));
+  if (st == DLX_OK && a->mask_mode)
+    DLX__PY_RUN_OP(st, dlx_view_size(&a->w), dlx_mask_gather(&out, &a->w, a->mask));
+  else if (st == DLX_OK)
+    DLX__PY_RUN_OP(st, dlx_view_size(&out), dlx_gather(&out, &a->w, a->m, idx));
   if (st == DLX_OK) return r;
   Py_DECREF(r);
   if (st == DLX_ERR_INDEX) raise_out_of_bounds(a);
@@ -561,20 +586,33 @@ static int assign(const dlx_view *dst, PyObject *value) {
   return r;
 }
 
-/* The value as the scatter takes it: broadcast and cast into a temporary of the selected shape on V's
- * device, by the rules of basic setitem (assign); a Python scalar into a 0-d one. */
-static PyObject *advanced_value(const advanced *a, PyObject *value) {
+/* The value as the scatter takes it, in *tv, and what holds its memory (a new reference): a dlx tensor of
+ * V's dtype and device that broadcasts to the selected shape as it is (dlx_scatter copies one that overlaps),
+ * else a temporary it is broadcast and cast into by basic setitem's rules (assign); a Python scalar 0-d. */
+static PyObject *advanced_value(const advanced *a, PyObject *value, dlx_view *tv) {
+  if (dlx__py_is_tensor(value)) {
+    const dlx_view *vv = &((dlx__py_tensor *)value)->view;
+    if (dlx_dtype_equal(vv->dtype, a->v.dtype) && vv->device.device_type == a->v.device.device_type &&
+        vv->device.device_id == a->v.device.device_id && vv->ndim <= a->nr &&
+        dlx_view_broadcast_to(vv, a->nr, a->shape, tv) == DLX_OK) {
+      Py_INCREF(value);
+      return value;
+    }
+    dlx_clear_error();
+  }
   const int scalar = !dlx__py_is_tensor(value) && dlx__py_scalar_kind(value) != DLX__PY_SCALAR_NONE;
   PyObject *tmp = dlx__py_tensor_new_like(&a->v, scalar ? 0 : a->nr, a->shape, a->v.dtype);
   if (tmp == NULL) return NULL;
   if (assign(&((dlx__py_tensor *)tmp)->view, value) != 0) Py_CLEAR(tmp);
+  if (tmp != NULL) *tv = ((dlx__py_tensor *)tmp)->view;
   return tmp;
 }
 
 static int advanced_set(advanced *a, PyObject *value) {
-  PyObject *tmp = advanced_value(a, value);
+  dlx_view tview;
+  PyObject *tmp = advanced_value(a, value, &tview);
   if (tmp == NULL) return -1;
-  const dlx_view *tv = &((dlx__py_tensor *)tmp)->view;
+  const dlx_view *tv = &tview;
   dlx_view val;
   const dlx_view *idx[DLX_MAX_NDIM];
   for (int32_t k = 0; k < a->m; ++k) idx[k] = index_view(a, k);
@@ -588,16 +626,33 @@ static int advanced_set(advanced *a, PyObject *value) {
   return -1;
 }
 
+/* Whether the key's one advanced index (ints among arrays are some) is a bool array of rank >= 1. */
+static int one_mask(const advanced *a) {
+  int advanced_items = 0, mask = 0;
+  for (int32_t i = 0; i < a->nitems; ++i) {
+    const aitem *it = &a->items[i];
+    if (it->kind == A_BASIC && it->basic.kind != DLX_IDX_INT) continue;
+    ++advanced_items;
+    mask = it->kind == A_BOOL && ((dlx__py_tensor *)it->tensor)->view.ndim >= 1;
+  }
+  return advanced_items == 1 && mask;
+}
+
 /* t[key] (value NULL) or t[key] = value, by advanced indexing. */
 static PyObject *advanced_index(const dlx__py_tensor *t, PyObject *key, PyObject *value, int *set_status) {
   advanced *a = PyMem_Malloc(sizeof *a); /* 20 KiB: too much for the stack of a thread that indexes */
   if (a == NULL) return PyErr_NoMemory();
   a->t = t;
   a->nitems = a->m = 0;
+  a->mask = NULL;
+  a->mask_mode = 0;
   PyObject *r = NULL;
-  if (parse_advanced_key(a, key) == 0 && advanced_walk(a) == 0 && advanced_place(a) == 0) {
-    if (value == NULL) r = advanced_get(a);
-    else *set_status = advanced_set(a, value);
+  if (parse_advanced_key(a, key) == 0) {
+    a->mask_mode = value == NULL && one_mask(a);
+    if (advanced_walk(a) == 0 && advanced_place(a) == 0) {
+      if (value == NULL) r = advanced_get(a);
+      else *set_status = advanced_set(a, value);
+    }
   }
   advanced_clear(a);
   PyMem_Free(a);

@@ -155,6 +155,8 @@ PyObject *dlx__py_tensor_view(PyObject *self, PyObject *dtype);
 PyObject *dlx__py_tensor_T(PyObject *self, void *closure);
 /* dlx.add & co, matmul, fma, set_num_threads / get_num_threads. */
 extern PyMethodDef dlx__py_ops_methods[];
+/* dlx.compress (compress.c) */
+extern PyMethodDef dlx__py_index_methods[];
 /* dlx.<name>(x, y) for the name of one of dlx's binary ops ("add", "divide", "less", ...): *found 1 and its
  * result (NULL + exception on failure); *found 0 and NULL, nothing raised, for another name. */
 PyObject *dlx__py_binary_named(PyObject *name, PyObject *x, PyObject *y, int *found);

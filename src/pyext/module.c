@@ -48,6 +48,7 @@ PyMODINIT_FUNC PyInit__dlx(void) {
   Py_INCREF(dlx__py_version_tuple);
   if (PyModule_AddObject(m, "DLPACK_VERSION", dlx__py_version_tuple) < 0) goto fail;
   if (PyModule_AddFunctions(m, dlx__py_ops_methods) < 0) goto fail;
+  if (PyModule_AddFunctions(m, dlx__py_index_methods) < 0) goto fail; /* dlx.compress (compress.c) */
   if (PyModule_AddFunctions(m, dlx__py_ufunc_methods) < 0) goto fail;
   if (PyModule_AddObject(m, "_op_table", dlx__py_op_table()) < 0) goto fail;
   if (PyModule_AddFunctions(m, dlx__py_reduce_methods) < 0) goto fail; /* dlx.sum & co (reduce.c) */

@@ -237,57 +237,6 @@ static dlx_status cpu_execute(const dlx__ew_op *op, const dlx_iter *plan) {
   return DLX_OK;
 }
 
-/* ---- gather and scatter -------------------------------------------------------------------------- */
-
-/* Plan operands (backend.h, dlx__gather_plan): 0 dense, 1 the byte offsets, 2 the block's address. Items
- * of 1, 2, 4, 8 bytes move as one typed access; other sizes with memcpy. */
-#define GATHER_LOOP(T)                                                                                \
-  for (int64_t i = 0; i < n; ++i) {                                                                   \
-    int64_t off;                                                                                      \
-    memcpy(&off, d[1] + i * st[1], sizeof off);                                                       \
-    if (scatter) {                                                                                    \
-      if (off != DLX__GATHER_SKIP) memcpy(d[2] + i * st[2] + off, d[0] + i * st[0], sizeof(T));       \
-    } else {                                                                                          \
-      memcpy(d[0] + i * st[0], d[2] + i * st[2] + off, sizeof(T));                                    \
-    }                                                                                                 \
-  }
-
-typedef struct gather_aux {
-  size_t itemsize;
-  bool scatter;
-} gather_aux;
-
-static void gather_loop(char *const *d, const int64_t *st, int64_t n, const void *aux) {
-  const gather_aux *a = aux;
-  const bool scatter = a->scatter;
-  switch (a->itemsize) {
-    case 1: GATHER_LOOP(uint8_t) return;
-    case 2: GATHER_LOOP(uint16_t) return;
-    case 4: GATHER_LOOP(uint32_t) return;
-    case 8: GATHER_LOOP(uint64_t) return;
-    default: break;
-  }
-  const size_t w = a->itemsize;
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t off;
-    memcpy(&off, d[1] + i * st[1], sizeof off);
-    if (!scatter) memcpy(d[0] + i * st[0], d[2] + i * st[2] + off, w);
-    else if (off != DLX__GATHER_SKIP) memcpy(d[2] + i * st[2] + off, d[0] + i * st[0], w);
-  }
-}
-
-/* Threads split the plan by dense's elements: a gather writes only its own; a scatter's positions address
- * distinct blocks (repeats are skipped), so no two threads write one element either. */
-static dlx_status cpu_gather(const dlx__gather_op *op) {
-  dlx_iter plan;
-  DLX_FORWARD(dlx__gather_plan(op, op->offsets, &plan));
-  if (plan.size == 0) return DLX_OK;
-  const gather_aux aux = {dlx_dtype_itemsize(op->dense->dtype), op->scatter};
-  const int64_t itemsize[3] = {(int64_t)aux.itemsize, 8, (int64_t)aux.itemsize};
-  dlx__cpu_run_plan(&plan, itemsize, gather_loop, &aux);
-  return DLX_OK;
-}
-
 static int cpu_device_count(void) { return 1; }
 
 const dlx__memory_ops dlx__cpu_memory = {
@@ -308,7 +257,9 @@ const dlx__compute_ops dlx__cpu_compute = {
     .unpack = cpu_unpack,
     .pack = cpu_pack,
     .gemm = dlx__cpu_gemm,
-    .gather = cpu_gather,
+    .gather = dlx__cpu_gather,
+    .ordered = true,
+    .mask_gather = dlx__cpu_mask_gather,
 };
 
 const dlx__backend dlx__cpu_backend = {.name = "cpu", .memory = &dlx__cpu_memory, .compute = &dlx__cpu_compute};

@@ -22,6 +22,10 @@ void dlx__cpu_cache_configure(uint64_t max_bytes, uint64_t max_blocks);
 /* The reduce entry of dlx__cpu_compute (reduce.c). */
 dlx_status dlx__cpu_reduce(const dlx__red_op *op);
 
+/* The gather and mask_gather entries of dlx__cpu_compute (gather.c). */
+dlx_status dlx__cpu_gather(const dlx__gather_op *op);
+dlx_status dlx__cpu_mask_gather(const dlx__mask_op *op);
+
 /* The gemm entry of dlx__cpu_compute (gemm_cblas.c): CBLAS, or DLX_ERR_UNSUPPORTED without it. */
 dlx_status dlx__cpu_gemm(const dlx__gemm_call *call);
 

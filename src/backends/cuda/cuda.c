@@ -2,6 +2,8 @@
  * (memory.c), pinned and managed host memory, copies between memory kinds (copy.c), the calling thread's
  * streams and events (device.c). Compute: the elementwise and reduction kernels (kernels*.cu) on the
  * calling thread's stream of the op's device, cuBLAS gemm (gemm.c). */
+#include <stdlib.h>
+
 #include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/kernels.h"
 #include "core/error_internal.h"
@@ -52,6 +54,43 @@ static dlx_status cuda_gather(const dlx__gather_op *op) {
   return st;
 }
 
+/* The mask made compact 0/1 bytes on the host (counted on the way: out's extent must match before anything
+ * is written), then on the device with the prefix sum's scratch: the kernels of kernels_mask.cu. The host
+ * buffer is freed once cudaMemcpyAsync has staged it (pageable memory), the device blocks after the
+ * launches, as cuda_gather frees its offsets. */
+static dlx_status cuda_mask_gather(const dlx__mask_op *op) {
+  const int32_t id = op->device.device_id;
+  DLX_FORWARD(dlx__cuda_check_device(id, "dlx_mask_gather"));
+  DLX_FORWARD(dlx__cuda_use_device(id, "dlx_mask_gather"));
+  int64_t n = 1;
+  for (int32_t d = 0; d < op->nm; ++d) n *= op->shape[d];
+  unsigned char *host = malloc(n > 0 ? (size_t)n : 1);
+  DLX_FAIL_IF(host == NULL, DLX_ERR_OUT_OF_MEMORY, "dlx_mask_gather: no host memory for a mask of %lld elements",
+              (long long)n);
+  if (dlx__cuda_mask_bytes(op, host) != op->count) {
+    free(host);
+    return DLX_ERR_BROADCAST; /* the compute layer says so (backend.h) */
+  }
+  if (op->count == 0) {
+    free(host);
+    return DLX_OK;
+  }
+  const size_t scratch_bytes = (size_t)dlx__cuda_mask_scratch_words(n) * sizeof(uint64_t);
+  void *dmask = NULL, *scratch = NULL;
+  dlx_status st = dlx__cuda_alloc(op->device, (uint64_t)n, false, &dmask, "dlx_mask_gather");
+  if (st == DLX_OK) st = dlx__cuda_alloc(op->device, scratch_bytes, false, &scratch, "dlx_mask_gather");
+  cudaStream_t stream = dlx__cuda_stream(id);
+  if (st == DLX_OK) {
+    const cudaError_t err = cudaMemcpyAsync(dmask, host, (size_t)n, cudaMemcpyHostToDevice, stream);
+    st = err == cudaSuccess ? dlx__cuda_mask_gather(op, dmask, scratch, stream)
+                            : dlx__cuda_fail(err, "dlx_mask_gather", "cudaMemcpyAsync");
+  }
+  free(host);
+  dlx__cuda_free(op->device, dmask);
+  dlx__cuda_free(op->device, scratch);
+  return st;
+}
+
 const dlx__memory_ops dlx__cuda_memory = {
     .name = "cuda",
     .label = "CUDA",
@@ -86,6 +125,7 @@ const dlx__compute_ops dlx__cuda_compute = {
     .pack = cuda_pack,
     .gemm = dlx__cuda_gemm,
     .gather = cuda_gather,
+    .mask_gather = cuda_mask_gather,
 };
 
 const dlx__backend dlx__cuda_backend = {.name = "cuda", .memory = &dlx__cuda_memory, .compute = &dlx__cuda_compute};

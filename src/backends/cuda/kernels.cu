@@ -46,7 +46,7 @@ static dlx_status too_many_dims(const char *what, int ndim) {
                        what, ndim, DLX_CUDA_MAX_DIMS);
 }
 
-static dlx_status make_plan(const dlx_iter *it, Plan *p) {
+dlx_status make_plan(const dlx_iter *it, Plan *p) {
   if (it->nop < 1 || it->nop > 4)
     return dlx_set_error(DLX_ERR_UNSUPPORTED, "dlx cuda backend: a plan of %d operands (the kernels take 1 to 4)",
                          (int)it->nop);
@@ -82,10 +82,6 @@ struct Move {
   typedef T in1_t;
   static constexpr int nin = 1;
   DLX_HD T operator()(T x) const { return x; }
-};
-
-struct B16 {
-  uint64_t lo, hi;
 };
 
 DLX_HD inline void bytes_thread(const Plan &p, uint64_t w, uint64_t t, uint64_t nt) {

@@ -48,6 +48,13 @@ dlx_status dlx__cuda_pack(const dlx_view *packed, const void *padded, void *stre
 /* The gather or scatter op (backends/backend.h) on stream, its byte offsets at `offsets` in device memory
  * (op->offsets is the host's copy). Asynchronous; DLX_ERR_BACKEND when the launch fails. */
 dlx_status dlx__cuda_gather(const dlx__gather_op *op, const void *offsets, void *stream);
+/* The mask gather op (backends/backend.h) on stream: mask is the op's mask made one compact run of 0/1
+ * bytes in device memory (dlx__cuda_mask_bytes), scratch dlx__cuda_mask_scratch_words(n) words of device
+ * memory for the prefix sum (n: the mask's elements; op->count > 0). Asynchronous (kernels_mask.cu). */
+dlx_status dlx__cuda_mask_gather(const dlx__mask_op *op, const unsigned char *mask, uint64_t *scratch, void *stream);
+uint64_t dlx__cuda_mask_scratch_words(int64_t n);
+/* The op's mask (host memory) as n compact 0/1 bytes at out, in row-major order; returns the true ones. */
+int64_t dlx__cuda_mask_bytes(const dlx__mask_op *op, unsigned char *out);
 /* Reduction op (kernels/reduce.h; device pointers, op->scratch device memory) on stream, along the fixed
  * tree (kernels_reduce.cu). Asynchronous. DLX_ERR_UNSUPPORTED past DLX_CUDA_MAX_DIMS kept or reduced
  * dimensions; DLX_ERR_BACKEND when a launch fails. */
@@ -60,6 +67,8 @@ dlx_status dlx__cuda_unpack_emulated(const dlx_view *packed, void *padded);
 dlx_status dlx__cuda_pack_emulated(const dlx_view *packed, const void *padded);
 /* (the offsets read from op->offsets, on the host) */
 dlx_status dlx__cuda_gather_emulated(const dlx__gather_op *op);
+/* (the mask made compact on the host, the scratch in host memory; DLX_ERR_BROADCAST as backend.h says) */
+dlx_status dlx__cuda_mask_gather_emulated(const dlx__mask_op *op);
 dlx_status dlx__cuda_reduce_emulated(const dlx__red_op *op);
 
 /* ---- test hooks --------------------------------------------------------------------------------- */

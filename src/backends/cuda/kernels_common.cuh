@@ -143,6 +143,16 @@ struct Plan {
   alignas(16) unsigned char val[4][DLX__EW_VALUE_BYTES];
 };
 
+/* A 16-byte item (complex128, and any other) moved as two 8-byte halves, so that 8-byte alignment keeps
+ * it typed. */
+struct B16 {
+  uint64_t lo, hi;
+};
+
+/* A dlx_iter plan (byte strides) as kernel arguments; DLX_ERR_UNSUPPORTED past DLX_CUDA_MAX_DIMS
+ * dimensions or outside 1 to 4 operands (kernels.cu). */
+dlx_status make_plan(const dlx_iter *it, Plan *p);
+
 /* Operand K's element at byte offset off: the launch's value when it was given by value, else a load. K is
  * a constant, so that val is read straight from the kernel's parameters. */
 template <class T, int K>
