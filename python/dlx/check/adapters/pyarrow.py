@@ -14,6 +14,8 @@ class PyArrow(Adapter):
         self.pa = _import("pyarrow")
         self.np = _common.numpy()
         self.version = self.pa.__version__
+        # what Tensor.from_dlpack raises for a dtype Arrow tensors lack (bool: Arrow's is bit-packed)
+        self.refusals = (self.pa.ArrowInvalid,)
 
     # ---- producer
     def dtypes(self, dev):
