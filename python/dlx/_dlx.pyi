@@ -217,6 +217,7 @@ def from_dlpack(
     device: _DeviceLike | None = None,
     copy: bool | None = None,
     assumed_align: int | None = None,
+    writable: bool | None = None,
 ) -> Tensor: ...
 def asarray(
     obj: Tensor | _SupportsDLPack | _SupportsArray | Buffer | _NestedScalars,

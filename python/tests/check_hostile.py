@@ -12,6 +12,7 @@ import time
 
 import dlx
 from dlx.check import _capsule as cap
+from dlx.check import Adapter
 from dlx.check import frameworks as F
 
 import check_peers_broken as B
@@ -145,3 +146,66 @@ def _consumer(action):
 consumer_segv = _consumer(_segv)
 consumer_abort = _consumer(os.abort)
 consumer_hang = _consumer(_hang)
+
+
+# ---- adapters (docs/conformance.md): what __array_interface__ would say, for arrays that lack it
+
+
+class OddDtype:
+    """A framework's dtype object that NumPy cannot convert, named as Paddle names its dtypes."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"paddle.{self.name}"
+
+
+class UnsupportedDtype(Exception):
+    """What this make-believe framework raises for a dtype it lacks."""
+
+
+class DlxAdapter(Adapter):
+    """dlx tensors behind the Wrapper (no __array_interface__), with every hook an adapter can give."""
+
+    name, version = "dlx-adapter", "1.0"
+    refusals = (UnsupportedDtype,)
+
+    def dtypes(self, dev):
+        return ["bool", "int16", "float32", "complex64"]
+
+    def make(self, shape, dtype, dev):
+        return B.Wrapper(_tensor(shape, dtype), B.good)
+
+    def make_readonly(self, x):
+        return B.Wrapper(_dlx.make_readonly(x.t), B.good)
+
+    def readonly(self, x):
+        return x.t.readonly
+
+    def data_ptr(self, x):
+        return x.t.data_ptr
+
+    def strides(self, x):
+        return tuple(x.t.stride)
+
+    def values(self, x):
+        import numpy as np
+
+        return np.from_dlpack(F.Dlx().dlx.from_dlpack(x.t, copy=True))  # a NumPy array, not bytes
+
+    def consumer_dtypes(self):
+        return ["bool", "int16", "float32", "bfloat16"]
+
+    def from_dlpack(self, obj, **kw):
+        if getattr(obj, "dtype", None) == "bfloat16":
+            raise UnsupportedDtype("no bfloat16 here")
+        return dlx.from_dlpack(obj, **kw)
+
+    def read(self, y):
+        import numpy as np
+
+        return np.from_dlpack(dlx.from_dlpack(y, copy=True))
+
+    def dtype_of(self, y):
+        return OddDtype(y.dtype)

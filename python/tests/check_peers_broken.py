@@ -229,7 +229,7 @@ def any_compact_strides(d, w, kw):
 @_tamper
 def any_offset(d, w, kw):
     """byte_offset off by one element (where the export is not a copy, which has no offset to get wrong)"""
-    tensor_of(d).byte_offset += 4 if d.size and not kw["copy"] else 0
+    tensor_of(d).byte_offset += d.dtype[1] // 8 if d.size and not kw["copy"] else 0
 
 
 @_tamper
@@ -303,18 +303,45 @@ def stream_ignored(w, kw):
     return w.t.__dlpack__(**dict(kw, stream=None))
 
 
+_decref = C.PyDLL(None).Py_DecRef
+_decref.argtypes, _decref.restype = [C.c_void_p], None
+
+
+def guarded(d, w):
+    """A managed tensor over d's that holds a reference to w (so that the checker sees the release in w's
+    reference count, as it sees NumPy's and PyTorch's) and whose deleter, like a debugging allocator,
+    aborts the process when called a second time (a double free that real code may survive by chance)."""
+    cls = cap.DLManagedTensorVersioned if d.versioned else cap.DLManagedTensor
+    m = cls.from_buffer_copy(cls.from_address(d.addr))
+    calls = [0]
+
+    def deleter(_addr, inner=d.addr, versioned=d.versioned, owner=id(w)):  # the address: no reference
+        calls[0] += 1
+        if calls[0] > 1:
+            import os
+
+            os.abort()
+        call_deleter(inner, versioned)
+        _decref(owner)
+
+    fn = cap.immortal(cap.DELETER(deleter))
+    m.deleter = C.cast(fn, C.c_void_p).value
+    cap._api.Py_IncRef(C.py_object(w))
+    _keep.append(m)
+    return cap.Described(C.addressof(m), d.versioned)
+
+
 def _with_destructor(make_destructor):
     def defect(w, kw):
         c = w.t.__dlpack__(**kw)
-        d = take(c)
+        d = guarded(take(c), w)
         return new_capsule(d, destructor=make_destructor(d))
 
     defect.__doc__ = make_destructor.__doc__
     return defect
 
 
-@_with_destructor
-def twice_dropped(d):
+def _twice_dropped(d):
     """the capsule destructor runs the deleter twice"""
 
     def destructor(cap_addr):
@@ -324,6 +351,15 @@ def twice_dropped(d):
             call_deleter(d.addr, d.versioned)
 
     return destructor
+
+
+_twice = _with_destructor(_twice_dropped)
+
+
+def twice_dropped(w, kw):
+    """the capsule destructor of the arrays other than float32 runs the deleter twice (a double free: the
+    guarded deleter aborts the worker, as glibc does)"""
+    return w.t.__dlpack__(**kw) if w.t.dtype == "float32" else _twice(w, kw)
 
 
 @_with_destructor
@@ -769,3 +805,17 @@ CONSUMER_DEFECTS = [
     (through_dlx(after=_bits_32), "c-bits"),
     (legacy_writable, "c-legacy-read-only"),
 ]
+
+
+def __getattr__(name):
+    """The defects by name, as dlx check targets ("check_peers_broken:producer_defect_3"): the tests run
+    them in the checker's worker process, where a defect that crashes (a double free) crashes nothing
+    else."""
+    kind, _, index = name.rpartition("_defect_")
+    if kind == "producer" and index.isdigit():
+        defect, _check, kw = PRODUCER_DEFECTS[int(index)]
+        kw = dict(kw)
+        return kw.pop("cls", BrokenProducer)(defect, **kw)
+    if kind == "consumer" and index.isdigit():
+        return BrokenConsumer(CONSUMER_DEFECTS[int(index)][0])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

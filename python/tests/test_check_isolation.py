@@ -143,3 +143,15 @@ def test_cli_usage_errors_print_json_too():
     assert r.returncode == 2 and "invalid choice" in json.loads(r.stdout)["error"]
     r = _cli("producer", "numpy", "--device", "cuda", "--json")
     assert r.returncode == 3 and "has no producer device" in json.loads(r.stdout)["error"]
+
+
+def test_an_adapter_says_what_array_interface_would():
+    rec = check.run("producer", "check_hostile:DlxAdapter")
+    assert not rec.failed(), _explain(rec)
+    assert rec.target == "dlx-adapter" and rec.version == "1.0"
+    for cid in ("p-address", "p-strides", "p-values", "p-flag-read-only", "p-copy-true"):
+        assert _res(rec, cid)["result"] == "pass", _res(rec, cid)
+    rec = check.run("consumer", "check_hostile:DlxAdapter")
+    assert not rec.failed(), _explain(rec)
+    # dtypes named "paddle.int16" compare through their names; the refused bfloat16 is n/a, not a failure
+    assert _res(rec, "c-values")["cases"]["pass"] >= 6 and _res(rec, "c-values")["cases"]["n/a"] == 1

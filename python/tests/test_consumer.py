@@ -589,3 +589,21 @@ def test_get_include():
     assert isinstance(inc, str)
     assert os.path.isfile(os.path.join(inc, "dlx", "python.h"))
     assert os.path.isfile(os.path.join(inc, "dlx", "dlpack.h"))
+
+
+def test_legacy_capsules_import_read_only_unless_writable():
+    # issue 27, item 11: a legacy capsule cannot say READ_ONLY, and immutable arrays (JAX's) are exported so
+    t = dlx.from_dlpack(T.make_capsule((3,), versioned=False))
+    assert t.readonly
+    with pytest.raises(ValueError, match="read-only"):
+        t[0] = 1
+    w = dlx.from_dlpack(T.make_capsule((3,), versioned=False), writable=True)
+    assert not w.readonly
+    w[0] = 1
+    assert not dlx.from_dlpack(T.make_capsule((3,))).readonly  # versioned: its flag decides
+    assert dlx.from_dlpack(T.make_capsule((3,)), writable=False).readonly
+    with pytest.raises(BufferError, match=r"writable=True\): the producer's data is read-only"):
+        dlx.from_dlpack(T.make_capsule((3,), readonly=True), writable=True)
+    assert not dlx.from_dlpack(T.make_capsule((3,), versioned=False), copy=True).readonly  # a copy is ours
+    with pytest.raises(TypeError, match="writable must be a bool or None"):
+        dlx.from_dlpack(T.make_capsule((3,)), writable="yes")

@@ -3,7 +3,12 @@
     python -m dlx check producer numpy        # numpy's __dlpack__ against the standard
     python -m dlx check consumer torch        # torch.from_dlpack against dlx's catalogue of capsules
     python -m dlx check producer mymod:make   # make(shape, dtype, device) -> an array
+    python -m dlx check producer mymod:MyAdapter   # an Adapter subclass: docs/conformance.md
     python -m dlx check --list                # every check: id, rule, clause
+
+Every case runs in a worker process (isolate.py), under --timeout seconds: a target that crashes or hangs
+fails the check that was running, and the report stays whole. Exit status 0 pass, 1 fail, 2 usage, 3
+nothing could be checked.
 
 From Python: ``dlx.check.run("producer", "numpy")`` returns a Recorder (``.failed()``, ``.results()``,
 ``.as_json()``). The checks and their clauses are in ``dlx.check.rules``; known failures of real

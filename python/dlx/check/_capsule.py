@@ -87,6 +87,7 @@ def immortal(thunk):
 
 
 _api.Py_IncRef.argtypes, _api.Py_IncRef.restype = [C.py_object], None
+_api.Py_DecRef.argtypes, _api.Py_DecRef.restype = [C.py_object], None
 
 # capsule names must outlive their capsules: module constants never die
 NAMES = {"dltensor": b"dltensor", "dltensor_versioned": b"dltensor_versioned", "used_dltensor": b"used_dltensor",

@@ -65,6 +65,8 @@ def serve(req, out):
 
     sys.path[:] = req["path"]
     rec = StreamRecorder(out, req["side"], req.get("resume_after", 0), req.get("skip", ()))
+    for cid in req.get("failed", ()):  # what failed before a restart: the premises of later checks (not resent)
+        report.Recorder.record(rec, cid, report.FAIL, "(before the worker was restarted)")
     try:
         fw = load(req["target"])
         if req.get("devices") is not None:

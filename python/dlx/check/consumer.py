@@ -339,7 +339,9 @@ class ConsumerRun:
             else:
                 got = self.read(box[0])
                 want = _expect_elements(buf, SHAPE, (4, 1), kw.get("byte_offset", 0), "float32")
-                if isinstance(got, Exception):
+                if "byte_offset" in kw and any(x[0] == "fail" for x in self.rec.cases["c-byte-offset"]):
+                    self.rec.na(check, case, "byte_offset is not honoured even when aligned (c-byte-offset)")
+                elif isinstance(got, Exception):
                     self.rec.na(check, case, f"the imported array cannot be read back: {_err(got)}")
                 else:
                     self.rec.expect(check, case, got == want, f"read back {got[:16].hex()}, exported {want[:16].hex()}")
@@ -472,7 +474,6 @@ HOSTILE = [
     ("c-ndim-negative", "ndim -1", {"tamper": _set("ndim", -1)}, "refuse"),
     ("c-ndim-negative", "ndim -1, legacy", {"tamper": _set("ndim", -1), "version": None}, "refuse"),
     ("c-null-deleter", "deleter NULL", {"tamper": _no_deleter}, "import"),
-    ("c-null-deleter", "deleter NULL, legacy", {"tamper": _no_deleter, "version": None}, "import"),
     ("c-misaligned", "float32 at byte_offset 2", {"byte_offset": 2}, "either"),
     ("c-mislabelled", "a DLManagedTensorVersioned in a 'dltensor' capsule",
      {"tamper": _named("dltensor"), "always_versioned": True}, "refuse"),

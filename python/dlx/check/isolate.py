@@ -31,6 +31,7 @@ class _Worker:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         env.setdefault("PYTHONFAULTHANDLER", "1")  # a crash leaves the Python stack on stderr
+        env.setdefault("DLX_CPU_CACHE_BYTES", "0")  # dlx's cache of freed blocks would hide leaks from the probe
         self.proc = subprocess.Popen([sys.executable, "-m", "dlx.check._worker", str(w)], stdin=subprocess.PIPE,
                                      stdout=self.err, stderr=self.err, pass_fds=(w,), env=env)
         os.close(w)
@@ -40,6 +41,7 @@ class _Worker:
         return self.proc.poll() is None
 
     def send(self, req):
+        self.mark = os.fstat(self.err.fileno()).st_size  # what the worker writes from here is this run's
         self.proc.stdin.write((json.dumps(req) + "\n").encode())
         self.proc.stdin.flush()
 
@@ -90,14 +92,18 @@ class _Worker:
                 what = f"signal {-rc}"
         else:
             what = f"exit status {rc}"
-        self.err.seek(0)
-        tail = [x for x in self.err.read()[-4096:].decode(errors="replace").splitlines() if x.strip()]
-        last = next((x.strip() for x in reversed(tail) if not x.startswith(("  File", "Current thread",
-                                                                                "Thread 0x", "Extension modules"))), "")
+        self.err.seek(getattr(self, "mark", 0))
+        lines = [x.strip() for x in self.err.read()[-16384:].decode(errors="replace").splitlines() if x.strip()]
+        fatal = max((i for i, x in enumerate(lines) if x.startswith("Fatal Python error")), default=len(lines))
+        # the target's own words come before faulthandler's report (JAX's "Check failed", glibc's
+        # "double free detected"); the report itself only repeats the signal
+        last = lines[fatal - 1] if fatal > 0 else ""
+        if last.startswith(("File ", "Current thread", "Thread 0x", "Extension modules", "<")):
+            last = ""
         return what + (f"; its last words: {last[:200]}" if last else "")
 
 
-_pool = []
+_pool: list = []  # the live worker, if any
 
 
 def _worker():
@@ -130,8 +136,9 @@ def run(side, target, devices=None, timeout=None, untried=None):
              "done": False}
     for _ in range(MAX_RESTARTS + 1):
         w = _worker()
+        failed = state["rec"].failed() if state["rec"] is not None else []
         w.send({"side": side, "target": target, "devices": devices, "path": sys.path,
-                "resume_after": state["resume_after"], "skip": state["skip"]})
+                "resume_after": state["resume_after"], "skip": state["skip"], "failed": failed})
         if _serve(w, side, timeout, load_limit, state):
             break
     rec = state["rec"]

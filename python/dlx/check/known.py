@@ -32,6 +32,13 @@ KNOWN = [
     Known("numpy", "consumer", "c-cpu-device-id", "2.4.6",
           "an array imported from a kDLCPU capsule with device_id 1 reports __dlpack_device__() == (1, 1): "
           "NumPy keeps the producer's device for arrays it imported"),
+    Known("numpy", "consumer", "c-null-shape", "2.4.6",
+          "numpy.from_dlpack of a capsule with ndim 2 and a NULL shape reads the extents through the NULL "
+          "pointer and crashes the process (SIGSEGV) instead of raising BufferError", bug=True,
+          repro="""import numpy as np
+from dlx.check import Export, HostBuffer        # the checker's reference producer
+x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(t, "shape", None))
+np.from_dlpack(x)                               # Segmentation fault"""),
     # ---- PyTorch
     Known("torch", "producer", "p-flag-is-copied", "2.15.0",
           "Tensor.__dlpack__(max_version=(1, x), copy=True) makes a copy but does not set IS_COPIED",
@@ -69,6 +76,21 @@ print(ctypes.cast(m.data, ctypes.POINTER(ctypes.c_float))[1])   # 2.0: the imagi
     Known("torch", "consumer", "c-read-only", "2.15.0",
           "torch has no read-only tensors and imports READ_ONLY data writable (the Array API lets a consumer "
           "without read-only arrays ignore the flag; a write then lands in the producer's read-only memory)"),
+    Known("torch", "consumer", "c-null-shape", "2.15.0",
+          "torch.from_dlpack of a capsule with ndim 2 and a NULL shape reads the extents through the NULL "
+          "pointer and crashes the process (SIGSEGV)", bug=True, repro="""import torch
+from dlx.check import Export, HostBuffer
+x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(t, "shape", None))
+torch.from_dlpack(x)                            # Segmentation fault"""),
+    Known("torch", "consumer", "c-ndim-negative", "2.15.0",
+          "torch.from_dlpack of a capsule with ndim -1 crashes the process (SIGSEGV) instead of refusing it",
+          bug=True, repro="""import torch
+from dlx.check import Export, HostBuffer
+x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(t, "ndim", -1))
+torch.from_dlpack(x)                            # Segmentation fault"""),
+    Known("torch", "consumer", "c-legacy-read-only", "2.15.0",
+          "torch has no read-only tensors: an array imported from a legacy capsule (a JAX array's, say) is "
+          "writable, and a write lands in the producer's immutable memory"),
     Known("torch", "consumer", "c-destructor-cleared", "2.15.0",
           "torch.from_dlpack leaves the consumed capsule's destructor in place (see NumPy's entry)"),
     Known("torch", "consumer", "c-device-agrees", "2.15.0",
@@ -80,15 +102,23 @@ print(ctypes.cast(m.data, ctypes.POINTER(ctypes.c_float))[1])   # 2.0: the imagi
     Known("jax", "producer", "p-copy-false", "0.10.2",
           "dl_device=(kDLCUDA, 0), copy=False on a CPU-only jaxlib raises RuntimeError 'Unknown backend cuda', "
           "not BufferError"),
-    Known("jax", "producer", "p-deleter-dropped", "0.10.2",
-          "not a leak: jaxlib's capsule destructor calls its deleter function directly (DLPackTensorDeleter), "
-          "not through the DLManagedTensor's deleter field that the checker watches, so the checker cannot "
-          "see the call"),
     Known("jax", "consumer", "c-max-version", "0.10.2",
           "jax.dlpack.from_dlpack calls __dlpack__ without max_version: it asks for legacy capsules"),
     Known("jax", "consumer", "c-strides", "0.10.2",
           "jax.dlpack.from_dlpack refuses strides that are not a permutation of compact ones (steps, zero "
           "and negative strides) with JaxRuntimeError UNIMPLEMENTED, not BufferError, rather than copying"),
+    Known("jax", "consumer", "c-null-shape", "0.10.2",
+          "jax.dlpack.from_dlpack of a capsule with ndim 2 and a NULL shape crashes the process (SIGSEGV)",
+          bug=True, repro="""import jax.dlpack
+from dlx.check import Export, HostBuffer
+x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(t, "shape", None))
+jax.dlpack.from_dlpack(x)                       # Segmentation fault"""),
+    Known("jax", "consumer", "c-null-deleter", "0.10.2",
+          "jax.dlpack.from_dlpack of a capsule whose deleter is NULL (legal: nothing to free) aborts the "
+          "process (SIGABRT) instead of importing it", bug=True, repro="""import jax.dlpack
+from dlx.check import Export, HostBuffer
+x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(m, "deleter", None))
+jax.dlpack.from_dlpack(x)                       # Aborted"""),
     Known("jax", "consumer", "c-device-agrees", "0.10.2",
           "a cuda_host capsule from an object whose __dlpack_device__ says kDLCPU is imported"),
     Known("jax", "consumer", "c-copy-true", "0.10.2",
@@ -128,6 +158,27 @@ dpt.from_dlpack(t)   # ValueError: ... can not accommodate the requested array""
           "dpctl.tensor.from_dlpack of an empty device-USM capsule (data NULL) raises TypeError '__cinit__() "
           "takes exactly 1 positional argument (2 given)'", bug=True, repro="""import dlx, dpctl.tensor as dpt
 dpt.from_dlpack(dlx.zeros((0, 4), device="oneapi:0"))   # TypeError"""),
+    Known("dpctl", "consumer", "c-null-shape", "0.21.1",
+          "dpctl.tensor.from_dlpack of a capsule with ndim 2 and a NULL shape crashes the process (SIGSEGV)",
+          bug=True, repro="""import dpctl.tensor as dpt
+from dlx.check import Export, HostBuffer
+x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(t, "shape", None))
+dpt.from_dlpack(x)                              # Segmentation fault"""),
+    Known("dpctl", "consumer", "c-ndim-negative", "0.21.1",
+          "dpctl.tensor.from_dlpack imports a capsule with ndim -1 (as a 0-d array) instead of refusing it",
+          bug=True, repro="""import dpctl.tensor as dpt
+from dlx.check import Export, HostBuffer
+x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(t, "ndim", -1))
+print(dpt.from_dlpack(x).shape)                 # imported, not refused"""),
+    Known("dpctl", "consumer", "c-null-deleter", "0.21.1",
+          "dpctl.tensor.from_dlpack of a capsule whose deleter is NULL (legal) crashes the process (SIGSEGV) when "
+          "the array dies", bug=True, repro="""import dpctl.tensor as dpt
+from dlx.check import Export, HostBuffer
+x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(m, "deleter", None))
+y = dpt.from_dlpack(x); del y                   # Segmentation fault"""),
+    Known("dpctl", "consumer", "c-legacy-read-only", "0.21.1",
+          "dpctl.tensor.from_dlpack of a host (kDLCPU) legacy capsule returns a writable NumPy array, where "
+          "numpy.from_dlpack makes it read-only (a legacy capsule cannot say)"),
     Known("dpctl", "consumer", "c-destructor-cleared", "0.21.1",
           "dpctl.tensor.from_dlpack leaves the consumed capsule's destructor in place (see NumPy's entry)"),
     Known("dpctl", "consumer", "c-device-agrees", "0.21.1",
