@@ -124,9 +124,6 @@ y = paddle.from_dlpack(np.array([1, 2, 3], np.uint16))
 print(y.dtype)   # paddle.bfloat16"""),
     Known("paddle", "consumer", "c-byte-offset", "3.3.1",
           "paddle.from_dlpack ignores byte_offset: the tensor starts at data", bug=True, repro=PADDLE_OFFSET),
-    Known("paddle", "consumer", "c-misaligned", "3.3.1",
-          "a float32 capsule with byte_offset 2 is read from data, not data + 2 (the byte_offset bug)", bug=True,
-          repro=PADDLE_OFFSET),
     Known("paddle", "consumer", "c-read-only", "3.3.1",
           "paddle has no read-only tensors and imports READ_ONLY data writable (as PyTorch does; the Array API "
           "lets a consumer without read-only arrays ignore the flag)"),
@@ -156,6 +153,9 @@ print(paddle.from_dlpack(np.zeros(2)).__dlpack_device__())   # (<DLDeviceType.kD
 from dlx.check import Export, HostBuffer
 x = Export(HostBuffer(64), (3, 4), "float32", tamper=lambda m, t, versioned: setattr(t, "ndim", -1))
 print(paddle.from_dlpack(x).shape)   # [] : imported"""),
+    Known("paddle", "consumer", "c-mislabelled", "3.3.1",
+          "paddle.from_dlpack reads a DLManagedTensorVersioned labelled 'dltensor' as the legacy struct and "
+          "crashes the process (SIGSEGV); the producer is at fault, refusing is advice"),
     Known("paddle", "consumer", "c-lanes", "3.3.1", "paddle.from_dlpack imports a dtype with lanes 0", bug=True,
           repro=_lanes0("import paddle", "paddle.from_dlpack(x).shape")),
     Known("paddle", "consumer", "c-legacy-read-only", "3.3.1",
@@ -264,9 +264,6 @@ print(tvm_ffi.from_dlpack(Export(HostBuffer(64), (4,), "float32", tamper=bits_12
           "pyarrow.Tensor.from_dlpack leaves the consumed capsule's destructor in place (see NumPy's entry)"),
     Known("pyarrow", "consumer", "c-device-agrees", "26.0.1",
           "a kDLCPU capsule from an object whose __dlpack_device__ says cuda_host (3, 0) is imported"),
-    Known("pyarrow", "consumer", "c-null-deleter", "26.0.1",
-          "the legacy capsule with a NULL deleter is refused for being legacy (the c-legacy bug)", bug=True,
-          repro=PYARROW_LEGACY),
     Known("pyarrow", "consumer", "c-mislabelled", "26.0.1",
           "pyarrow.Tensor.from_dlpack reads a DLManagedTensor labelled 'dltensor_versioned' as the versioned "
           "struct and crashes the process (SIGSEGV); the producer is at fault, refusing is advice"),
@@ -277,8 +274,6 @@ print(tvm_ffi.from_dlpack(Export(HostBuffer(64), (4,), "float32", tamper=bits_12
           "warp.from_dlpack calls __dlpack__ without max_version: it asks for legacy capsules"),
     Known("warp", "consumer", "c-byte-offset", "1.19.0", "warp.from_dlpack ignores byte_offset: the array starts "
           "at data", bug=True, repro=WARP_OFFSET),
-    Known("warp", "consumer", "c-misaligned", "1.19.0",
-          "a float32 capsule with byte_offset 2 is read from data (the byte_offset bug)", bug=True, repro=WARP_OFFSET),
     Known("warp", "consumer", "c-zero-size", "1.19.0",
           "warp.from_dlpack of a 0-d array raises IndexError 'list assignment index out of range'", bug=True,
           repro="""import numpy as np, warp as wp
