@@ -155,3 +155,13 @@ def test_an_adapter_says_what_array_interface_would():
     assert not rec.failed(), _explain(rec)
     # dtypes named "paddle.int16" compare through their names; the refused bfloat16 is n/a, not a failure
     assert _res(rec, "c-values")["cases"]["pass"] >= 6 and _res(rec, "c-values")["cases"]["n/a"] == 1
+
+
+def test_cli_a_target_that_crashes_while_loading(tmp_path):
+    (tmp_path / "dlx_crash_at_import.py").write_text("import ctypes\nctypes.string_at(0)\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), HERE] + [p for p in sys.path if p])
+    r = subprocess.run([sys.executable, "-m", "dlx", "check", "producer", "dlx_crash_at_import:make", "--json"],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 3, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "SIGSEGV" in json.loads(r.stdout)["error"]
