@@ -189,3 +189,9 @@ y = dpt.from_dlpack(x); del y                   # Segmentation fault"""),
 def failures(target, side, version=None):
     """{check id: why} of the known failures of target on side."""
     return {k.check: k.why for k in KNOWN if k.target == target and k.side == side}
+
+
+# the frameworks checked through adapters (scripts/conformance_all.sh), kept beside their adapters
+from .adapters.known import KNOWN as _ADAPTED  # noqa: E402 - the tuples of Known's fields
+
+KNOWN += [Known(*k) for k in _ADAPTED]
