@@ -439,24 +439,25 @@ DLX_MTABLE_DEFINE(double, dlx__mlog_log10_lo, 256, DLX__MLOG_LOG10_LO_VALUES)
 
 /* ---- reduction ----------------------------------------------------------------------------------- */
 
-/* v = 2^e * m for a positive normal double v: the interval index of m and eb = e + 1024, from 64-bit
- * unsigned integer operations only (GCC 12 vectorises a table lookup as a gather only when the index is
- * as wide as the double it loads; 2^62 keeps the difference positive for every positive v). */
-DLX_MLOG uint64_t dlx__mlog_index(double v, uint64_t *eb) {
-  const uint64_t t = dlx__m_bits64(v) - ((uint64_t)DLX_MLOG_OFF32 << 32) + (UINT64_C(1024) << 52);
-  *eb = t >> 52;
-  return (t >> 44) & 255u;
+/* v = 2^e * m for a positive normal double v: the interval index of m and its bits, and t whose top
+ * bits are eb = e + 1024, from 64-bit unsigned integer operations only (GCC 12 vectorises a table
+ * lookup only when the index is as wide as the double it loads). 2^62 keeps t - 2^62 = bits(v) -
+ * bits(m_0) from wrapping for every positive v (m_0 the start of interval 0); m's bits are m_0's plus
+ * the low 52 bits of that difference, e's being the rest. */
+DLX_MLOG uint64_t dlx__mlog_index(double v, uint64_t *t) {
+  *t = dlx__m_bits64(v) - ((uint64_t)DLX_MLOG_OFF32 << 32) + (UINT64_C(1024) << 52);
+  return (*t >> 44) & 255u;
 }
 
-/* m = v * 2^-e, exact: e is subtracted from v's exponent field */
-DLX_MLOG double dlx__mlog_mant(double v, uint64_t eb) {
-  return dlx__m_from64(dlx__m_bits64(v) - (eb << 52) + (UINT64_C(1024) << 52));
+/* m = v * 2^-e, exact */
+DLX_MLOG double dlx__mlog_mant(uint64_t t) {
+  return dlx__m_from64((t & ((UINT64_C(1) << 52) - 1u)) + ((uint64_t)DLX_MLOG_OFF32 << 32));
 }
 
-/* e = eb - 1024 as a double, exactly (eb < 2^52 sits in the low bits of 2^52's significand: no 64-bit
- * integer conversion, which AVX2 lacks) */
-DLX_MLOG double dlx__mlog_edbl(uint64_t eb) {
-  return dlx__m_from64(UINT64_C(0x4330000000000000) | eb) - (0x1p52 + 1024.0);
+/* e = eb - 1024 as a double, exactly, eb = t >> 52 (eb < 2^12 sits in the low bits of 2^52's
+ * significand: no 64-bit integer conversion, which AVX2 lacks) */
+DLX_MLOG double dlx__mlog_edbl(uint64_t t) {
+  return dlx__m_from64(UINT64_C(0x4330000000000000) | (t >> 52)) - (0x1p52 + 1024.0);
 }
 
 /* Q(r) = (log1p(r) - r) / r^2 to the term r^5/7: the next, -r^6/8, is below 2^-63 of log1p(r) for
@@ -477,10 +478,10 @@ typedef struct dlx__mlog_red {
  * range log1pf sends here): r = m*invc - 1 exact, d = 0 */
 DLX_MLOG dlx__mlog_red dlx__mlog_reduce_short(double v) {
   dlx__mlog_red z;
-  uint64_t eb;
-  z.i = dlx__mlog_index(v, &eb);
-  z.e = dlx__mlog_edbl(eb);
-  z.r = dlx__mlog_mant(v, eb) * DLX_MT(dlx__mlog_invc)[z.i] - 1.0;
+  uint64_t t;
+  z.i = dlx__mlog_index(v, &t);
+  z.e = dlx__mlog_edbl(t);
+  z.r = dlx__mlog_mant(t) * DLX_MT(dlx__mlog_invc)[z.i] - 1.0;
   z.d = 0.0;
   return z;
 }
@@ -494,11 +495,12 @@ DLX_MLOG dlx__mlog_red dlx__mlog_reduce_short(double v) {
  * dropped: it is then below 2^-1000 and the result above 693. */
 DLX_MLOG dlx__mlog_red dlx__mlog_reduce_long(double v, double lo, int with_lo) {
   dlx__mlog_red z;
-  uint64_t eb;
-  z.i = dlx__mlog_index(v, &eb);
-  z.e = dlx__mlog_edbl(eb);
+  uint64_t t;
+  z.i = dlx__mlog_index(v, &t);
+  z.e = dlx__mlog_edbl(t);
   const double invc = DLX_MT(dlx__mlog_invc)[z.i];
-  const double m = dlx__mlog_mant(v, eb);
+  const double m = dlx__mlog_mant(t);
+  const uint64_t eb = t >> 52;
   const uint64_t keep = z.i == DLX_MLOG_ONE ? ~(uint64_t)0 : ~(uint64_t)0x3ff;
   const double mh = dlx__m_from64(dlx__m_bits64(m) & keep);
   z.r = mh * invc - 1.0;
@@ -562,35 +564,56 @@ DLX_MLOG dlx__mlog_dd dlx__mlog_sum(dlx__mlog_red z, int base, int with_d, int l
   return s;
 }
 
-/* hi + lo rounded to odd: rounded to nearest, then moved to the odd neighbour on the side of the
- * rounding error when that error is nonzero and the nearest is even */
+/* hi + lo rounded to odd: rounded to nearest, then, when the rounding error is nonzero and the nearest
+ * is even, moved to its odd neighbour on the error's side: (bits - 1) | 1 is the neighbour toward zero,
+ * bits | 1 the one away from it (the bits of a double are its magnitude's order) */
 DLX_MLOG double dlx__mlog_odd(dlx__mlog_dd s) {
   const double y = s.hi + s.lo;
   const double err = s.lo - (y - s.hi); /* exact (Fast2Sum, |hi| >= |lo|) */
   const uint64_t yb = dlx__m_bits64(y);
-  const uint64_t away = 1u - (((dlx__m_bits64(err) ^ yb) >> 63) << 1); /* +1: err has y's sign, else -1 */
-  const uint64_t step = away & ((yb & 1u) - 1u);                           /* 0 when y is odd already */
-  return dlx__m_from64(err != 0.0 ? yb + step : yb);
+  const uint64_t odd = (yb - ((dlx__m_bits64(err) ^ yb) >> 63)) | 1u;
+  return dlx__m_from64(err != 0.0 ? odd : yb);
 }
 
 /* ---- float32 -------------------------------------------------------------------------------------- */
 
-/* log_b of a float32 x: Annex F's special values (log(+-0) = -inf, log(x < 0) = NaN, log(+inf) = +inf,
- * NaN -> quiet NaN), else the odd-rounded double-double */
-DLX_MLOG double dlx__mlog_wide(float x, int base) {
-  const double v = (double)x; /* float32 subnormals are double normals: no normalisation step */
-  const double y = dlx__mlog_odd(dlx__mlog_sum(dlx__mlog_reduce_short(v), base, 0, 0));
-  const double special = x == 0.0f ? dlx__m_from64(UINT64_C(0xfff0000000000000))
-                                   : (x < 0.0f ? dlx__m_from64(UINT64_C(0xfff8000000000000)) : v + v);
-  return (x > 0.0f && x <= 0x1.fffffep127f) ? y : special;
+/* log_b of a float32 x > 0 (finite), odd-rounded */
+DLX_MLOG double dlx__mlog_core32(float x, int base) {
+  /* float32 subnormals are double normals: no normalisation step */
+  return dlx__mlog_odd(dlx__mlog_sum(dlx__mlog_reduce_short((double)x), base, 0, 0));
 }
 
-DLX_MLOG double dlx__wide_log(float x) { return dlx__mlog_wide(x, 0); }
-DLX_MLOG double dlx__wide_log2(float x) { return dlx__mlog_wide(x, 1); }
-DLX_MLOG double dlx__wide_log10(float x) { return dlx__mlog_wide(x, 2); }
-DLX_MLOG float dlx__logf(float x) { return (float)dlx__wide_log(x); }
-DLX_MLOG float dlx__log2f(float x) { return (float)dlx__wide_log2(x); }
-DLX_MLOG float dlx__log10f(float x) { return (float)dlx__wide_log10(x); }
+/* Annex F's special values: log(+-0) = -inf, log(x < 0) = NaN, log(+inf) = +inf, NaN -> quiet NaN. The
+ * float32 rules select them in float32 (twice the lanes of a double vector), with the same values. */
+DLX_MLOG int dlx__mlog_special32(float x) { return !(x > 0.0f && x <= 0x1.fffffep127f); }
+DLX_MLOG float dlx__mlog_value32(float x) {
+  return x == 0.0f ? dlx__m_from32(0xff800000u) : (x < 0.0f ? dlx__m_from32(0xffc00000u) : x + x);
+}
+
+DLX_MLOG double dlx__wide_log(float x) {
+  const double y = dlx__mlog_core32(x, 0);
+  return dlx__mlog_special32(x) ? (double)dlx__mlog_value32(x) : y;
+}
+DLX_MLOG double dlx__wide_log2(float x) {
+  const double y = dlx__mlog_core32(x, 1);
+  return dlx__mlog_special32(x) ? (double)dlx__mlog_value32(x) : y;
+}
+DLX_MLOG double dlx__wide_log10(float x) {
+  const double y = dlx__mlog_core32(x, 2);
+  return dlx__mlog_special32(x) ? (double)dlx__mlog_value32(x) : y;
+}
+DLX_MLOG float dlx__logf(float x) {
+  const float y = (float)dlx__mlog_core32(x, 0);
+  return dlx__mlog_special32(x) ? dlx__mlog_value32(x) : y;
+}
+DLX_MLOG float dlx__log2f(float x) {
+  const float y = (float)dlx__mlog_core32(x, 1);
+  return dlx__mlog_special32(x) ? dlx__mlog_value32(x) : y;
+}
+DLX_MLOG float dlx__log10f(float x) {
+  const float y = (float)dlx__mlog_core32(x, 2);
+  return dlx__mlog_special32(x) ? dlx__mlog_value32(x) : y;
+}
 
 /* log1p of a float32 x: 1 + x as a double-double (hi + lo, TwoSum; lo is nonzero only for |x| < 2^-29
  * and x >= 2^53), hi reduced with its 53 bits split. -0.0 stays -0.0, log1p(-1) = -inf, x < -1 -> NaN. */
@@ -606,15 +629,21 @@ DLX_MLOG dlx__mlog_dd dlx__mlog_log1p_dd(double x) {
   return dlx__mlog_sum(red, 0, 1, 0);
 }
 
-DLX_MLOG double dlx__wide_log1p(float x) {
-  const double v = (double)x;
-  const double y = dlx__mlog_odd(dlx__mlog_log1p_dd(v));
-  const double special = x == -1.0f ? dlx__m_from64(UINT64_C(0xfff0000000000000))
-                                    : (x < -1.0f ? dlx__m_from64(UINT64_C(0xfff8000000000000)) : v + v);
-  const double main = x == 0.0f ? v : y; /* keeps -0.0 (y would be +0.0) */
-  return (x > -1.0f && x <= 0x1.fffffep127f) ? main : special;
+/* log1p's special values, selected as log's: +-0 stays (x + x keeps -0.0, where the sum would give
+ * +0.0), -1 -> -inf, x < -1 -> NaN, +inf -> +inf, NaN -> quiet NaN */
+DLX_MLOG int dlx__mlog_special1p(float x) { return !(x > -1.0f && x <= 0x1.fffffep127f) || x == 0.0f; }
+DLX_MLOG float dlx__mlog_value1p(float x) {
+  return x == -1.0f ? dlx__m_from32(0xff800000u) : (x < -1.0f ? dlx__m_from32(0xffc00000u) : x + x);
 }
-DLX_MLOG float dlx__log1pf(float x) { return (float)dlx__wide_log1p(x); }
+
+DLX_MLOG double dlx__wide_log1p(float x) {
+  const double y = dlx__mlog_odd(dlx__mlog_log1p_dd((double)x));
+  return dlx__mlog_special1p(x) ? (double)dlx__mlog_value1p(x) : y;
+}
+DLX_MLOG float dlx__log1pf(float x) {
+  const float y = (float)dlx__mlog_odd(dlx__mlog_log1p_dd((double)x));
+  return dlx__mlog_special1p(x) ? dlx__mlog_value1p(x) : y;
+}
 
 /* ---- float64 -------------------------------------------------------------------------------------- */
 
