@@ -526,9 +526,12 @@ typedef struct dlx__mlog_dd {
 DLX_MLOG dlx__mlog_dd dlx__mlog_sum(dlx__mlog_red z, int base, int with_d, int long_r) {
   const double r = z.r, r2 = r * r;
   double p = r2 * dlx__mlog_q(r); /* log1p(r) - r */
-  if (with_d) {
+  if (with_d == 1) {
     /* log1p(r + d) - log1p(r) = d/(1+r) - d^2/2 + ..., to within 2^-60 of the result */
     p = p + (z.d + z.d * ((r2 - r) - 0.5 * z.d));
+  } else if (with_d == 2) {
+    /* the same where the result is above 16 (float32 log1p of x >= 2^24): d - d*r is within 2^-60 */
+    p = p + (z.d - z.d * r);
   }
   double A, lo, B;
   if (base == 0) {
@@ -629,6 +632,30 @@ DLX_MLOG dlx__mlog_dd dlx__mlog_log1p_dd(double x) {
   return dlx__mlog_sum(red, 0, 1, 0);
 }
 
+/* log1p of a float32 x > -1 (finite, nonzero) as a double-double. 1 + x is exact in double with at
+ * most 34 significant bits for 2^-9 <= |x| < 2^24 (r exact without a split); for |x| below that, 1 + x
+ * falls in the interval around 1.0 and r = x itself, exact; for 2^24 <= x < 2^53, 1 + x is exact but
+ * longer, and m is split as in the float64 path (d = ml*invc); for x >= 2^53 the reduction is of x, and
+ * log1p(x) = log(x) + log1p(1/x) with 1/x = 2^-e*invc / (1 + r), d = 2^-e*invc. In the last two cases
+ * |d| < 2^-42 and log1p(x) > 16, so d - d*r is close enough to log1p(r + d) - log1p(r). */
+DLX_MLOG dlx__mlog_dd dlx__mlog_log1p_dd32(float xf) {
+  const double x = (double)xf;
+  const double v = x >= 0x1p53 ? x : 1.0 + x;
+  uint64_t t;
+  dlx__mlog_red z;
+  z.i = dlx__mlog_index(v, &t);
+  z.e = dlx__mlog_edbl(t);
+  const double invc = DLX_MT(dlx__mlog_invc)[z.i];
+  const double m = dlx__mlog_mant(t);
+  const double mh = dlx__m_from64(dlx__m_bits64(m) & ~(uint64_t)0x3ff);
+  const double scale = dlx__m_from64((2047u - (t >> 52)) << 52); /* 2^-e, a normal double (e <= 128) */
+  const double d = x >= 0x1p53 ? scale * invc : (m - mh) * invc;
+  const int near0 = (t >> 44) == ((UINT64_C(1024) << 8) | DLX_MLOG_ONE); /* e = 0, interval of 1.0 */
+  z.r = near0 ? x : mh * invc - 1.0;
+  z.d = near0 ? 0.0 : d;
+  return dlx__mlog_sum(z, 0, 2, 0);
+}
+
 /* log1p's special values, selected as log's: +-0 stays (x + x keeps -0.0, where the sum would give
  * +0.0), -1 -> -inf, x < -1 -> NaN, +inf -> +inf, NaN -> quiet NaN */
 DLX_MLOG int dlx__mlog_special1p(float x) { return !(x > -1.0f && x <= 0x1.fffffep127f) || x == 0.0f; }
@@ -637,11 +664,11 @@ DLX_MLOG float dlx__mlog_value1p(float x) {
 }
 
 DLX_MLOG double dlx__wide_log1p(float x) {
-  const double y = dlx__mlog_odd(dlx__mlog_log1p_dd((double)x));
+  const double y = dlx__mlog_odd(dlx__mlog_log1p_dd32(x));
   return dlx__mlog_special1p(x) ? (double)dlx__mlog_value1p(x) : y;
 }
 DLX_MLOG float dlx__log1pf(float x) {
-  const float y = (float)dlx__mlog_odd(dlx__mlog_log1p_dd((double)x));
+  const float y = (float)dlx__mlog_odd(dlx__mlog_log1p_dd32(x));
   return dlx__mlog_special1p(x) ? dlx__mlog_value1p(x) : y;
 }
 
