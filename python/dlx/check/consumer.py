@@ -60,9 +60,13 @@ class ConsumerRun:
             return [], err
 
     def read(self, y):
+        """The array's bytes, or the exception reading raised, its frames dropped: a traceback holds the
+        array, which must be free to die when settle() counts deleter calls (paddle's read of a
+        negative-stride import raised, and its kept traceback looked like a late deleter)."""
         try:
             return as_bytes(self.fw.read(y))
         except Exception as err:  # noqa: BLE001
+            _forget_frames(err)
             return err
 
     def settle(self, e, y_box):
