@@ -27,7 +27,8 @@ dlx_venv_setup() {
   "$VPY" -m pip install -q --upgrade pip
   # scipy-openblas32: dlx's run-time dependency (the CBLAS dlx.matmul loads), installed here because dlx
   # itself is installed with --no-deps
-  "$VPY" -m pip install -q pytest pytest-xdist hypothesis "numpy>=2" ml_dtypes "jax[cpu]" scipy-openblas32
+  # gmpy2: MPFR, the oracle of python/tests/test_math.py
+  "$VPY" -m pip install -q pytest pytest-xdist hypothesis gmpy2 "numpy>=2" ml_dtypes "jax[cpu]" scipy-openblas32
   echo "== building and installing dlx into .venv (a test build: DLX_PY_TESTING=1 adds dlx._testing)"
   local cuda=()
   if [ -n "${DLX_CUDA_MODULE_FILE:-}" ] && [ -f "$DLX_CUDA_MODULE_FILE" ]; then

@@ -19,6 +19,7 @@
  * precision (orc_mpfr; an exact f(x) encoded as it is, so that a tie follows the encoder's rule), and two
  * NaN codes match. The SIMD level is switched in-process (dlx__cpu_force_variant, what DLX_CPU_FEATURES
  * picks at first use). Needs MPFR (-lmpfr -lgmp); built by bench/CMakeLists.txt when it finds them. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>

@@ -13,13 +13,33 @@
 #define DLX_KERNELS_EXPR_MATH_H
 
 #include "kernels/math_exp.h"
+#include "kernels/math_log.h"
+#include "kernels/math_trig.h"
 
 /* the float32 or float64 function of a math op (exp: dlx__expf, dlx__exp) */
 #define MATH_f32(fn) dlx__##fn##f
 #define MATH_f64(fn) dlx__##fn
 
 #define EXP_REAL(x, N) MATH_##N(exp)(x)
+#define EXP2_REAL(x, N) MATH_##N(exp2)(x)
+#define EXPM1_REAL(x, N) MATH_##N(expm1)(x)
+#define LOG_REAL(x, N) MATH_##N(log)(x)
+#define LOG2_REAL(x, N) MATH_##N(log2)(x)
+#define LOG10_REAL(x, N) MATH_##N(log10)(x)
+#define LOG1P_REAL(x, N) MATH_##N(log1p)(x)
+#define TANH_REAL(x, N) MATH_##N(tanh)(x)
+#define SIN_REAL(x, N) MATH_##N(sin)(x)
+#define COS_REAL(x, N) MATH_##N(cos)(x)
 #define UP_exp EXP
+#define UP_exp2 EXP2
+#define UP_expm1 EXPM1
+#define UP_log LOG
+#define UP_log2 LOG2
+#define UP_log10 LOG10
+#define UP_log1p LOG1P
+#define UP_tanh TANH
+#define UP_sin SIN
+#define UP_cos COS
 
 /* The double a narrow float's result of OP is encoded from (x: the decoded float32 value). */
 #define WIDE_RULE(OP, x) dlx__wide_##OP(x)

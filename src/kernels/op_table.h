@@ -54,7 +54,16 @@
   X(A, logical_not, LOGICAL_NOT, logical_not, LOGIC, ALL, BOOL, F32, LOOP)            \
   X(A, invert, INVERT, invert, BIT, INTBOOL, SAME, NONE, LOOP)                        \
   X(A, positive, POSITIVE, positive, ARITH, NOBOOL, SAME, MOVE, NOBOOL)                \
-  X(A, exp, EXP, exp, ARITH, REAL, SAME, WIDE, LOOP)
+  X(A, exp, EXP, exp, ARITH, REAL, SAME, WIDE, LOOP)                                  \
+  X(A, exp2, EXP2, exp2, ARITH, REAL, SAME, WIDE, LOOP)                               \
+  X(A, expm1, EXPM1, expm1, ARITH, REAL, SAME, WIDE, LOOP)                            \
+  X(A, log, LOG, log, ARITH, REAL, SAME, WIDE, LOOP)                                  \
+  X(A, log2, LOG2, log2, ARITH, REAL, SAME, WIDE, LOOP)                               \
+  X(A, log10, LOG10, log10, ARITH, REAL, SAME, WIDE, LOOP)                            \
+  X(A, log1p, LOG1P, log1p, ARITH, REAL, SAME, WIDE, LOOP)                            \
+  X(A, tanh, TANH, tanh, ARITH, REAL, SAME, WIDE, LOOP)                               \
+  X(A, sin, SIN, sin, ARITH, REAL, SAME, WIDE, LOOP)                                  \
+  X(A, cos, COS, cos, ARITH, REAL, SAME, WIDE, LOOP)
 
 /* X(A, op, ENUM, numpy, kind, cls, res, nar, py, swap) */
 #define DLX__BINOP_TABLE(X, A)                                                                 \
