@@ -51,18 +51,14 @@ def _np_dtype(name):
     return np.dtype(getattr(ml_dtypes, name)) if name == "bfloat16" else np.dtype(name)
 
 
-def correctly_rounded(fn, x, fmt):
-    """fn(x) rounded once to the format (nearest, ties to even), as a Python float."""
-    p, emin, emax = FORMATS[fmt]
-    ctx = gmpy2.context(precision=p, emin=emin, emax=emax, subnormalize=True)
-    with gmpy2.local_context(ctx):
-        y = MPFR[fn](gmpy2.mpfr(float(x), 64))
-    return float(y)
-
-
 def correctly_rounded_array(fn, xs, fmt):
-    with np.errstate(over="ignore"):
-        return np.array([correctly_rounded(fn, x, fmt) for x in xs.astype(np.float64)]).astype(_np_dtype(fmt))
+    """fn(x) of each x rounded once to the format (nearest, ties to even), in the format's dtype."""
+    p, emin, emax = FORMATS[fmt]
+    f = MPFR[fn]
+    with gmpy2.context(precision=p, emin=emin, emax=emax, subnormalize=True):
+        ys = [float(f(gmpy2.mpfr(x, 64))) for x in xs.astype(np.float64).tolist()]
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.array(ys).astype(_np_dtype(fmt))
 
 
 def run(fn, a):
@@ -128,10 +124,8 @@ def test_float8_codes_round_once_from_the_exact_value(fn, fmt):
     p = info.nmant + 1
     emin = int(math.log2(float(info.smallest_subnormal))) + 1
     x = np.arange(256, dtype=np.uint8).view(dt)
-    want = []
-    for v in x.astype(np.float64):
-        with gmpy2.local_context(gmpy2.context(precision=p, emin=emin, emax=1024, subnormalize=True)):
-            want.append(float(MPFR[fn](gmpy2.mpfr(float(v), 64))))
+    with gmpy2.context(precision=p, emin=emin, emax=1024, subnormalize=True):
+        want = [float(MPFR[fn](gmpy2.mpfr(v, 64))) for v in x.astype(np.float64).tolist()]
     with np.errstate(over="ignore", invalid="ignore"):
         want = np.array(want).astype(dt)
     assert_same_bits(fn, x, run(fn, x), want)
@@ -167,7 +161,7 @@ def test_special_values_are_exact(fn, dtype):
 
 def ulp_error(fn, x, y):
     """|y - fn(x)| in ulps of the exact value's binade (float64)."""
-    with gmpy2.local_context(gmpy2.context(precision=200, emin=-20000, emax=20000)):
+    with gmpy2.context(precision=200, emin=-20000, emax=20000):
         exact = MPFR[fn](gmpy2.mpfr(x, 53))
         if not gmpy2.is_finite(exact):
             return 0.0 if (math.isinf(y) and float(exact) == y) or (math.isnan(y) and gmpy2.is_nan(exact)) else math.inf
@@ -177,7 +171,7 @@ def ulp_error(fn, x, y):
         return float(abs(gmpy2.mpfr(y) - exact) / gmpy2.mul_2exp(gmpy2.mpfr(1), e))
 
 
-DOMAIN = {"exp": (-745, 710), "exp2": (-1075, 1024), "expm1": (-40, 710), "log": (1e-300, 1e300),
+DOMAIN = {"exp": (-745, 709), "exp2": (-1074, 1023), "expm1": (-40, 709), "log": (1e-300, 1e300),
           "log2": (1e-300, 1e300), "log10": (1e-300, 1e300), "log1p": (-0.999, 1e300), "tanh": (-20, 20),
           "sin": (-1e6, 1e6), "cos": (-1e6, 1e6)}
 
@@ -207,8 +201,8 @@ def _f32_ulps_apart(a, b):
 @pytest.mark.parametrize("fn", FUNCS)
 def test_float32_agrees_with_numpy_within_its_error(fn):
     rng = np.random.default_rng(7 + ALL.index(fn))
-    x = np.concatenate([rng.standard_normal(20000) * rng.choice([1e-3, 1.0, 30.0], 20000), odd_float32()]).astype(
-        np.float32)
+    x = np.concatenate([(rng.standard_normal(20000) * rng.choice([1e-3, 1.0, 30.0], 20000)).astype(np.float32),
+                        odd_float32()])
     with np.errstate(all="ignore"):
         want = getattr(np, fn)(x)
     got = run(fn, x)
