@@ -207,12 +207,25 @@ DLX_EXP_INLINE double dlx__wide_exp(float xf) {
 }
 DLX_EXP_INLINE float dlx__expf(float x) { return (float)dlx__wide_exp(x); }
 
-/* exact for integer x (r = 0, p = 0, T_hi[0] = 1), as IEEE 754 wants 2^n to be */
+/* y, or v where the input's bits u are xb: an exception of the exhaustive check, blended in by a mask (a
+ * select would let GCC fold the function for that one input and read the table under a condition,
+ * which its vectoriser cannot gather) */
+DLX_EXP_INLINE double dlx__exp_fix(uint32_t u, uint32_t xb, double v, double y) {
+  const uint64_t m = (uint64_t)0 - (uint64_t)(u == xb);
+  return dlx__m_from64((dlx__m_bits64(y) & ~m) | (dlx__m_bits64(v) & m));
+}
+
+/* exact for integer x (r = 0, p = 0, T_hi[0] = 1), as IEEE 754 wants 2^n to be. Two inputs of the 2^32
+ * have a true value within 2^-53 (relative) above a float32 midpoint, where the double sum lands on the
+ * midpoint itself; they return the double just above it (the true value rounded to double would be
+ * the midpoint too). */
 DLX_EXP_INLINE double dlx__wide_exp2(float xf) {
   const double xd = (double)xf;
   const dlx__exp_red red = dlx__exp2_reduce(dlx__exp_clamp(xd, 200.0));
   const double s = dlx__exp_scaled_hi(&red);
-  return s + s * dlx__exp2_poly5(red.r);
+  const double y = s + s * dlx__exp2_poly5(red.r);
+  const uint32_t u = dlx__m_bits32(xf);
+  return dlx__exp_fix(u, 0x3b429d37u, 0x1.0087090000001p+0, dlx__exp_fix(u, 0xbcf3a937u, 0x1.f58d610000001p-1, y));
 }
 DLX_EXP_INLINE float dlx__exp2f(float x) { return (float)dlx__wide_exp2(x); }
 

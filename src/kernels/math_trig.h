@@ -29,7 +29,7 @@
  * float64 (dlx__sin, dlx__cos): Cody-Waite reduction in radians with pi/2 in three 33-bit parts and a
  * fourth for |x| < 2^20, Payne-Hanek with 1248 bits of 2/pi in 24-bit chunks above (a branch: such inputs
  * are rare); then sin/cos polynomials in radians, evaluated in double with the leading terms compensated.
- * Deterministic (no FMA, same operations everywhere); at most 0.73 ulp measured (dev_trig.c f64). */
+ * Deterministic (no FMA, same operations everywhere); at most 0.78 ulp measured (dev_trig.c f64, 10^7 inputs). */
 #ifndef DLX_KERNELS_MATH_TRIG_H
 #define DLX_KERNELS_MATH_TRIG_H
 
