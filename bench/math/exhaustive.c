@@ -18,7 +18,8 @@
  * float32 x exactly; the expected code is the format's encoding of f(x) rounded once to the format's
  * precision (orc_mpfr; an exact f(x) encoded as it is, so that a tie follows the encoder's rule), and two
  * NaN codes match. The oracle's first try is glibc's double function with a rounding test (oracle_f32), far
- * cheaper than long double for 2^32 inputs; what it cannot decide goes to orc_f32. The SIMD level is switched in-process (dlx__cpu_force_variant, what DLX_CPU_FEATURES
+ * cheaper than long double for 2^32 inputs; what it cannot decide goes to orc_f32. The SIMD level is
+ * switched in-process (dlx__cpu_force_variant, what DLX_CPU_FEATURES
  * picks at first use). Needs MPFR (-lmpfr -lgmp); built by bench/CMakeLists.txt when it finds them. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <float.h>
@@ -192,7 +193,8 @@ static void oracle_chunk(run_state *s, const float *x, float *want, size_t n) {
     pthread_join(tid[k], NULL);
     s->slow += job[k].slow;
     for (size_t h = 0; h < job[k].nhard; ++h)
-      fprintf(s->hard, "  X(%s, 0x%08" PRIx32 "u) /* %.9g */\n", orc_names[s->f], job[k].hard[h], f32_of(job[k].hard[h]));
+      fprintf(s->hard, "  X(%s, 0x%08" PRIx32 "u) /* %.9g */\n", orc_names[s->f], job[k].hard[h],
+              (double)f32_of(job[k].hard[h]));
   }
 }
 
@@ -202,8 +204,8 @@ static int run_dlx(dlx_unop op, DLDataType dt, void *out, void *in, int64_t n) {
   dlx_view vo, vi;
   const int64_t shape[1] = {n};
   const DLDevice cpu = {kDLCPU, 0};
-  if (dlx_view_init(&vo, out, dt, cpu, 1, shape, NULL) != DLX_OK || dlx_view_init(&vi, in, dt, cpu, 1, shape, NULL) != DLX_OK ||
-      dlx_unary(op, &vo, &vi) != DLX_OK) {
+  if (dlx_view_init(&vo, out, dt, cpu, 1, shape, NULL) != DLX_OK ||
+      dlx_view_init(&vi, in, dt, cpu, 1, shape, NULL) != DLX_OK || dlx_unary(op, &vo, &vi) != DLX_OK) {
     fprintf(stderr, "dlx_unary: %s\n", dlx_last_error());
     return -1;
   }

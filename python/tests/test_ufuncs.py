@@ -145,7 +145,9 @@ def check_out(name, args, targs, want, out_dt, what):
     # and NumPy's own out= gives those bits (its loop is the same with out= given), where no documented
     # difference changed NumPy's answer (np.where has no out=)
     plain = numpy_call(name, *args)
-    if name != "where" and isinstance(plain, np.ndarray) and same_bits(plain, want) and not isinstance(want, WithinUlps):
+    # (not for a float64 math function, whose dlx bits may be another of the two floats around the value)
+    exact = not isinstance(want, WithinUlps)
+    if name != "where" and isinstance(plain, np.ndarray) and same_bits(plain, want) and exact:
         ref = np.zeros(want.shape, out_dt)
         numpy_call(name, *args, out=ref)
         assert_array_bits(to_np(o), ref, False, what + f" vs NumPy's out={out_dt}")

@@ -57,9 +57,11 @@ dlx_status run_unary_math(const dlx__ew_op *op, const Plan &p, const Launch &L) 
     return no_kernel(op);
   }
   switch (op->unop) {
-#define DLXCU_CASE(OP, E)                                                                                        \
-  case DLX_UNOP_##E:                                                                                             \
-    return with_narrow(k, [&](auto nf) -> dlx_status { return run_ew(p, MathNarrow<DLX_UNOP_##E, decltype(nf)>{nf}, L); });
+#define DLXCU_CASE(OP, E)                                                                              \
+  case DLX_UNOP_##E:                                                                                   \
+    return with_narrow(k, [&](auto nf) -> dlx_status {                                                 \
+      return run_ew(p, MathNarrow<DLX_UNOP_##E, decltype(nf)>{nf}, L);                                 \
+    });
     WIDE_TABLE(DLXCU_CASE)
 #undef DLXCU_CASE
     default: return no_kernel(op);
