@@ -338,7 +338,7 @@ static void run_speed(int fn) {
   const size_t n = (size_t)1 << 24;
   float *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
   double *in64 = malloc(n * sizeof *in64), *out64 = malloc(n * sizeof *out64);
-  for (size_t k = 0; k < n; ++k) { /* NumPy's benchmark inputs: uniform in [0, 1) (log1p: [-0.5, 1.5)) */
+  for (size_t k = 0; k < n; ++k) { /* uniform in [0, 1) as NumPy's benchmark (log1p: [-0.5, 0.5)) */
     in[k] = (float)rng_unit() + (fn == F_LOG1P ? -0.5f : 0.0f);
     in64[k] = rng_unit() * 1e3;
   }
