@@ -52,7 +52,7 @@ TORCH_NAMES = {"power": "pow", "left_shift": "bitwise_left_shift", "right_shift"
 # ops whose trailing operands are Python scalars in the benchmark, as in their common use
 SCALAR_ARGS = {"clip": (-0.5, 0.5)}
 # ops measured on non-negative inputs only: the rest of the line is NaN, which is not the case to time
-NONNEGATIVE = {"sqrt"}
+NONNEGATIVE = {"sqrt", "log", "log2", "log10", "log1p"}
 PEERS = ("dlx", "numpy", "torch")
 MODES = ("out", "new")
 TARGET = 1.1

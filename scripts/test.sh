@@ -85,6 +85,8 @@ deps() {
   # Open MPI for mpi4py (python/tests/test_mpi.py runs mpirun)
   dlx_need mpirun openmpi-bin
   command -v mpicc >/dev/null 2>&1 || dlx_need_pkg libopenmpi-dev
+  # MPFR for the math functions' oracle (bench/math/exhaustive.c, the ctest math_sample)
+  [ -f /usr/include/mpfr.h ] || dlx_need_pkg libmpfr-dev
   dlx_need python3 python3
   # the coexistence test fetches a wheel with pip; Debian's python3 gets pip through a venv
   if command -v python3 >/dev/null 2>&1 && ! python3 -m pip --version >/dev/null 2>&1 &&

@@ -28,7 +28,8 @@ dlx_venv_tools() {
   "$VPY" -m pip install -q --upgrade pip
   # scipy-openblas32: dlx's run-time dependency (the CBLAS dlx.matmul loads), installed here because dlx
   # itself is installed with --no-deps
-  "$VPY" -m pip install -q pytest pytest-xdist hypothesis "numpy>=2" ml_dtypes "jax[cpu]" scipy-openblas32
+  # gmpy2: MPFR, the oracle of python/tests/test_math.py
+  "$VPY" -m pip install -q pytest pytest-xdist hypothesis gmpy2 "numpy>=2" ml_dtypes "jax[cpu]" scipy-openblas32
 }
 
 # dlx_venv_prefetch: what dlx_venv_setup and dlx_venv_test_peers install, but dlx itself. scripts/test.sh

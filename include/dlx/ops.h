@@ -183,6 +183,21 @@ typedef enum dlx_unop {
   DLX_UNOP_LOGICAL_NOT, /* bool of a == 0; every dtype */
   DLX_UNOP_INVERT,      /* ~a; bool (not) and integers */
   DLX_UNOP_POSITIVE,    /* a copy of a (bits kept); not bool (NumPy refuses it) */
+  /* The math functions: floats only (complex is refused). float32 and the narrow floats (float16, bfloat16,
+   * float8) are correctly rounded (to nearest even) for every input, the same bits on every device;
+   * float64 is one deterministic implementation for every device, within a measured few ulps
+   * (docs/numerics.md). C Annex F's special values: NaN in, NaN out; exp(-inf) = 0; log(0) = -inf,
+   * log(x < 0) = NaN; sin(inf) = NaN; -0.0 kept where the function is odd. */
+  DLX_UNOP_EXP,         /* e^a */
+  DLX_UNOP_EXP2,        /* 2^a */
+  DLX_UNOP_EXPM1,       /* e^a - 1, accurate near 0 */
+  DLX_UNOP_LOG,         /* natural logarithm */
+  DLX_UNOP_LOG2,        /* base-2 logarithm */
+  DLX_UNOP_LOG10,       /* base-10 logarithm */
+  DLX_UNOP_LOG1P,       /* log(1 + a), accurate near 0 */
+  DLX_UNOP_TANH,        /* hyperbolic tangent */
+  DLX_UNOP_SIN,         /* sine (a in radians; every float reduced exactly) */
+  DLX_UNOP_COS,         /* cosine */
   DLX_UNOP_COUNT
 } dlx_unop;
 

@@ -44,8 +44,8 @@ from hypothesis.extra import numpy as hnp
 import dlx
 from opsutil import STANDARD, edge_ints, from_np, ml_dtypes, np_dtype, strided_pair, to_np
 from ufuncs_ref import (ALIASES, BINARY, DTYPES, FIRST_ON_TIE, LOGICAL_BINARY, NARROW, OLD, PAYLOAD_NANS, SCALARS,
-                        SECOND_ON_TIE, TERNARY, UNARY, assert_array_bits, assert_bits, cast_to, expected, keeps_bits,
-                        known_bug, numpy_call, numpy_fn, pool, same_bits, values)
+                        SECOND_ON_TIE, TERNARY, UNARY, WithinUlps, assert_array_bits, assert_bits, cast_to, expected,
+                        keeps_bits, known_bug, numpy_call, numpy_fn, pool, same_bits, values)
 
 # NaN, inf and out-of-range values are the point here: NumPy's warnings about them are expected
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -145,7 +145,9 @@ def check_out(name, args, targs, want, out_dt, what):
     # and NumPy's own out= gives those bits (its loop is the same with out= given), where no documented
     # difference changed NumPy's answer (np.where has no out=)
     plain = numpy_call(name, *args)
-    if name != "where" and isinstance(plain, np.ndarray) and same_bits(plain, want):
+    # (not for a float64 math function, whose dlx bits may be another of the two floats around the value)
+    exact = not isinstance(want, WithinUlps)
+    if name != "where" and isinstance(plain, np.ndarray) and same_bits(plain, want) and exact:
         ref = np.zeros(want.shape, out_dt)
         numpy_call(name, *args, out=ref)
         assert_array_bits(to_np(o), ref, False, what + f" vs NumPy's out={out_dt}")

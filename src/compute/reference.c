@@ -305,6 +305,16 @@ static rv unop(dlx_unop op, const rv *a) {
   }
 }
 
+/* A math function's double value for a narrow float's decoded x (expr_math.h's WIDE_RULE). */
+static double wide_unop(dlx_unop op, float x) {
+  switch (op) {
+#define REF_WIDE_CASE_(op, E) \
+  case DLX_UNOP_##E: return WIDE_RULE(op, x);
+    WIDE_TABLE(REF_WIDE_CASE_)
+    default: return (double)x; /* not a WIDE row: never called */
+  }
+}
+
 /* clip(a, lo, hi) in a's category (the class ORDERED: bool, integers, floats). */
 static rv clip_elem(const rv *a, const rv *lo, const rv *hi) {
   rv r = *a;
@@ -378,6 +388,16 @@ static void element(const dlx__ew_op *op, const dlx_view *const *v, int64_t oo, 
     /* narrow formats negate their codes (NaN payloads kept) */
     const dlx__cvt_format fmt = dlx__cvt_format_value(v[0]->dtype.code);
     set_code(v[0], oo, dlx__cvt_negate(&fmt, get_code(v[1], io[0])));
+    return;
+  }
+  if (op->kind == DLX_EW_UNARY && !dlx__kd_is_native(dlx__kd_of(v[1]->dtype)) &&
+      dlx__unop_info[op->unop].nar == DLX__NAR_WIDE) {
+    /* the math functions on narrow formats: the double value rounded once to the format (op_table.h) */
+    rv r;
+    memset(&r, 0, sizeof r);
+    r.cat = RV_F64;
+    r.f = wide_unop(op->unop, a.g);
+    store(v[0], oo, &r);
     return;
   }
   if (op->kind == DLX_EW_UNARY) {

@@ -620,4 +620,10 @@ DLX_DEF_CRECIP(c128, double, dlx_cf64_make, fabs)
 /* s * a + b for dtype N (a of N, or of N's signed partner for unsigned N) */
 #define FMA_RULE(N, s, a, b) FMARULE_(CAT_##N, s, a, b, N)
 
+/* ======================================================================================================
+ * The math functions (exp, ...): their rules, and the float32 -> float64 rule of their narrow floats.
+ * ==================================================================================================== */
+
+#include "kernels/expr_math.h"
+
 #endif

@@ -18,7 +18,11 @@
  *  cls    the dtypes it takes (the categories below; narrow floats with REAL)
  *  res    its result: SAME (the inputs' dtype) or BOOL
  *  nar    how the narrow floats compute it: F32 (decoded to float32, the float32 rule, encoded back unless
- *         the result is bool), CODE (on the codes: negation), MOVE (a copy of the codes), NONE (not taken)
+ *         the result is bool), CODE (on the codes: negation), MOVE (a copy of the codes), NONE (not taken),
+ *         WIDE (the math functions: decoded to float32, exact; the function's value in double,
+ *         dlx__wide_<op> of kernels/math_*.h, encoded ONCE to the narrow format from double, never through
+ *         float32, whose rounding would come first: double rounding); a WIDE row's rule for float32 and
+ *         float64 is dlx__<op>f / dlx__<op>, and every backend has a float32 -> float64 loop per WIDE row
  *  py     the Python module's dtype rule: LOOP (NumPy's: the promoted dtype goes to the first dtype of the
  *         class it casts to safely, in NumPy's order), NOBOOL (LOOP, but bool is refused, as NumPy refuses
  *         -b, +b, b - b and sign(b)), TRUEDIV (integers and bool in float64)
@@ -49,7 +53,17 @@
   X(A, signbit, SIGNBIT, signbit, PRED, REAL, BOOL, F32, LOOP)                        \
   X(A, logical_not, LOGICAL_NOT, logical_not, LOGIC, ALL, BOOL, F32, LOOP)            \
   X(A, invert, INVERT, invert, BIT, INTBOOL, SAME, NONE, LOOP)                        \
-  X(A, positive, POSITIVE, positive, ARITH, NOBOOL, SAME, MOVE, NOBOOL)
+  X(A, positive, POSITIVE, positive, ARITH, NOBOOL, SAME, MOVE, NOBOOL)                \
+  X(A, exp, EXP, exp, ARITH, REAL, SAME, WIDE, LOOP)                                  \
+  X(A, exp2, EXP2, exp2, ARITH, REAL, SAME, WIDE, LOOP)                               \
+  X(A, expm1, EXPM1, expm1, ARITH, REAL, SAME, WIDE, LOOP)                            \
+  X(A, log, LOG, log, ARITH, REAL, SAME, WIDE, LOOP)                                  \
+  X(A, log2, LOG2, log2, ARITH, REAL, SAME, WIDE, LOOP)                               \
+  X(A, log10, LOG10, log10, ARITH, REAL, SAME, WIDE, LOOP)                            \
+  X(A, log1p, LOG1P, log1p, ARITH, REAL, SAME, WIDE, LOOP)                            \
+  X(A, tanh, TANH, tanh, ARITH, REAL, SAME, WIDE, LOOP)                               \
+  X(A, sin, SIN, sin, ARITH, REAL, SAME, WIDE, LOOP)                                  \
+  X(A, cos, COS, cos, ARITH, REAL, SAME, WIDE, LOOP)
 
 /* X(A, op, ENUM, numpy, kind, cls, res, nar, py, swap) */
 #define DLX__BINOP_TABLE(X, A)                                                                 \
@@ -145,7 +159,7 @@ enum {
 
 typedef enum dlx__op_kind { DLX__KIND_ARITH, DLX__KIND_CMP, DLX__KIND_LOGIC, DLX__KIND_BIT, DLX__KIND_PRED,
                             DLX__KIND_ROUND, DLX__KIND_SELECT } dlx__op_kind;
-typedef enum dlx__op_nar { DLX__NAR_F32, DLX__NAR_CODE, DLX__NAR_MOVE, DLX__NAR_NONE } dlx__op_nar;
+typedef enum dlx__op_nar { DLX__NAR_F32, DLX__NAR_CODE, DLX__NAR_MOVE, DLX__NAR_NONE, DLX__NAR_WIDE } dlx__op_nar;
 typedef enum dlx__op_py { DLX__PY_LOOP, DLX__PY_NOBOOL, DLX__PY_TRUEDIV } dlx__op_py;
 
 typedef struct dlx__op_info {

@@ -170,6 +170,14 @@ static void select_unary(const dlx__ew_op *op, const dlx__cpu_kernel_set *kern, 
     s->fn = kern->narrow->unary[op->unop][dlx__kd_narrow_index(k)];
     return;
   }
+  if (info->nar == DLX__NAR_WIDE) {
+    /* the math functions: decoded to float32, the function's value in double, encoded once from it (never
+     * through float32: op_table.h) */
+    staged_f32(s, kern->narrow, k, 1, kern->native->wide[op->unop], false);
+    s->plan.enc = kern->narrow->enc64[dlx__kd_narrow_index(k)];
+    s->plan.enc_size = 8;
+    return;
+  }
   staged_f32(s, kern->narrow, k, 1, kern->native->unary[op->unop][DLX_KD_F32], info->bool_result);
 }
 

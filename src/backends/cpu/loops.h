@@ -174,6 +174,9 @@ typedef struct dlx__cpu_native_loops {
   dlx__loop_fn where[5];     /* where by item size: 1, 2, 4, 8, 16 bytes */
   dlx__loop_fn clip[DLX_KD_NATIVE_COUNT]; /* NULL: no such dtype */
   dlx__loop_fn copy_any;     /* same-dtype moves of any item size (aux: a size_t holding it) */
+  /* the math functions' narrow floats (op_table.h's nar WIDE): float32 in, the function's value as a double
+   * out, which the encoder from double rounds once to the narrow format; NULL: not a WIDE row */
+  dlx__loop_fn wide[DLX_UNOP_COUNT];
 } dlx__cpu_native_loops;
 
 /* The narrow floats' loops (loops_narrow_body.h), indexed by dlx__kd_narrow_index: decoders to float32 /

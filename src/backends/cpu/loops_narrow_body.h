@@ -470,6 +470,7 @@ DLX_CPU_TARGET_END
 #define ROW_UN_NAR_F32(op, E)
 #define ROW_UN_NAR_MOVE(op, E)
 #define ROW_UN_NAR_NONE(op, E)
+#define ROW_UN_NAR_WIDE(op, E)
 #define ROW_UN_(A, op, E, np, k, cls, res, nar, py) ROW_UN_NAR_##nar(op, E)
 const dlx__cpu_narrow_loops DLX_CPU_SUFFIX(dlx__cpu_narrow) = {
     .dec32 = {NARROW_LIST(ROW_DEC32)},

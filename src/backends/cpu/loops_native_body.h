@@ -70,6 +70,13 @@ static void copy_any(char *const *d, const int64_t *st, int64_t n, const void *a
 UN_TABLE(DEF_UN)
 #define UN_ENTRY(OP, E, RES, N) [DLX_UNOP_##E][KD_##N] = unary_##OP##_##N,
 
+/* The math functions' float32 -> float64 loops, for the narrow floats (expr_math.h's WIDE_RULE) */
+#define DEF_WIDE(OP, E)                                                                                \
+  static inline double wide_##OP(float x) { return WIDE_RULE(OP, x); }                                  \
+  DLX_DEF_UNARY(wideloop_##OP, double, float, wide_##OP, (void)0)
+WIDE_TABLE(DEF_WIDE)
+#define WIDE_ENTRY(OP, E) [DLX_UNOP_##E] = wideloop_##OP,
+
 /* ---- binary arithmetic and comparisons ------------------------------------------------------------ */
 
 /* FUSE_N: DLX_CPU_NO_FUSE for the complex dtypes (target.h), on the rule and the loop alike so that the
@@ -289,5 +296,6 @@ const dlx__cpu_native_loops DLX_CPU_SUFFIX(dlx__cpu_native) = {
     .fma = {NATIVE_LIST(FMA_ENTRY, _)},
     .fma_mixed = {fmamix_loop_u8, fmamix_loop_u16, fmamix_loop_u32, fmamix_loop_u64},
     .copy_any = copy_any,
+    .wide = {WIDE_TABLE(WIDE_ENTRY)},
 };
 #endif

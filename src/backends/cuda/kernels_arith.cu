@@ -1,6 +1,6 @@
 /* The CUDA backend's arithmetic: the unary and ternary ops of kernels/op_table.h and fma, every kernel
- * generated from the table (the binary ops are kernels_binary.cu's: a translation unit each, so that nvcc
- * builds them side by side). One kernel per (op, dtype) from expr.h's rules, as the CPU's tables (loops_native.c); narrow floats as the CPU's staged
+ * generated from the table (the binary ops are kernels_binary.cu's, the math functions' rows (nar WIDE)
+ * kernels_math.cu's: a translation unit each, so that nvcc builds them side by side). One kernel per (op, dtype) from expr.h's rules, as the CPU's tables (loops_native.c); narrow floats as the CPU's staged
  * loops (cpu.c): inputs decoded to float32, the float32 rule, the result encoded back with the float32
  * encoder (bool results are written directly), except negation, which flips their codes. */
 #include "backends/cuda/kernels_common.cuh"
@@ -22,7 +22,7 @@ struct Un;
     static constexpr int nin = 1;                                             \
     DLX_HD out_t operator()(in0_t x) const { return UN_RULE(OP, N, x); }       \
   };
-UN_TABLE(DLXCU_UN)
+UN_TABLE_NOTWIDE(DLXCU_UN) /* the math functions' rows: kernels_math.cu */
 #undef DLXCU_UN
 
 /* Narrow formats on their codes (op_table.h's nar CODE: negation, convert.h's dlx__cvt_negate, as the
@@ -76,15 +76,17 @@ static dlx_status run_unary_codes(dlx__kd k, const Plan &p, const Launch &L) {
   case DLX_UNOP_##E: return run_unary_codes(k, p, L);
 #define DLXCU_UN_NAR_MOVE(E, RES)
 #define DLXCU_UN_NAR_NONE(E, RES)
+#define DLXCU_UN_NAR_WIDE(E, RES)
 #define DLXCU_UN_NARROW_CASE(A, op, E, np, kind, cls, res, nar, py) DLXCU_UN_NAR_##nar(E, res)
 
 dlx_status run_unary(const dlx__ew_op *op, const Plan &p, const Launch &L) {
   const dlx__kd k = dlx__kd_of(op->dtype[1]);
   if (k == DLX_KD_NONE || dlx__kd_is_subbyte(k)) return no_kernel(op);
+  if (dlx__unop_info[op->unop].nar == DLX__NAR_WIDE) return run_unary_math(op, p, L);
   if (dlx__kd_is_native(k)) {
 #define DLXCU_CASE(OP, E, RES, N) \
   if (op->unop == DLX_UNOP_##E && k == KD_##N) return run_ew(p, Un<DLX_UNOP_##E, KD_##N>(), L);
-    UN_TABLE(DLXCU_CASE)
+    UN_TABLE_NOTWIDE(DLXCU_CASE)
 #undef DLXCU_CASE
     return no_kernel(op);
   }

@@ -612,7 +612,7 @@ DLXCU_CAST_EXACT(c64, c128, dlx_cf64_make(widen(x.re), widen(x.im)))
 DLXCU_CAST_EXACT(c128, c64, dlx_cf32_make(narrow(x.re), narrow(x.im)))
 #undef DLXCU_CAST_EXACT
 
-/* ---- the op families' dispatchers (kernels_cast*.cu, kernels_arith.cu) ------------------------------- */
+/* ---- the op families' dispatchers (kernels_cast*.cu, kernels_arith.cu, kernels_math.cu) ------------------------------- */
 
 /* cast between native dtypes / casts with a narrow float on either side; op->kind == DLX_EW_CAST and
  * not a move */
@@ -620,6 +620,8 @@ dlx_status run_cast_native(const dlx__ew_op *op, const Plan &p, const Launch &L)
 dlx_status run_cast_narrow(const dlx__ew_op *op, const Plan &p, const Launch &L);
 /* unary, binary, fma and the ops of three operands */
 dlx_status run_unary(const dlx__ew_op *op, const Plan &p, const Launch &L);
+/* the math functions, op_table.h's nar WIDE rows (kernels_math.cu; run_unary hands them over) */
+dlx_status run_unary_math(const dlx__ew_op *op, const Plan &p, const Launch &L);
 dlx_status run_binary(const dlx__ew_op *op, const Plan &p, const Launch &L);
 dlx_status run_fma(const dlx__ew_op *op, const Plan &p, const Launch &L);
 dlx_status run_ternary(const dlx__ew_op *op, const Plan &p, const Launch &L);
