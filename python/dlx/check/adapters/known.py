@@ -127,14 +127,6 @@ print(y.dtype)   # paddle.bfloat16"""),
     Known("paddle", "consumer", "c-read-only", "3.3.1",
           "paddle has no read-only tensors and imports READ_ONLY data writable (as PyTorch does; the Array API "
           "lets a consumer without read-only arrays ignore the flag)"),
-    Known("paddle", "consumer", "c-deleter-once", "3.3.1",
-          "not paddle's: a false finding of the checker. paddle imports a negative-stride capsule (element 0 "
-          "at the end of the memory) but cannot read it (Tensor.numpy() asks for 2**64 - 8 bytes: a bug, "
-          "reproduced below); the checker keeps that MemoryError, whose traceback holds the tensor, so the "
-          "deleter has not run when it counts. Dropping the exception runs it once", bug=True, repro="""import numpy as np, paddle
-""" + _BUF + """
-y = paddle.from_dlpack(Export(buf, (4,), "float32", strides=(-1,), data_offset=12))   # element i at item 3 - i
-y.numpy()   # MemoryError: Fail to alloc memory of 18446744073709551608 size"""),
     Known("paddle", "consumer", "c-destructor-cleared", "3.3.1",
           "paddle.from_dlpack leaves the consumed capsule's destructor in place (see NumPy's entry)"),
     Known("paddle", "consumer", "c-device-agrees", "3.3.1",
