@@ -47,3 +47,14 @@ def need(name, reason=None):
     if mod is None:
         pytest.skip(f"{reason} [{name}: {why}]" if reason else f"{name}: {why}", allow_module_level=True)
     return mod
+
+
+def cuda_absent_reason():
+    """None when dlx has a CUDA device to run on, else why not (the skip reason of the CUDA test files)."""
+    import dlx
+
+    if not dlx.cuda.is_built():
+        return "no CUDA device: dlx was built without CUDA (DLX_WITH_CUDA=OFF)"
+    if dlx.cuda.device_count() == 0:
+        return "no CUDA device (dlx.cuda.device_count() is 0: no GPU or no driver)"
+    return None

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 import pytest
-from peers import need
+from peers import cuda_absent_reason, need
 
 import dlx
 from dlpack_ctypes import FLAG_IS_COPIED, FN_STREAM, Parsed, exchange_api
@@ -27,12 +27,7 @@ from dlpack_ctypes import FLAG_IS_COPIED, FN_STREAM, Parsed, exchange_api
 T = dlx._testing
 cuda = dlx.cuda
 
-if not cuda.is_built():
-    _NO_DEVICE = "no CUDA device: dlx was built without CUDA (DLX_WITH_CUDA=OFF)"
-elif cuda.device_count() == 0:
-    _NO_DEVICE = "no CUDA device (dlx.cuda.device_count() is 0: no GPU or no driver)"
-else:
-    _NO_DEVICE = None
+_NO_DEVICE = cuda_absent_reason()
 needs_device = pytest.mark.skipif(_NO_DEVICE is not None, reason=_NO_DEVICE or "")
 without_device = pytest.mark.skipif(_NO_DEVICE is None, reason="a CUDA device is present: the no-device errors "
                                     "cannot happen (the device tests run instead)")

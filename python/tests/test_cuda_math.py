@@ -9,16 +9,12 @@ import numpy as np
 import pytest
 
 import dlx
+from peers import cuda_absent_reason
 
 ml_dtypes = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed")
 
 cuda = dlx.cuda
-if not cuda.is_built():
-    _NO_DEVICE = "no CUDA device: dlx was built without CUDA (DLX_WITH_CUDA=OFF)"
-elif cuda.device_count() == 0:
-    _NO_DEVICE = "no CUDA device (dlx.cuda.device_count() is 0: no GPU or no driver)"
-else:
-    _NO_DEVICE = None
+_NO_DEVICE = cuda_absent_reason()
 pytestmark = pytest.mark.skipif(_NO_DEVICE is not None, reason=_NO_DEVICE or "")
 
 ALL = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "tanh", "sin", "cos"]
