@@ -439,8 +439,9 @@ static void mask_walk(mjob *j, int64_t begin, int64_t end, mrun_fn fn, int64_t *
       soff += i * op->src_strides[d];
     }
     const int64_t n = width - col < end - pos ? width - col : end - pos;
-    fn(j, op->mask + moff + col * op->mask_strides[last],
-       (const char *)op->src->data + soff + col * op->src_strides[last], n, state);
+    /* counting walks the mask alone (no source view) */
+    const char *src = op->src != NULL ? (const char *)op->src->data + soff + col * op->src_strides[last] : NULL;
+    fn(j, op->mask + moff + col * op->mask_strides[last], src, n, state);
     pos += n;
     ++row;
     col = 0;

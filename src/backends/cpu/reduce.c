@@ -368,15 +368,21 @@ static void run_item(const red *r, int64_t t, unit *u, void *state) {
   for (int64_t j = 0; j < w; ++j) unit_done(r, oflat + j * v->omul, bflat + j * v->bmul, ooff + j * v->out_st, &s[j]);
 }
 
+static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
+
 static void run_chunk(void *ctx, int64_t chunk) {
   const red *r = ctx;
   unit u;
   /* the many-unit kernel's stacks (too large for a thread's stack); without them, the same bits unit by
    * unit */
-  void *state = r->vdim >= 0 ? aligned_alloc(64, r->state_bytes + (size_t)r->outer_w * sizeof(dlx__red_slot)) : NULL;
-  /* or the staging buffer, then its row offsets (at most stage_g * 4096 / 16 + 2 rows of L >= 16) */
+  /* or the staging buffer, then its row offsets (at most stage_g * 4096 / 16 + 2 rows of L >= 16); sizes
+   * rounded up to the alignment, as C11's aligned_alloc asks (ASan refuses anything else) */
+  void *state = NULL;
   if (r->stage_g > 0)
-    state = aligned_alloc(64, r->stage_bytes + (size_t)(r->stage_g * DLX__RED_BLOCK / 16 + 2) * sizeof(int64_t));
+    state = aligned_alloc(64, round64(r->stage_bytes +
+                                      (size_t)(r->stage_g * DLX__RED_BLOCK / 16 + 2) * sizeof(int64_t)));
+  else if (r->vdim >= 0)
+    state = aligned_alloc(64, round64(r->state_bytes + (size_t)r->outer_w * sizeof(dlx__red_slot)));
   const int64_t end = (chunk + 1) * r->per_chunk < r->items ? (chunk + 1) * r->per_chunk : r->items;
   for (int64_t t = chunk * r->per_chunk; t < end; ++t) run_item(r, t, &u, state);
   free(state);
