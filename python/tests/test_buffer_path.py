@@ -233,7 +233,7 @@ def test_copy_and_device_keywords():
 
 def test_writes_go_through_and_readonly_is_kept(ndarray_path):
     a = np.zeros((2, 3), np.int32)
-    t = dlx.from_dlpack(a)
+    t = _writable_import(a)
     assert not t.readonly
     t[1, 2] = 7
     assert a[1, 2] == 7
@@ -252,6 +252,13 @@ def test_writes_go_through_and_readonly_is_kept(ndarray_path):
         r.__dlpack__()  # a legacy capsule cannot say read-only
 
 
+def _writable_import(a):
+    """dlx.from_dlpack of a writable ndarray, writable: NumPy 1.x exports legacy capsules only, which carry no
+    read-only flag and which dlx therefore imports read-only unless told otherwise (as NumPy 2 does); NumPy 2
+    exports versioned ones, whose flags say the array is writable."""
+    return dlx.from_dlpack(a) if NUMPY2 else dlx.from_dlpack(a, writable=True)
+
+
 @pytest.fixture(params=[FIELDS, OFF], ids=["fields", "dlpack"])
 def ndarray_path(request):
     was = T.set_ndarray_path(request.param)
@@ -262,7 +269,7 @@ def ndarray_path(request):
 def test_the_array_is_held_and_released_once(ndarray_path):
     a = np.arange(100, dtype=np.float64)
     r0 = sys.getrefcount(a)
-    ts = [dlx.from_dlpack(a) for _ in range(5)]
+    ts = [_writable_import(a) for _ in range(5)]
     assert sys.getrefcount(a) == r0 + 5  # one reference (or buffer holding one) per import
     views = [t[10:20] for t in ts]
     exports = [np.from_dlpack(t) for t in ts]
@@ -285,7 +292,7 @@ def test_the_array_lives_as_long_as_the_tensor(ndarray_path):
     try:
         a = np.full(n, 3.0)
         ptr = a.ctypes.data
-        t = dlx.from_dlpack(a)
+        t = _writable_import(a)
         del a
         gc.collect()
         junk = [np.full(1024, 9.0) for _ in range(100)]  # reuse freed memory if it was freed
@@ -398,7 +405,7 @@ def _capsule_name(cap):
 
 
 def test_capsules_are_deleted_once_whoever_ends_them(exported_alive):
-    t = dlx.from_dlpack(np.arange(6.0))
+    t = _writable_import(np.arange(6.0))
     caps = [t.__dlpack__(max_version=(1, 3)) for _ in range(50)] + [t.__dlpack__() for _ in range(50)]
     assert exported_alive() == 100
     del caps  # never consumed: each destructor runs its deleter
@@ -417,7 +424,7 @@ def test_capsules_are_deleted_once_whoever_ends_them(exported_alive):
 
 
 def test_max_version_by_identity_and_by_value():
-    t = dlx.from_dlpack(np.arange(6.0))
+    t = _writable_import(np.arange(6.0))
     v13 = (1, 3)
     for mv, name in ((v13, "dltensor_versioned"), (v13, "dltensor_versioned"), ((0, 8), "dltensor"),
                      (v13, "dltensor_versioned"), ((1, 0), "dltensor_versioned"), (None, "dltensor"),
