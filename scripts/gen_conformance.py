@@ -84,11 +84,18 @@ def _plain(reason):
 
 
 def collect(previous):
-    """{peer: {side: data}} for every peer and side; missing ones keep previous data, marked unchecked."""
+    """{peer: {side: data}} for every peer and side; missing ones keep previous data, marked unchecked.
+    The checker runs are processes of their own, DLX_CONFORMANCE_JOBS at a time (default: the CPU count)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = int(os.environ.get("DLX_CONFORMANCE_JOBS", "0")) or os.cpu_count() or 1
+    pairs = [(peer, side) for peer in PEERS for side in SIDES]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        runs = dict(zip(pairs, pool.map(lambda ps: run_peer(*ps), pairs)))
     data, skipped = {}, []
     for peer in PEERS:
         for side in SIDES:
-            got, why = run_peer(peer, side)
+            got, why = runs[(peer, side)]
             if got is None:
                 old = previous.get(peer, {}).get(side)
                 skipped.append(f"{peer} ({side}): {why}" + (" (the doc's results are kept)" if old else ""))
