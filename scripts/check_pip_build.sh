@@ -8,6 +8,9 @@
 # CUDA file), and `auditwheel show` must find it consistent with a manylinux tag. With DLX_CUDA_MODULE_FILE
 # (scripts/test.sh: the gcc build's libdlx_cuda.so) the wheel carries that CUDA module instead of compiling
 # the CUDA sources again, and dlx.cuda.is_built() must say so; without it, a CPU-only wheel.
+# DLX_WHEEL_KEEP=<dir> (scripts/test.sh): the wheel is a test build (DLX_PY_TESTING=1 compiles dlx._testing
+# into the extension, the one difference from a user's wheel) and is copied to <dir>, where
+# scripts/test_python.sh installs it (DLX_WHEEL) instead of compiling the same sources a second time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -41,7 +44,13 @@ if [ -n "${DLX_CUDA_MODULE_FILE:-}" ] && [ -f "$DLX_CUDA_MODULE_FILE" ]; then
   cuda+=(--config-settings="cmake.define.DLX_CUDA_MODULE_FILE=$work/libdlx_cuda.so")
   echo "   with the CUDA module built before ($DLX_CUDA_MODULE_FILE)"
 fi
-"${as_user[@]+"${as_user[@]}"}" "$PY" -m pip wheel -q --no-deps -w "$work/wheel" "${cuda[@]}" "$ROOT"
+testing=()
+if [ -n "${DLX_WHEEL_KEEP:-}" ]; then
+  testing=(env DLX_PY_TESTING=1)
+  echo "   a test build (DLX_PY_TESTING=1), kept in $DLX_WHEEL_KEEP for scripts/test_python.sh"
+fi
+"${as_user[@]+"${as_user[@]}"}" "${testing[@]+"${testing[@]}"}" "$PY" -m pip wheel -q --no-deps -w "$work/wheel" \
+  "${cuda[@]}" "$ROOT"
 after=$(git status --porcelain --ignored)
 if [ "$before" != "$after" ]; then
   echo "check_pip_build.sh: building the wheel changed the checkout:" >&2
@@ -89,3 +98,11 @@ if [[ ! $show =~ (manylinux_[0-9]+_[0-9]+_[a-z0-9_]+) ]]; then
   exit 1
 fi
 echo "auditwheel: consistent with ${BASH_REMATCH[1]}"
+if [ -n "${DLX_WHEEL_KEEP:-}" ]; then
+  "$work/venv/bin/python" -c 'import dlx; assert hasattr(dlx, "_testing")' ||
+    { echo "check_pip_build.sh: the test build has no dlx._testing" >&2; exit 1; }
+  mkdir -p "$DLX_WHEEL_KEEP"
+  rm -f "$DLX_WHEEL_KEEP"/dlx-*.whl
+  cp "$work"/wheel/dlx-*.whl "$DLX_WHEEL_KEEP"/
+  echo "kept $(basename "$work"/wheel/dlx-*.whl) in $DLX_WHEEL_KEEP"
+fi

@@ -4,7 +4,8 @@
 #   bash scripts/fuzz.sh          # 30 s per harness
 #   bash scripts/fuzz.sh 3600     # long mode: an hour per harness (run before a release)
 # Environment: CC (default clang), DLX_FUZZ_PARALLEL (harnesses run side by side, default the CPU count),
-# DLX_FUZZ_JOBS (parallel fuzzing workers per harness, default 1),
+# DLX_FUZZ_JOBS (parallel fuzzing workers per harness, default 1), DLX_FUZZ_BUILD (a build dir configured
+# with DLX_BUILD_FUZZ=ON to use instead of build-fuzz),
 # DLX_FUZZ_ARGS (extra libFuzzer flags), DLX_FUZZ_ONLY (space-separated harness names: only those).
 # New interesting inputs go to fuzz/corpus-run/<harness> (git-ignored); a crash leaves fuzz_<harness>-crash-* files in build-fuzz/ and fails the script. To keep a crash as a
 # regression seed, copy it into fuzz/corpus/<harness>/ (the C tests replay that folder).
@@ -19,11 +20,18 @@ if ! command -v "$CC_FUZZ" >/dev/null 2>&1; then
   echo "fuzz.sh: clang not found (libFuzzer comes with clang; Debian: apt-get install clang)" >&2
   exit 1
 fi
-BUILD=build-fuzz
+BUILD=${DLX_FUZZ_BUILD:-build-fuzz}
 JOBS=$(nproc 2>/dev/null || echo 2)
 
-cmake -S . -B "$BUILD" -DCMAKE_C_COMPILER="$CC_FUZZ" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DDLX_BUILD_FUZZ=ON -DDLX_BUILD_TESTS=OFF -DDLX_BUILD_EXAMPLES=OFF -DDLX_BUILD_BENCH=OFF -DDLX_WITH_CUDA=OFF >/dev/null
+# DLX_FUZZ_BUILD: a clang build configured with DLX_BUILD_FUZZ=ON already (scripts/test.sh: its ASan build,
+# whose library the harnesses then link); the harnesses are built there, nothing is configured again
+if [ -n "${DLX_FUZZ_BUILD:-}" ]; then
+  grep -q '^DLX_BUILD_FUZZ:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null ||
+    { echo "fuzz.sh: DLX_FUZZ_BUILD=$BUILD is not a build configured with -DDLX_BUILD_FUZZ=ON" >&2; exit 2; }
+else
+  cmake -S . -B "$BUILD" -DCMAKE_C_COMPILER="$CC_FUZZ" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DDLX_BUILD_FUZZ=ON -DDLX_BUILD_TESTS=OFF -DDLX_BUILD_EXAMPLES=OFF -DDLX_BUILD_BENCH=OFF -DDLX_WITH_CUDA=OFF >/dev/null
+fi
 # Every fuzz/fuzz_<name>.c is a harness (target fuzz_<name>, seeds in fuzz/corpus/<name>/ if present).
 HARNESSES=()
 for f in fuzz/fuzz_*.c; do

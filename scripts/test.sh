@@ -6,16 +6,17 @@
 #   1. build with gcc and -Werror, run ctest (unit tests, examples, ABI + header coexistence, seed replay)
 #   2. build with clang, ASan + UBSan, run ctest again
 #   3. scripts/check_install.sh: install, then find_package(dlx) and pkg-config consumers; then
-#      scripts/check_pip_build.sh: pip builds a wheel from a checkout it cannot write to, and leaves it as it was
-#   4. scripts/fuzz.sh: each libFuzzer harness for DLX_FUZZ_SECONDS (default 20) seconds
+#      scripts/check_pip_build.sh: pip builds a wheel from a checkout it cannot write to, and leaves it as it
+#      was; that wheel (a test build) is what step 5 installs into .venv
+#   4. scripts/fuzz.sh: each libFuzzer harness for DLX_FUZZ_SECONDS (default 20) seconds (built in step 2)
 #   5. scripts/test_python.sh, when pyproject.toml and that script exist (the ownership stress test in
 #      its short mode included); its peers install in the background from step 1 on (wait_prefetch)
 #   6. scripts/check_no_abort.sh: no abort/exit/assert on a library code path, in source or binary;
 #      scripts/check_function_length.sh: no function over 80 lines, no file over 800, in all of src/ (its
 #      --self-test first)
 #   7. scripts/gen_errors.sh --check: docs/errors.md matches what the code does now
-#   8. scripts/test_python_asan.sh: the Python suite against an ASan + UBSan extension, then a
-#      leak-checked workload
+#   8. scripts/test_python_asan.sh: the Python suite against an ASan + UBSan extension (step 2's build), then
+#      a leak-checked workload
 # Stops at the first failure and prints a summary either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -174,16 +175,28 @@ step "gcc build (-Werror) + ctest" build_and_test build-test -DCMAKE_C_COMPILER=
 asan_build_and_test() {
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  # The fuzz harnesses too (step 4 runs them) and the Python extension with its test hooks (step 8 runs the
+  # Python suite against it): both link this build's library, which compiles once for the three
+  # (fuzz/CMakeLists.txt, scripts/test_python_asan.sh's DLX_PYASAN_BUILD).
+  local py=()
+  if [ -f pyproject.toml ] && [ -x .venv/bin/python ]; then
+    py=(-DDLX_BUILD_PYTHON=ON -DDLX_PY_TESTING=ON "-DPython_EXECUTABLE=$PWD/.venv/bin/python")
+  fi
   build_and_test build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLX_WERROR=ON \
-    -DDLX_SANITIZE=address,undefined -DDLX_BUILD_BENCH=OFF
+    -DDLX_SANITIZE=address,undefined -DDLX_BUILD_BENCH=OFF -DDLX_BUILD_FUZZ=ON "${py[@]+"${py[@]}"}"
 }
 step "clang ASan+UBSan build + ctest" asan_build_and_test
 # The CUDA module the gcc build made: the Python steps put it into the package instead of compiling the CUDA
 # sources again (scripts/venv.sh, scripts/check_pip_build.sh)
 if [ -f build-test/libdlx_cuda.so ]; then export DLX_CUDA_MODULE_FILE=$PWD/build-test/libdlx_cuda.so; fi
 step "install + find_package/pkg-config consumers" bash scripts/check_install.sh build-test
+# The wheel that check is a test build, kept for scripts/test_python.sh to install (DLX_WHEEL): the library
+# and the extension compile once for both.
+export DLX_WHEEL_KEEP=$PWD/build-ci/wheel
 step "pip wheel from a read-only checkout (scripts/check_pip_build.sh)" bash scripts/check_pip_build.sh
-step "fuzz (${FUZZ_SECONDS}s per harness)" bash scripts/fuzz.sh "$FUZZ_SECONDS"
+DLX_WHEEL=$(ls "$DLX_WHEEL_KEEP"/dlx-*.whl 2>/dev/null | head -n 1 || true)
+export DLX_WHEEL
+step "fuzz (${FUZZ_SECONDS}s per harness)" env DLX_FUZZ_BUILD=build-asan bash scripts/fuzz.sh "$FUZZ_SECONDS"
 if [ -f pyproject.toml ]; then
   if [ -f scripts/test_python.sh ]; then
     wait_prefetch
@@ -194,7 +207,10 @@ if [ -f pyproject.toml ]; then
     step "src/: functions <= 80 lines, files <= 800 (scripts/check_function_length.sh src)" \
       bash scripts/check_function_length.sh src
     step "docs/errors.md current (scripts/gen_errors.sh --check)" bash scripts/gen_errors.sh --check build-test
-    step "python under ASan + UBSan, leak workload (scripts/test_python_asan.sh)" bash scripts/test_python_asan.sh
+    pyasan=()
+    if grep -q '^DLX_PY_TESTING:BOOL=ON' build-asan/CMakeCache.txt 2>/dev/null; then pyasan=(DLX_PYASAN_BUILD=build-asan); fi
+    step "python under ASan + UBSan, leak workload (scripts/test_python_asan.sh)" \
+      env "${pyasan[@]+"${pyasan[@]}"}" bash scripts/test_python_asan.sh
   else
     SUMMARY+=("skip       python: pyproject.toml exists but scripts/test_python.sh does not")
   fi

@@ -4,8 +4,9 @@
 # Needs .venv from scripts/test_python.sh (numpy, pytest, hypothesis; jax and torch when installed).
 #
 # How: the extension is built by the project's CMake (DLX_BUILD_PYTHON, DLX_SANITIZE=address,undefined,
-# gcc) into build-pyasan/, installed (python component) into build-pyasan/site, put first on PYTHONPATH. CPython
-# itself is not instrumented, so gcc's ASan runtime is preloaded (LD_PRELOAD) to come first, as ASan
+# gcc) into build-pyasan/, or taken from the sanitized build DLX_PYASAN_BUILD names (scripts/test.sh: its
+# clang one), installed (python component) into build-pyasan/site, put first on PYTHONPATH. CPython
+# itself is not instrumented, so the compiler's ASan runtime is preloaded (LD_PRELOAD) to come first, as ASan
 # requires; PYTHONMALLOC=malloc routes Python's small objects through malloc so ASan sees them too.
 # Subprocess tests inherit all of it. Reports go to files (log_path): pytest captures a test's
 # stderr, and a process that ASan stops never gets to show what it captured. Any report file, from
@@ -37,32 +38,64 @@ dlx_oneapi_env .venv
 OUT=build-pyasan
 JOBS=${DLX_ASAN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
-# gcc, like CPython's own build, and its runtimes: the preloaded libasan must be the one the
-# extension was linked against.
-LIBASAN=$(gcc -print-file-name=libasan.so)
-LIBUBSAN=$(gcc -print-file-name=libubsan.so)
-for lib in "$LIBASAN" "$LIBUBSAN"; do
-  [ -e "$lib" ] || { echo "test_python_asan.sh: gcc has no $(basename "$lib") (Debian: libasan8, libubsan1)" >&2; exit 2; }
-done
-
-echo "== building the extension with ASan + UBSan into $OUT/ (jobs: $JOBS)"
+# DLX_PYASAN_BUILD=<dir>: a sanitized build configured before with DLX_BUILD_PYTHON=ON and DLX_PY_TESTING=ON
+# (scripts/test.sh: its clang ASan + UBSan build, whose library objects the extension then shares with the C
+# tests and the fuzz harnesses); its extension is built there (nothing when it is current) and installed.
+# Without it: gcc, like CPython's own build, into $OUT/build.
 rm -rf "$OUT"
-# the same CMake project pip builds (DLX_BUILD_PYTHON), with DLX_SANITIZE; no CUDA (nvcc takes no
-# sanitizer flags); the python component installs the importable package into $OUT/site
-cmake -S . -B "$OUT/build" -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLX_BUILD_PYTHON=ON \
-  -DDLX_PY_TESTING=ON -DDLX_SANITIZE=address,undefined -DDLX_WITH_CUDA=OFF -DDLX_BUILD_TESTS=OFF \
-  -DDLX_BUILD_EXAMPLES=OFF -DDLX_BUILD_BENCH=OFF -DPython_EXECUTABLE="$PWD/$VPY" >"$OUT.build.log" 2>&1 &&
-  cmake --build "$OUT/build" -j "$JOBS" >>"$OUT.build.log" 2>&1 &&
-  cmake --install "$OUT/build" --component python --prefix "$OUT/site" >>"$OUT.build.log" 2>&1 || {
-  tail -n 40 "$OUT.build.log" >&2
+if [ -n "${DLX_PYASAN_BUILD:-}" ]; then
+  BUILD=$DLX_PYASAN_BUILD
+  grep -q '^DLX_PY_TESTING:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null && grep -q '^DLX_SANITIZE:STRING=.*address' "$BUILD/CMakeCache.txt" ||
+    { echo "test_python_asan.sh: DLX_PYASAN_BUILD=$BUILD is not a build with DLX_PY_TESTING=ON and DLX_SANITIZE=address,..." >&2; exit 2; }
+  CC_ASAN=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
+  echo "== the extension of $BUILD ($CC_ASAN), installed into $OUT/site"
+else
+  BUILD=$OUT/build
+  CC_ASAN=gcc
+  echo "== building the extension with ASan + UBSan into $OUT/ (jobs: $JOBS)"
+fi
+mkdir -p "$OUT"
+# The sanitizer runtime the extension was built for, preloaded: it must come first in the process
+case $(basename "$CC_ASAN") in
+  *clang*)
+    # clang's ASan runtime carries UBSan's handlers (and no-op defaults for the fuzzer-no-link counters)
+    RUNTIME=$("$CC_ASAN" -print-file-name="libclang_rt.asan-$(uname -m).so")
+    PRELOAD=$RUNTIME ;;
+  *)
+    RUNTIME=$(gcc -print-file-name=libasan.so)
+    LIBUBSAN=$(gcc -print-file-name=libubsan.so)
+    [ -e "$LIBUBSAN" ] || { echo "test_python_asan.sh: gcc has no libubsan.so (Debian: libubsan1)" >&2; exit 2; }
+    PRELOAD=$RUNTIME:$LIBUBSAN ;;
+esac
+[ -e "$RUNTIME" ] || { echo "test_python_asan.sh: $CC_ASAN has no ASan runtime $(basename "$RUNTIME") (Debian: libasan8, or clang's libclang-rt-dev)" >&2; exit 2; }
+
+if [ -z "${DLX_PYASAN_BUILD:-}" ]; then
+  # the same CMake project pip builds (DLX_BUILD_PYTHON), with DLX_SANITIZE; no CUDA (nvcc takes no
+  # sanitizer flags)
+  cmake -S . -B "$BUILD" -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLX_BUILD_PYTHON=ON \
+    -DDLX_PY_TESTING=ON -DDLX_SANITIZE=address,undefined -DDLX_WITH_CUDA=OFF -DDLX_BUILD_TESTS=OFF \
+    -DDLX_BUILD_EXAMPLES=OFF -DDLX_BUILD_BENCH=OFF -DPython_EXECUTABLE="$PWD/$VPY" >"$OUT/build.log" 2>&1 || {
+    tail -n 40 "$OUT/build.log" >&2
+    exit 1
+  }
+fi
+# the python component installs the importable package into $OUT/site
+cmake --build "$BUILD" -j "$JOBS" --target dlx_pyext >>"$OUT/build.log" 2>&1 &&
+  cmake --install "$BUILD" --component python --prefix "$OUT/site" >>"$OUT/build.log" 2>&1 || {
+  tail -n 40 "$OUT/build.log" >&2
   exit 1
 }
-mv "$OUT.build.log" "$OUT/build.log"
 so=$(ls "$OUT"/site/dlx/_dlx*.so)
-# grep without -q: quitting at the first match would SIGPIPE ldd, a failure under pipefail
-ldd "$so" | grep libasan >/dev/null || { echo "test_python_asan.sh: $so is not linked with ASan" >&2; exit 1; }
+# Sanitized: gcc links libasan (ldd shows it); clang leaves the runtime's symbols to the preloaded library.
+# (Read into a variable, not piped into grep -q: quitting at the first match would SIGPIPE the writer, a
+# failure under pipefail.)
+linked=$(ldd "$so"; nm -D --undefined-only "$so")
+case $linked in
+  *libasan*|*__asan_report_*) ;;
+  *) echo "test_python_asan.sh: $so is not built with ASan" >&2; exit 1 ;;
+esac
 
-export LD_PRELOAD="$LIBASAN:$LIBUBSAN${LD_PRELOAD:+:$LD_PRELOAD}"
+export LD_PRELOAD="$PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}"
 export PYTHONPATH="$PWD/$OUT/site${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONMALLOC=malloc
 mkdir -p "$OUT/reports"

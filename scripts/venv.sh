@@ -2,6 +2,7 @@
 # runtime peers (NumPy 2.x, ml_dtypes, JAX on CPU) and the test tools, and install dlx into it.
 # Needs only python3 >= 3.9 with venv and a C compiler; everything else comes from PyPI.
 #   dlx_venv_setup       the peers `python -m dlx` shows and dlx itself (demo.sh, test_python.sh); with
+#                        DLX_WHEEL a wheel of a test build made before is installed rather than built; with
 #                        DLX_CUDA_MODULE_FILE a libdlx_cuda.so built before goes into the package instead of
 #                        compiling the CUDA sources again, and DLX_PY_CUDA=OFF builds without CUDA
 #   dlx_venv_oneapi      only dpctl and Intel's OpenCL CPU runtime, into .venv (made if missing): test.sh
@@ -42,6 +43,12 @@ dlx_venv_prefetch() {
 
 dlx_venv_setup() {
   dlx_venv_tools
+  if [ -n "${DLX_WHEEL:-}" ] && [ -f "$DLX_WHEEL" ]; then
+    # a test build made before (scripts/test.sh: the wheel scripts/check_pip_build.sh built and checked)
+    echo "== installing dlx into .venv from $DLX_WHEEL (a test build: it has dlx._testing)"
+    "$VPY" -m pip install -q --force-reinstall --no-deps "$DLX_WHEEL"
+    return
+  fi
   echo "== building and installing dlx into .venv (a test build: DLX_PY_TESTING=1 adds dlx._testing)"
   local cuda=()
   if [ -n "${DLX_CUDA_MODULE_FILE:-}" ] && [ -f "$DLX_CUDA_MODULE_FILE" ]; then

@@ -12,6 +12,19 @@
 
 #include "dlx/error.h"
 
+/* 1 in a build under a sanitizer (ASan, TSan, MSan): many times slower per case, a test may run fewer of its
+ * random cases there (each says how many) */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DLX_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define DLX_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef DLX_TEST_SANITIZED
+#define DLX_TEST_SANITIZED 0
+#endif
+
 typedef struct dlx_test_case {
   const char *name;
   void (*fn)(void);
