@@ -209,3 +209,15 @@ class DlxAdapter(Adapter):
 
     def dtype_of(self, y):
         return OddDtype(y.dtype)
+
+
+class BuggyAdapter(DlxAdapter):
+    """DlxAdapter whose values() and strides() hooks raise: a bug of the adapter, not a fact of the framework."""
+
+    name = "buggy-adapter"
+
+    def values(self, x):
+        raise KeyError("adapter bug in values")
+
+    def strides(self, x):
+        raise ZeroDivisionError("adapter bug in strides")

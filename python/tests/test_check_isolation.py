@@ -157,6 +157,18 @@ def test_an_adapter_says_what_array_interface_would():
     assert _res(rec, "c-values")["cases"]["pass"] >= 6 and _res(rec, "c-values")["cases"]["n/a"] == 1
 
 
+def test_an_adapter_hook_that_raises_is_named_in_a_note():
+    rec = check.run("producer", "check_hostile:BuggyAdapter")
+    assert not rec.failed(), _explain(rec)
+    notes = [n for n in rec.notes if "raised" in n]
+    assert any("values() raised KeyError" in n and "adapter bug in values" in n for n in notes), rec.notes
+    assert any("strides() raised ZeroDivisionError" in n for n in notes), rec.notes
+    assert len(notes) == 2, notes  # once per hook, not once per case
+    # unknown strides are n/a; the values still come from the model of each view over the base's values
+    assert _res(rec, "p-strides")["result"] == "n/a"
+    assert _res(rec, "p-address")["result"] == "pass"
+
+
 def test_cli_a_target_that_crashes_while_loading(tmp_path):
     (tmp_path / "dlx_crash_at_import.py").write_text("import ctypes\nctypes.string_at(0)\n")
     env = dict(os.environ)

@@ -103,11 +103,21 @@ class ProducerRun(MemoryProbe):
             return None
         return None if x is None else Entry(label, x, dtype, dev, expected=self._values(x))
 
-    def _values(self, x):
+    def _hook(self, name, x, convert=lambda v: v):
+        """An adapter hook's answer about x, or None where it raised: the checks then treat the fact as unknown
+        (n/a, or the model of a view decides), and a note names the hook and its first exception, so that a
+        bug in an adapter shows instead of passing for a framework with nothing to say."""
         try:
-            return as_bytes(self.fw.values(x))
-        except Exception:  # noqa: BLE001 - then the model of the view decides, or nothing does
+            return convert(getattr(self.fw, name)(x))
+        except Exception as e:  # noqa: BLE001
+            raised = self.__dict__.setdefault("_hooks_raised", set())
+            if name not in raised:
+                raised.add(name)
+                self.rec.notes.append(f"the adapter's {name}() raised {_err(e)} (its answers count as unknown)")
             return None
+
+    def _values(self, x):
+        return self._hook("values", x, as_bytes)
 
     def _views(self, base):
         """The view catalogue over the compact float32 base; expected values from the framework, or
@@ -287,16 +297,10 @@ class ProducerRun(MemoryProbe):
         return copied or copy is True  # a requested copy has its own layout, flagged or not
 
     def _ptr(self, e):
-        try:
-            return self.fw.data_ptr(e.x)
-        except Exception:  # noqa: BLE001
-            return None
+        return self._hook("data_ptr", e.x)
 
     def _readonly(self, e):
-        try:
-            return self.fw.readonly(e.x)
-        except Exception:  # noqa: BLE001
-            return None
+        return self._hook("readonly", e.x)
 
     def _check_layout(self, e, d, kw, case, copied):
         rec, x = self.rec, e.x
@@ -335,10 +339,7 @@ class ProducerRun(MemoryProbe):
                 return False
         if copied:
             return None  # a copy has its own layout
-        try:
-            own = self.fw.strides(e.x)
-        except Exception:  # noqa: BLE001
-            own = None
+        own = self._hook("strides", e.x)
         if own is None:
             rec.na("p-strides", case, "the framework does not say the array's strides")
             return None
