@@ -58,7 +58,8 @@ mkdir -p "$OUT"
 # The sanitizer runtime the extension was built for, preloaded: it must come first in the process
 case $(basename "$CC_ASAN") in
   *clang*)
-    # clang's ASan runtime carries UBSan's handlers (and no-op defaults for the fuzzer-no-link counters)
+    # clang's ASan runtime carries UBSan's handlers (and no-op defaults for the edge-counter hooks of the
+    # fuzz build, CMakeLists.txt)
     RUNTIME=$("$CC_ASAN" -print-file-name="libclang_rt.asan-$(uname -m).so")
     PRELOAD=$RUNTIME ;;
   *)
