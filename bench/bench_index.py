@@ -20,6 +20,7 @@ here asserts: timings depend on the machine, and this is a program, not a test.
 """
 
 import argparse
+import os
 import time
 
 
@@ -80,6 +81,10 @@ def main():
     import dlx
 
     try:
+        # PyTorch's OpenMP threads spin after each call; interleaved with dlx's calls they took the second
+        # core from dlx's worker (dlx ran at one thread's speed in about half the repetitions). Asleep
+        # between calls, they cost PyTorch nothing measurable here. A value the caller set is kept.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import torch
     except Exception as e:  # noqa: BLE001 - not installed, or a broken install: say which
         print(f"torch: not available ({type(e).__name__}: {e}); its column is left out")

@@ -195,6 +195,10 @@ def main():
     import dlx
 
     try:
+        # PyTorch's OpenMP threads spin after each call; interleaved with dlx's calls they took the second
+        # core from dlx's worker (dlx ran at one thread's speed in about half the repetitions). Asleep
+        # between calls, they cost PyTorch nothing measurable here. A value the caller set is kept.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import torch
     except ImportError:
         torch = None

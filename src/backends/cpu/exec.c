@@ -10,7 +10,11 @@
 /* Elements an op needs before it is split over threads: below this the wake-up of a worker (a few
  * microseconds) costs more than the work it takes over. Measured with bench/bench_ops.c. */
 #define DEFAULT_GRAIN 65536
-#define CHUNKS_PER_THREAD 4
+/* Chunks per thread: whoever is free takes the next, so a worker that wakes late (tens of microseconds)
+ * costs at most one chunk's imbalance at the end. 4 per thread left a memory-bound 16M float32 sum on 2
+ * threads at 1.3x PyTorch's time (one chunk: 0.3 ms); 64 brought it to 1.0x (bench/bench_reduce.py). A
+ * claim is one atomic add, so the extra chunks cost nothing measurable; chunks stay >= DEFAULT_GRAIN. */
+#define CHUNKS_PER_THREAD 64
 /* Transposed walks go in TILE x TILE tiles, in groups of GROUP x GROUP tiles (256 x 256 elements).
  * 8 rows per tile: operands with a power-of-two row pitch (4096 floats) map every row of a tile to one
  * L1 set, and an 8-way L1 holds 8 of them; the group bounds the pages in use to what the second-level
