@@ -41,6 +41,35 @@
 #define UP_sin SIN
 #define UP_cos COS
 
+/* A float32 fast path: dlx__<op>f_fast(x), correct (the same bits as dlx__<op>f) for every x whose
+ * |x| has bits below DLX_MATH_FAST_BOUND_<op>, cheaper there; the CPU loops take it for a whole block
+ * when every input of the block is in range (loops.h's DLX_DEF_UNARY_SPLIT), which keeps the block's
+ * loop free of branches. A bound of 0: no fast path. sin and cos have one (math_trig.h: the table-free
+ * reduction of |x| < 2^15); for the others the fast path is the function itself. */
+#define dlx__expf_fast dlx__expf
+#define dlx__exp2f_fast dlx__exp2f
+#define dlx__expm1f_fast dlx__expm1f
+#define dlx__logf_fast dlx__logf
+#define dlx__log2f_fast dlx__log2f
+#define dlx__log10f_fast dlx__log10f
+#define dlx__log1pf_fast dlx__log1pf
+#define dlx__tanhf_fast dlx__tanhf
+#define DLX_MATH_FAST_BOUND_exp 0u
+#define DLX_MATH_FAST_BOUND_exp2 0u
+#define DLX_MATH_FAST_BOUND_expm1 0u
+#define DLX_MATH_FAST_BOUND_log 0u
+#define DLX_MATH_FAST_BOUND_log2 0u
+#define DLX_MATH_FAST_BOUND_log10 0u
+#define DLX_MATH_FAST_BOUND_log1p 0u
+#define DLX_MATH_FAST_BOUND_tanh 0u
+/* the fast rule and the bound of a math op's cell (float64: the rule itself, no bound) */
+#define MATH_FAST_RULE(OP, N, x) MATH_FAST_##N(OP, x)
+#define MATH_FAST_f32(OP, x) dlx__##OP##f_fast(x)
+#define MATH_FAST_f64(OP, x) MATH_f64(OP)(x)
+#define MATH_FAST_BOUND(OP, N) MATH_FASTB_##N(OP)
+#define MATH_FASTB_f32(OP) DLX_MATH_FAST_BOUND_##OP
+#define MATH_FASTB_f64(OP) 0u
+
 /* The double a narrow float's result of OP is encoded from (x: the decoded float32 value). */
 #define WIDE_RULE(OP, x) dlx__wide_##OP(x)
 

@@ -316,10 +316,36 @@ DLX_TRIG_FN dlx__trig_dd dlx__trig_cos_qt(double hi, double lo) {
   return r;
 }
 
-/* sin (cosine = 0) or cos (cosine = 1) of the float32 with bits u, before the exceptional inputs */
-DLX_TRIG_FN double dlx__trig_f32(uint32_t u, int cosine) {
-  const uint32_t ua = u & 0x7fffffffu;
-  const dlx__trig_red red = dlx__trig_reduce_f32(ua);
+/* The fast path for |x| < 2^15 (bits below DLX_MATH_FAST_BOUND_sin), which the CPU loops take for a whole
+ * block of inputs when every one is in range (kernels/expr_math.h). The table's pieces are not needed
+ * there: 2/pi = C0 + C1 + C2 (29, 29 and 53 bits, the rest below 2^-114), so p0 = a C0 and a C1 are
+ * exact (24 x 29 bits), t = p0 - k is exact (|t| <= 1/2 on p0's grid), t + a C1 is summed exactly
+ * (TwoSum) and a C2 (below 2^-44) joins the low part. The error against a 2/pi - k is below 2^-95
+ * (a C2 rounded, 2^-96; the tail of 2/pi times a, 2^-99; the low part's rounding, 2^-96), under the
+ * table reduction's 2^-93; |r| is at most 1/2 + 2^-44 and the quadrant k mod 4 as there. The result is
+ * the same correctly rounded float: math_exhaustive checks every float32 input through the CPU loops,
+ * which take this path wherever it applies. */
+#define DLX_TRIG_FAST_C0 0x1.45f306dp-1
+#define DLX_TRIG_FAST_C1 0x1.9391055p-30
+#define DLX_TRIG_FAST_C2 -0x1.603d8a82e0acbp-60
+#define DLX_MATH_FAST_BOUND_sin 0x47000000u /* 2^15 */
+#define DLX_MATH_FAST_BOUND_cos 0x47000000u
+
+DLX_TRIG_FN dlx__trig_red dlx__trig_reduce_fast(uint32_t ua) {
+  const double a = (double)dlx__m_from32(ua);
+  const double p0 = a * DLX_TRIG_FAST_C0; /* exact */
+  const double k = dlx__trig_rint(p0);
+  const dlx__trig_dd h = dlx__trig_two_sum(p0 - k, a * DLX_TRIG_FAST_C1); /* both exact */
+  const dlx__trig_dd r = dlx__trig_fast_sum(h.hi, h.lo + a * DLX_TRIG_FAST_C2);
+  dlx__trig_red red;
+  red.hi = r.hi;
+  red.lo = r.lo;
+  red.q = (int)k & 3;
+  return red;
+}
+
+/* sin or cos from a reduction (the float32 path's steps 2 and 3) */
+DLX_TRIG_FN double dlx__trig_f32_from(uint32_t u, dlx__trig_red red, int cosine) {
   const dlx__trig_dd s = dlx__trig_sin_qt(red.hi, red.lo);
   const dlx__trig_dd c = dlx__trig_cos_qt(red.hi, red.lo);
   /* cos(x) = sin(x + pi/2): one quadrant on; quadrants 1 and 3 take cos(pi/2 r), 2 and 3 negate */
@@ -328,7 +354,22 @@ DLX_TRIG_FN double dlx__trig_f32(uint32_t u, int cosine) {
   const double y = dlx__trig_round_odd(odd ? c.hi : s.hi, odd ? c.lo : s.lo);
   /* sin is odd (sin(-0) = -0 comes out of r = +0 negated), cos even */
   const int neg = ((q >> 1) ^ (int)((u >> 31) & (uint32_t)(1 - cosine))) & 1;
-  const double v = neg ? -y : y;
+  return neg ? -y : y;
+}
+
+DLX_TRIG_FN float dlx__sinf_fast(float x) {
+  const uint32_t u = dlx__m_bits32(x);
+  return (float)dlx__trig_f32_from(u, dlx__trig_reduce_fast(u & 0x7fffffffu), 0);
+}
+DLX_TRIG_FN float dlx__cosf_fast(float x) {
+  const uint32_t u = dlx__m_bits32(x);
+  return (float)dlx__trig_f32_from(u, dlx__trig_reduce_fast(u & 0x7fffffffu), 1);
+}
+
+/* sin (cosine = 0) or cos (cosine = 1) of the float32 with bits u, any input */
+DLX_TRIG_FN double dlx__trig_f32(uint32_t u, int cosine) {
+  const uint32_t ua = u & 0x7fffffffu;
+  const double v = dlx__trig_f32_from(u, dlx__trig_reduce_f32(ua), cosine);
   const double xd = (double)dlx__m_from32(u);
   return ua >= 0x7f800000u ? xd - xd : v; /* inf: NaN; NaN: quiet NaN */
 }

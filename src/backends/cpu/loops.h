@@ -58,6 +58,44 @@ typedef void (*dlx__loop_fn)(char *const *data, const int64_t *strides, int64_t 
     }                                                                                                 \
   }
 
+/* DLX_DEF_UNARY with a fast rule for some inputs (expr_math.h's float32 fast paths): contiguous runs go
+ * in blocks of 256, and a block whose every |x| has bits below BOUND runs FAST, any other EXPR; both
+ * give the same bits on their inputs, so only the speed depends on the blocking. BOUND 0: EXPR alone. */
+#define DLX__SPLIT_BLOCK 256
+static inline int dlx__f32_all_below(const float *x, int64_t n, uint32_t bound) {
+  uint32_t most = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t b;
+    memcpy(&b, &x[i], sizeof b);
+    b &= 0x7fffffffu;
+    most = b > most ? b : most;
+  }
+  return most < bound;
+}
+static inline int dlx__f64_all_below(const double *x, int64_t n, uint32_t bound) {
+  (void)x, (void)n, (void)bound;
+  return 0;
+}
+#define DLX__ALL_BELOW(p) _Generic((p), const float *: dlx__f32_all_below, const double *: dlx__f64_all_below)
+#define DLX_DEF_UNARY_SPLIT(FNAME, TO, TI, EXPR, FAST, BOUND)                                       \
+  DLX_DEF_UNARY(FNAME##_any, TO, TI, EXPR, (void)0)                                                   \
+  static void FNAME(char *const *d, const int64_t *st, int64_t n, const void *aux) {                  \
+    if ((BOUND) == 0u || st[0] != (int64_t)sizeof(TO) || st[1] != (int64_t)sizeof(TI) ||              \
+        !DLX__ALIGNED(d[0], TO) || !DLX__ALIGNED(d[1], TI)) {                                         \
+      FNAME##_any(d, st, n, aux);                                                                     \
+      return;                                                                                         \
+    }                                                                                                 \
+    TO *o = (TO *)(void *)d[0];                                                                       \
+    const TI *in = (const TI *)(const void *)d[1];                                                    \
+    for (int64_t i0 = 0; i0 < n; i0 += DLX__SPLIT_BLOCK) {                                            \
+      const int64_t m = n - i0 < DLX__SPLIT_BLOCK ? n - i0 : DLX__SPLIT_BLOCK;                        \
+      if (DLX__ALL_BELOW(in)(in + i0, m, (BOUND)))                                                    \
+        for (int64_t i = i0; i < i0 + m; ++i) o[i] = FAST(in[i]);                                     \
+      else                                                                                            \
+        for (int64_t i = i0; i < i0 + m; ++i) o[i] = EXPR(in[i]);                                     \
+    }                                                                                                 \
+  }
+
 /* out[i] = EXPR(a[i], b[i]); TA and TB are the inputs' storage types (the same type but for the mixed
  * int64 / uint64 comparisons). */
 #define DLX_DEF_BINARY(FNAME, TO, TA, TB, EXPR)                                                       \

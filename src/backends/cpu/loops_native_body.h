@@ -67,7 +67,14 @@ static void copy_any(char *const *d, const int64_t *st, int64_t n, const void *a
 #define DEF_UN(OP, E, RES, N)                                                                          \
   static inline OUT_##RES(N) un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }                      \
   DLX_DEF_UNARY(unary_##OP##_##N, OUT_##RES(N), S_##N, un_##OP##_##N, (void)0)
-UN_TABLE(DEF_UN)
+UN_TABLE_NOTWIDE(DEF_UN)
+/* the math functions: with their float32 fast paths where they have one (expr_math.h) */
+#define DEF_UN_MATH(OP, E, RES, N)                                                                     \
+  static inline OUT_##RES(N) un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }                      \
+  static inline OUT_##RES(N) unfast_##OP##_##N(S_##N x) { return MATH_FAST_RULE(OP, N, x); }           \
+  DLX_DEF_UNARY_SPLIT(unary_##OP##_##N, OUT_##RES(N), S_##N, un_##OP##_##N, unfast_##OP##_##N,         \
+                      MATH_FAST_BOUND(OP, N))
+UN_TABLE_WIDE(DEF_UN_MATH)
 #define UN_ENTRY(OP, E, RES, N) [DLX_UNOP_##E][KD_##N] = unary_##OP##_##N,
 
 /* The math functions' float32 -> float64 loops, for the narrow floats (expr_math.h's WIDE_RULE) */
