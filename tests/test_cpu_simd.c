@@ -11,6 +11,8 @@
  *    reversed rows, broadcast (stride 0) inputs;
  *  - under FTZ/DAZ and each rounding mode (x86 MXCSR): the codec's results may not depend on them;
  *  - no contraction: float32 fma and complex products round twice at every level;
+ *  - sin and cos float32: the loops' fast path per block (expr_math.h) against the rule, at the edges of
+ *    its range, and the fast rules against the full ones on 10^6 random inputs below 2^15;
  *  - the binary loops with fast paths of their own (float32 remainder and floor_divide through double,
  *    int32 power a vector of lanes at a time) against expr.h's rules, bit for bit, on the inputs at the
  *    edges of those paths, in every layout (in place included);
@@ -730,6 +732,74 @@ static void own_loops_at_level(const char *level) {
 }
 static void test_own_loops_every_level(void) { for_each_level(own_loops_at_level); }
 
+/* sin and cos float32 inputs at the edges of their fast path (expr_math.h: a block of 256 takes it when
+ * every |x| is below 2^15): whole blocks in range, up to the last float below 2^15; blocks with one input
+ * at or above 2^15 (2^15 itself, large values, inf, NaN) at its start, middle or end; random bits. */
+static void trig_inputs(float *x, int64_t n) {
+  const float sp[] = {0x1p15f, -0x1p15f, 0x1.000002p15f, 1e30f, -3.4028235e38f, INFINITY, -INFINITY, NAN};
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t bits = (uint32_t)rnd() % 0x47000000u; /* |x| < 2^15 */
+    x[i] = float_of(bits | (chance(50) ? 0x80000000u : 0u));
+    if (chance(5)) x[i] = chance(50) ? 0x1.fffffep14f : -0x1.fffffep14f;
+  }
+  for (int64_t b = 256; b + 256 <= n; b += 512) /* every other block gets one input out of range */
+    x[b + (int64_t)(rnd() % 3) * 127] = sp[rnd() % (sizeof sp / sizeof sp[0])];
+  for (int64_t i = n - 300; i < n; ++i) x[i] = float_of((uint32_t)rnd()); /* the tail: anything */
+}
+
+static int run_unary_f32(dlx__loop_fn fn, const float *x, int64_t n, int64_t step, float (*rule)(float),
+                         const char *what, const char *level) {
+  float *o = malloc((size_t)(n * step) * sizeof *o);
+  const char *src = (const char *)x;
+  char *d[2] = {(char *)o, (char *)(uintptr_t)src};
+  const int64_t st[2] = {step * 4, 4};
+  fn(d, st, n, NULL);
+  int bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t g = bits_of(o[i * step]), w = bits_of(rule(x[i]));
+    if (g != w && bad++ < 3)
+      fprintf(stderr, "    %s, %s, step %lld: element %lld of 0x%08x gives 0x%08x, expected 0x%08x\n", level, what,
+              (long long)step, (long long)i, bits_of(x[i]), g, w);
+  }
+  CHECK_EQ(bad, 0);
+  free(o);
+  return bad;
+}
+
+static float rule_sinf(float x) { return dlx__sinf(x); }
+static float rule_cosf(float x) { return dlx__cosf(x); }
+
+static void trig_at_level(const char *level) {
+  enum { N = 4096 };
+  static float x[N];
+  trig_inputs(x, N);
+  const dlx__cpu_native_loops *k = dlx__cpu_kernels()->native;
+  for (int c = 0; c < 2; ++c) {
+    dlx__loop_fn fn = k->unary[c ? DLX_UNOP_COS : DLX_UNOP_SIN][DLX_KD_F32];
+    float (*rule)(float) = c ? rule_cosf : rule_sinf;
+    const char *what = c ? "cos float32" : "sin float32";
+    if (run_unary_f32(fn, x, N, 1, rule, what, level) || run_unary_f32(fn, x, N, 3, rule, what, level)) return;
+    for (int64_t len = 1; len <= 300; len += 37) /* lengths and starts off the block grid */
+      if (run_unary_f32(fn, x + 5, len, 1, rule, what, level)) return;
+  }
+}
+static void test_trig_fast_path_every_level(void) { for_each_level(trig_at_level); }
+
+/* The fast rules themselves against the full ones over random |x| < 2^15 (the exhaustive check of every
+ * input is bench/math/exhaustive.c's) */
+static void test_trig_fast_rules(void) {
+  int bad = 0;
+  for (int i = 0; i < 1000000; ++i) {
+    const float x = float_of(((uint32_t)rnd() % 0x47000000u) | (chance(50) ? 0x80000000u : 0u));
+    if (bits_of(dlx__sinf_fast(x)) != bits_of(dlx__sinf(x)) && bad++ < 3)
+      fprintf(stderr, "    sin fast path differs at 0x%08x\n", bits_of(x));
+    if (bits_of(dlx__cosf_fast(x)) != bits_of(dlx__cosf(x)) && bad++ < 3)
+      fprintf(stderr, "    cos fast path differs at 0x%08x\n", bits_of(x));
+  }
+  CHECK_EQ(bad, 0);
+}
+
+
 static const dlx_test_case cases[] = {
     {"dispatch", test_dispatch},
     {"codec_every_level", test_codec_every_level},
@@ -738,5 +808,7 @@ static const dlx_test_case cases[] = {
     {"packed_every_level", test_packed_every_level},
     {"no_contraction", test_no_contraction},
     {"own_loops_every_level", test_own_loops_every_level},
+    {"trig_fast_path_every_level", test_trig_fast_path_every_level},
+    {"trig_fast_rules", test_trig_fast_rules},
 };
 DLX_TEST_MAIN(cases)
