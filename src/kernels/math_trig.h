@@ -1,6 +1,7 @@
 /* Internal: sin and cos, per-element rules (see kernels/math_common.h for the contract).
  *
- * float32 (dlx__wide_sin, dlx__wide_cos): one branch-free method for every input, so that the CPU loops
+ * float32 (dlx__wide_sin, dlx__wide_cos): one branch-free method for every input (and a table-free
+ * reduction for |x| < 2^15, dlx__sinf_fast below, that the CPU loops take per block), so that the CPU loops
  * vectorise (the selects below become blends; GCC 12 reads the table lane by lane, as its generic tuning
  * avoids gather instructions).
  *  1. Reduction to quarter turns: |x| = m 2^E (m the 24-bit integer significand). Since m is an integer,
