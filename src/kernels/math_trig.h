@@ -22,7 +22,8 @@
  *     that the caller's one rounding to float32 or any narrower format is the rounding of the double-double
  *     value (Boldo and Melquiond: rounding to odd at 53 bits, then to nearest at p <= 51 bits, is rounding
  *     to nearest once).
- *  No float32 input needs an exception: dev_trig.c's near mode decides with MPFR every input whose
+ *     The float32 results round twice instead, with three exceptions (dlx__trig_f32_plain).
+ *  The odd-rounded result needs no exception: dev_trig.c's near mode decides with MPFR every input whose
  *  double lies within 2^-48 of a float32 rounding boundary (111 for sin, 120 for cos), and all come out
  *  right; its f32 and f32fast modes compare all 2^32 inputs with an oracle. (An earlier version, with a
  *  2^-52.7 error in cos, got cos(0x1.887814p+51), 2^-55.5 below a midpoint, wrong.)
@@ -345,26 +346,66 @@ DLX_TRIG_FN dlx__trig_red dlx__trig_reduce_fast(uint32_t ua) {
   return red;
 }
 
-/* sin or cos from a reduction (the float32 path's steps 2 and 3) */
-DLX_TRIG_FN double dlx__trig_f32_from(uint32_t u, dlx__trig_red red, int cosine) {
+/* The double-double of sin or cos from a reduction (the float32 path's step 2), as hi + lo with hi the
+ * nearest double, and whether to negate */
+typedef struct dlx__trig_res {
+  double hi, lo;
+  int neg;
+} dlx__trig_res;
+
+DLX_TRIG_FN dlx__trig_res dlx__trig_f32_res(uint32_t u, dlx__trig_red red, int cosine) {
   const dlx__trig_dd s = dlx__trig_sin_qt(red.hi, red.lo);
   const dlx__trig_dd c = dlx__trig_cos_qt(red.hi, red.lo);
   /* cos(x) = sin(x + pi/2): one quadrant on; quadrants 1 and 3 take cos(pi/2 r), 2 and 3 negate */
   const int q = red.q + cosine;
   const int odd = q & 1;
-  const double y = dlx__trig_round_odd(odd ? c.hi : s.hi, odd ? c.lo : s.lo);
+  dlx__trig_res r;
+  r.hi = odd ? c.hi : s.hi;
+  r.lo = odd ? c.lo : s.lo;
   /* sin is odd (sin(-0) = -0 comes out of r = +0 negated), cos even */
-  const int neg = ((q >> 1) ^ (int)((u >> 31) & (uint32_t)(1 - cosine))) & 1;
-  return neg ? -y : y;
+  r.neg = ((q >> 1) ^ (int)((u >> 31) & (uint32_t)(1 - cosine))) & 1;
+  return r;
+}
+
+/* step 3 for the narrow formats: rounded to odd */
+DLX_TRIG_FN double dlx__trig_f32_from(uint32_t u, dlx__trig_red red, int cosine) {
+  const dlx__trig_res r = dlx__trig_f32_res(u, red, cosine);
+  const double y = dlx__trig_round_odd(r.hi, r.lo);
+  return r.neg ? -y : y;
+}
+
+/* step 3 for float32: rounded to double, then to float32, a fifth of the time of the rounding to odd.
+ * Twice rounded, the result is wrong only where the double lands exactly on a float32 midpoint that the
+ * double-double is not on; bench/math/dev_plain.c compares the two over all 2^32 inputs, through the
+ * table and through the fast reduction: sin differs at |x| = 0x46199998 (both reductions) and cos at
+ * |x| = 0x5f18b878 and 0x6115cb11, whose correctly rounded magnitudes (the odd-rounded ones, which
+ * math_exhaustive checks against MPFR) are blended in as masks (a select of a constant stays a branch in
+ * GCC 12, which stops vectorisation). */
+#define DLX_TRIG_FIX(mb, ua, in, out) \
+  (((mb) & ~(0u - (uint32_t)((ua) == (in)))) | ((uint32_t)(out) & (0u - (uint32_t)((ua) == (in)))))
+
+DLX_TRIG_FN float dlx__trig_f32_plain(uint32_t u, dlx__trig_red red, int cosine) {
+  const dlx__trig_res r = dlx__trig_f32_res(u, red, cosine);
+  const uint32_t ua = u & 0x7fffffffu;
+  const uint32_t pb = dlx__m_bits32((float)(r.hi + r.lo));
+  uint32_t mb = pb & 0x7fffffffu; /* the magnitude; the sign is the sum's, negated where r.neg says */
+  if (cosine) {
+    mb = DLX_TRIG_FIX(mb, ua, 0x5f18b878u, 0x3f7f14bbu);
+    mb = DLX_TRIG_FIX(mb, ua, 0x6115cb11u, 0x3f78142fu);
+  } else {
+    mb = DLX_TRIG_FIX(mb, ua, 0x46199998u, 0x3eb1fa5du);
+  }
+  const uint32_t sign = (pb & 0x80000000u) ^ ((uint32_t)r.neg << 31);
+  return dlx__m_from32(mb | sign);
 }
 
 DLX_TRIG_FN float dlx__sinf_fast(float x) {
   const uint32_t u = dlx__m_bits32(x);
-  return (float)dlx__trig_f32_from(u, dlx__trig_reduce_fast(u & 0x7fffffffu), 0);
+  return dlx__trig_f32_plain(u, dlx__trig_reduce_fast(u & 0x7fffffffu), 0);
 }
 DLX_TRIG_FN float dlx__cosf_fast(float x) {
   const uint32_t u = dlx__m_bits32(x);
-  return (float)dlx__trig_f32_from(u, dlx__trig_reduce_fast(u & 0x7fffffffu), 1);
+  return dlx__trig_f32_plain(u, dlx__trig_reduce_fast(u & 0x7fffffffu), 1);
 }
 
 /* sin (cosine = 0) or cos (cosine = 1) of the float32 with bits u, any input */
@@ -377,8 +418,15 @@ DLX_TRIG_FN double dlx__trig_f32(uint32_t u, int cosine) {
 
 DLX_TRIG_FN double dlx__wide_sin(float x) { return dlx__trig_f32(dlx__m_bits32(x), 0); }
 DLX_TRIG_FN double dlx__wide_cos(float x) { return dlx__trig_f32(dlx__m_bits32(x), 1); }
-DLX_TRIG_FN float dlx__sinf(float x) { return (float)dlx__wide_sin(x); }
-DLX_TRIG_FN float dlx__cosf(float x) { return (float)dlx__wide_cos(x); }
+/* float32: step 3 rounded twice, with the exceptions (dlx__trig_f32_plain) */
+DLX_TRIG_FN float dlx__trig_f32_float(uint32_t u, int cosine) {
+  const uint32_t ua = u & 0x7fffffffu;
+  const float v = dlx__trig_f32_plain(u, dlx__trig_reduce_f32(ua), cosine);
+  const float xf = dlx__m_from32(u);
+  return ua >= 0x7f800000u ? xf - xf : v; /* inf: NaN; NaN: quiet NaN */
+}
+DLX_TRIG_FN float dlx__sinf(float x) { return dlx__trig_f32_float(dlx__m_bits32(x), 0); }
+DLX_TRIG_FN float dlx__cosf(float x) { return dlx__trig_f32_float(dlx__m_bits32(x), 1); }
 
 /* ---- float64 ---- */
 
