@@ -28,16 +28,8 @@ static int fn; /* 0 log, 1 log2, 2 log10, 3 log1p, 4 sin, 5 cos */
 static int nthreads = 2;
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static float f_of(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static uint32_t b_of(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
+#define f_of dlx__m_from32
+#define b_of dlx__m_bits32
 
 /* the double-double before the final rounding (hi + lo), and whether x is in the function's domain */
 static int dd_of(float x, double *hi, double *lo) {

@@ -62,4 +62,15 @@ DLX_MATH float dlx__m_from32(uint32_t u) { return dlx__cvt_f32_from_bits(u); }
 DLX_MATH uint64_t dlx__m_bits64(double x) { return dlx__cvt_f64_bits(x); }
 DLX_MATH double dlx__m_from64(uint64_t u) { return dlx__cvt_f64_from_bits(u); }
 
+/* y, or v where key == at: the exceptions a float32 rule blends in, as a masked select on bits (GCC 12
+ * leaves a select of a constant as a branch, which stops the loop's vectorisation) */
+DLX_MATH uint32_t dlx__m_pick32(uint32_t key, uint32_t at, uint32_t v, uint32_t y) {
+  const uint32_t m = 0u - (uint32_t)(key == at);
+  return (y & ~m) | (v & m);
+}
+DLX_MATH uint64_t dlx__m_pick64(uint32_t key, uint32_t at, uint64_t v, uint64_t y) {
+  const uint64_t m = (uint64_t)0 - (uint64_t)(key == at);
+  return (y & ~m) | (v & m);
+}
+
 #endif /* DLX_KERNELS_MATH_COMMON_H */

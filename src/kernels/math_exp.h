@@ -211,8 +211,7 @@ DLX_EXP_INLINE float dlx__expf(float x) { return (float)dlx__wide_exp(x); }
  * select would let GCC fold the function for that one input and read the table under a condition,
  * which its vectoriser cannot gather) */
 DLX_EXP_INLINE double dlx__exp_fix(uint32_t u, uint32_t xb, double v, double y) {
-  const uint64_t m = (uint64_t)0 - (uint64_t)(u == xb);
-  return dlx__m_from64((dlx__m_bits64(y) & ~m) | (dlx__m_bits64(v) & m));
+  return dlx__m_from64(dlx__m_pick64(u, xb, dlx__m_bits64(v), dlx__m_bits64(y)));
 }
 
 /* exact for integer x (r = 0, p = 0, T_hi[0] = 1), as IEEE 754 wants 2^n to be. Two inputs of the 2^32

@@ -620,11 +620,6 @@ DLX_MLOG float dlx__mlog_plain32(float x, int base) {
   const dlx__mlog_dd s = dlx__mlog_sum(dlx__mlog_reduce_short((double)x), base, 0, 0);
   return (float)(s.hi + s.lo);
 }
-/* input bits -> result bits where the double rounding errs, as masks (GCC 12 leaves a select of a
- * constant here as a branch, which stops the loop's vectorisation) */
-#define DLX_MLOG_FIX(yb, u, in, out) \
-  (((yb) & ~(0u - (uint32_t)((u) == (in)))) | ((uint32_t)(out) & (0u - (uint32_t)((u) == (in)))))
-
 DLX_MLOG float dlx__logf(float x) {
   const float y = (float)dlx__mlog_core32(x, 0);
   return dlx__mlog_special32(x) ? dlx__mlog_value32(x) : y;
@@ -634,7 +629,7 @@ DLX_MLOG float dlx__log2f(float x) {
   return dlx__mlog_special32(x) ? dlx__mlog_value32(x) : y;
 }
 DLX_MLOG float dlx__log10f(float x) {
-  const uint32_t yb = DLX_MLOG_FIX(dlx__m_bits32(dlx__mlog_plain32(x, 2)), dlx__m_bits32(x), 0x0efeee7au, 0xc1e99d23u);
+  const uint32_t yb = dlx__m_pick32(dlx__m_bits32(x), 0x0efeee7au, 0xc1e99d23u, dlx__m_bits32(dlx__mlog_plain32(x, 2)));
   const float y = dlx__m_from32(yb);
   return dlx__mlog_special32(x) ? dlx__mlog_value32(x) : y;
 }

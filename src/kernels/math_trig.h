@@ -379,21 +379,17 @@ DLX_TRIG_FN double dlx__trig_f32_from(uint32_t u, dlx__trig_red red, int cosine)
  * double-double is not on; bench/math/dev_plain.c compares the two over all 2^32 inputs, through the
  * table and through the fast reduction: sin differs at |x| = 0x46199998 (both reductions) and cos at
  * |x| = 0x5f18b878 and 0x6115cb11, whose correctly rounded magnitudes (the odd-rounded ones, which
- * math_exhaustive checks against MPFR) are blended in as masks (a select of a constant stays a branch in
- * GCC 12, which stops vectorisation). */
-#define DLX_TRIG_FIX(mb, ua, in, out) \
-  (((mb) & ~(0u - (uint32_t)((ua) == (in)))) | ((uint32_t)(out) & (0u - (uint32_t)((ua) == (in)))))
-
+ * math_exhaustive checks against MPFR) are blended in (dlx__m_pick32). */
 DLX_TRIG_FN float dlx__trig_f32_plain(uint32_t u, dlx__trig_red red, int cosine) {
   const dlx__trig_res r = dlx__trig_f32_res(u, red, cosine);
   const uint32_t ua = u & 0x7fffffffu;
   const uint32_t pb = dlx__m_bits32((float)(r.hi + r.lo));
   uint32_t mb = pb & 0x7fffffffu; /* the magnitude; the sign is the sum's, negated where r.neg says */
   if (cosine) {
-    mb = DLX_TRIG_FIX(mb, ua, 0x5f18b878u, 0x3f7f14bbu);
-    mb = DLX_TRIG_FIX(mb, ua, 0x6115cb11u, 0x3f78142fu);
+    mb = dlx__m_pick32(ua, 0x5f18b878u, 0x3f7f14bbu, mb);
+    mb = dlx__m_pick32(ua, 0x6115cb11u, 0x3f78142fu, mb);
   } else {
-    mb = DLX_TRIG_FIX(mb, ua, 0x46199998u, 0x3eb1fa5du);
+    mb = dlx__m_pick32(ua, 0x46199998u, 0x3eb1fa5du, mb);
   }
   const uint32_t sign = (pb & 0x80000000u) ^ ((uint32_t)r.neg << 31);
   return dlx__m_from32(mb | sign);
