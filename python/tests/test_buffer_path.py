@@ -284,6 +284,24 @@ def test_the_array_is_held_and_released_once(ndarray_path):
     assert sys.getrefcount(a) == r0  # each released, exactly once
 
 
+def test_reused_storages_keep_each_array(ndarray_path):
+    # the storage of a tensor that dies as the sole holder is kept for the next import (src/pyext/storage.c):
+    # every later import must hold its own array, and each array be let go exactly once
+    arrays = [np.full(8, i, dtype=np.int32) for i in range(150)]
+    refs = [sys.getrefcount(a) for a in arrays]
+    for _ in range(3):
+        ts = [_writable_import(a) for a in arrays]
+        views = [t[2:5] for t in ts[::3]]  # these storages outlive their first tensor
+        del ts
+        exports = [np.from_dlpack(v) for v in views[::2]]
+        assert [v[0].item() for v in views] == list(range(0, 150, 3))
+        del views
+        assert [e[0] for e in exports] == list(range(0, 150, 6))
+        del exports
+        gc.collect()
+        assert [sys.getrefcount(a) for a in arrays] == refs
+
+
 def test_the_array_lives_as_long_as_the_tensor(ndarray_path):
     import tracemalloc
 

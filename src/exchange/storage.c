@@ -6,10 +6,7 @@
 
 dlx__storage *dlx__storage_new(dlx__release_fn release, void *ctx, void *ptr, DLDevice device) {
   dlx__storage *s = malloc(sizeof *s);
-  if (s == NULL) return NULL;
-  /* no event until one is recorded (src/tensor/memory.c) */
-  *s = (dlx__storage){.ptr = ptr, .device = device, .release = release, .ctx = ctx};
-  atomic_init(&s->refs, 1);
+  if (s != NULL) dlx__storage_init(s, release, ctx, ptr, device);
   return s;
 }
 

@@ -46,6 +46,24 @@ typedef struct dlx__storage {
   void (*event_release)(dlx__storage *s);
 } dlx__storage;
 
+/* s (memory of sizeof *s that free() accepts) as a new storage with one reference: what dlx__storage_new
+ * does after its malloc. For a layer that keeps released structs for reuse (the Python module's object
+ * storages, src/pyext/storage.c). */
+static inline void dlx__storage_init(dlx__storage *s, dlx__release_fn release, void *ctx, void *ptr,
+                                     DLDevice device) {
+  /* no event until one is recorded (src/tensor/memory.c) */
+  *s = (dlx__storage){.ptr = ptr, .device = device, .release = release, .ctx = ctx};
+  atomic_init(&s->refs, 1);
+}
+
+/* Whether the caller's reference to s is the only one and no event is recorded: then nobody else can
+ * reach s (a retain needs a reference), and the caller may run the release itself and reuse the struct
+ * instead of calling dlx__storage_release. acquire: the writes of every earlier holder, which released
+ * with acq_rel, happen before. */
+static inline bool dlx__storage_is_sole(dlx__storage *s) {
+  return atomic_load_explicit(&s->refs, memory_order_acquire) == 1 && s->event == NULL;
+}
+
 /* New storage with one reference, or NULL when out of memory (release is NOT called then: the caller
  * still owns what it meant to hand over). */
 DLX__SHARED dlx__storage *dlx__storage_new(dlx__release_fn release, void *ctx, void *ptr, DLDevice device);

@@ -422,65 +422,69 @@ int dlx__py_is_exact_ndarray(PyObject *x) {
   return 1;
 }
 
-/* The DLPack dtype of a NumPy type number (NPY_BOOL ... NPY_HALF, numbered alike in 1.x and 2.x) and its
- * item size; -1 for any other (then __dlpack__ decides). */
-static int numpy_dtype(int type_num, DLDataType *dt, Py_ssize_t *itemsize) {
+/* The DLPack dtype of a NumPy type number (NPY_BOOL ... NPY_HALF, numbered alike in 1.x and 2.x) and the
+ * log2 of its item size; -1 for any other (then __dlpack__ decides). The table holds whole DLDataTypes so
+ * that the import reads the dtype back as one word, as it was stored (no store-forwarding stall). */
+static int numpy_dtype(int type_num, DLDataType *dt, int *log2_itemsize) {
+#define NP_DT(code, bytes) {{(uint8_t)(code), (uint8_t)((bytes) * 8), 1}, (uint8_t)__builtin_ctz(bytes)}
   static const struct {
-    uint8_t code, size;
+    DLDataType dt;
+    uint8_t log2_size;
   } types[24] = {
-      [0] = {kDLBool, 1},
-      [1] = {kDLInt, 1},
-      [2] = {kDLUInt, 1},
-      [3] = {kDLInt, sizeof(short)},
-      [4] = {kDLUInt, sizeof(short)},
-      [5] = {kDLInt, sizeof(int)},
-      [6] = {kDLUInt, sizeof(int)},
-      [7] = {kDLInt, sizeof(long)},
-      [8] = {kDLUInt, sizeof(long)},
-      [9] = {kDLInt, sizeof(long long)},
-      [10] = {kDLUInt, sizeof(long long)},
-      [11] = {kDLFloat, 4},
-      [12] = {kDLFloat, 8},
+      [0] = NP_DT(kDLBool, 1),
+      [1] = NP_DT(kDLInt, 1),
+      [2] = NP_DT(kDLUInt, 1),
+      [3] = NP_DT(kDLInt, sizeof(short)),
+      [4] = NP_DT(kDLUInt, sizeof(short)),
+      [5] = NP_DT(kDLInt, sizeof(int)),
+      [6] = NP_DT(kDLUInt, sizeof(int)),
+      [7] = NP_DT(kDLInt, sizeof(long)),
+      [8] = NP_DT(kDLUInt, sizeof(long)),
+      [9] = NP_DT(kDLInt, sizeof(long long)),
+      [10] = NP_DT(kDLUInt, sizeof(long long)),
+      [11] = NP_DT(kDLFloat, 4),
+      [12] = NP_DT(kDLFloat, 8),
       /* 13 long double, 16 complex long double: not IEEE interchange formats; 17.. object, strings, void,
        * datetimes */
-      [14] = {kDLComplex, 8},
-      [15] = {kDLComplex, 16},
-      [23] = {kDLFloat, 2},
+      [14] = NP_DT(kDLComplex, 8),
+      [15] = NP_DT(kDLComplex, 16),
+      [23] = NP_DT(kDLFloat, 2),
   };
-  if (type_num < 0 || type_num >= 24 || types[type_num].size == 0) return -1;
-  dt->code = types[type_num].code;
-  dt->bits = (uint8_t)(types[type_num].size * 8);
-  dt->lanes = 1;
-  *itemsize = types[type_num].size;
+#undef NP_DT
+  if (type_num < 0 || type_num >= 24 || types[type_num].dt.lanes == 0) return -1;
+  *dt = types[type_num].dt;
+  *log2_itemsize = types[type_num].log2_size;
   return 0;
 }
 
 /* The view of what NumPy's __dlpack__ would export for an array of these properties: 0, or -1 to fall
  * back (strides that are not whole elements, which __dlpack__ refuses; a failed import, which it
- * raises). dims holds 2 * DLX_MAX_NDIM entries. */
+ * raises). dims holds 2 * DLX_MAX_NDIM entries. Every item size is a power of two, so a stride converts by
+ * a shift where a division would cost more than the whole import. */
 static int ndarray_view(dlx_view *v, void *data, int nd, const Py_ssize_t *shape, const Py_ssize_t *strides,
-                        Py_ssize_t itemsize, DLDataType dt, int readonly, uint32_t alignment, int64_t *dims) {
+                        int log2_itemsize, DLDataType dt, int readonly, uint32_t alignment, int64_t *dims) {
   if (nd < 0 || nd > DLX_MAX_NDIM || (nd > 0 && (shape == NULL || strides == NULL))) return -1;
+  const Py_ssize_t mask = ((Py_ssize_t)1 << log2_itemsize) - 1;
+  Py_ssize_t rem = 0;
   for (int i = 0; i < nd; ++i) {
-    if (strides[i] % itemsize != 0) return -1;
+    rem |= strides[i] & mask;
     dims[i] = shape[i];
-    dims[nd + i] = strides[i] / itemsize;
+    dims[nd + i] = strides[i] >> log2_itemsize; /* arithmetic: a negative multiple stays exact */
   }
-  DLManagedTensorVersioned m; /* no deleter: it only carries the description to the import */
-  m.version.major = DLX_DLPACK_MAJOR;
-  m.version.minor = DLX_DLPACK_MINOR;
-  m.manager_ctx = NULL;
-  m.deleter = NULL;
-  m.flags = readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
-  m.dl_tensor.data = data;
-  m.dl_tensor.device = (DLDevice){kDLCPU, 0};
-  m.dl_tensor.ndim = nd;
-  m.dl_tensor.dtype = dt;
-  m.dl_tensor.shape = dims;
-  m.dl_tensor.strides = dims + nd;
-  m.dl_tensor.byte_offset = 0;
-  dlx_import_spec spec = any_spec(0, alignment);
-  return dlx_view_from_managed_versioned(v, &m, &spec) == DLX_OK ? 0 : -1;
+  if (rem != 0) return -1;
+  DLTensor t; /* only carries the description to the import */
+  t.data = data;
+  t.device = (DLDevice){kDLCPU, 0};
+  t.ndim = nd;
+  t.dtype = dt;
+  t.shape = dims;
+  t.strides = dims + nd;
+  t.byte_offset = 0;
+  /* what dlx_view_from_managed_versioned does for a 1.x tensor whose flags say READ_ONLY or not */
+  const dlx_import_spec spec = any_spec(DLX_DLPACK_VERSION_NUM(DLX_DLPACK_MAJOR, DLX_DLPACK_MINOR), alignment);
+  if (dlx_view_from_dltensor(v, &t, &spec) != DLX_OK) return -1;
+  v->flags = readonly ? DLX_VIEW_READ_ONLY : 0;
+  return 0;
 }
 
 /* A Tensor of x read through its fields, or NULL with no exception set when x takes __dlpack__ instead
@@ -488,12 +492,13 @@ static int ndarray_view(dlx_view *v, void *data, int nd, const Py_ssize_t *shape
 static PyObject *import_ndarray_fields(PyObject *x, uint32_t alignment) {
   const np_array *a = (const np_array *)x;
   DLDataType dt;
-  Py_ssize_t itemsize;
-  if (a->descr == NULL || a->descr->byteorder == NP_OTHER_ORDER || numpy_dtype(a->descr->type_num, &dt, &itemsize) != 0)
+  int log2_itemsize;
+  if (a->descr == NULL || a->descr->byteorder == NP_OTHER_ORDER ||
+      numpy_dtype(a->descr->type_num, &dt, &log2_itemsize) != 0)
     return NULL;
   int64_t dims[2 * DLX_MAX_NDIM];
   dlx_view v;
-  if (ndarray_view(&v, a->data, a->nd, a->dimensions, a->strides, itemsize, dt, !(a->flags & NP_ARRAY_WRITEABLE),
+  if (ndarray_view(&v, a->data, a->nd, a->dimensions, a->strides, log2_itemsize, dt, !(a->flags & NP_ARRAY_WRITEABLE),
                    alignment, dims) != 0)
     return NULL;
   dlx__storage *s = dlx__py_storage_of_object(x, v.data, v.device); /* NumPy's capsule holds x too */

@@ -42,7 +42,7 @@ PyObject *dlx__py_tensor_wrap(dlx__storage *storage, const dlx_view *view, uint3
 }
 
 static void tensor_dealloc(dlx__py_tensor *t) {
-  dlx__storage_release(t->storage);
+  dlx__py_storage_drop(t->storage);
   PyMem_Free(t->dyn);
   if (tensor_freelist_len < TENSOR_FREELIST_MAX) {
     tensor_freelist[tensor_freelist_len++] = t;
