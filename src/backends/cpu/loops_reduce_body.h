@@ -220,13 +220,13 @@ DEF_FEED(prod_f16, prod_f32, float, uint16_t, F16, 1, 1.0f, WHOLE_NONE)
     P stack[LEVELS][W], g[W], lane[LANES][W];                                                         \
   } NAME##_state;                                                                                     \
   /* unit u of a row, as P */                                                                         \
-  static inline P NAME##_at(const char *row, int64_t u) {                                             \
+  DLX_CPU_WIDE static inline P NAME##_at(const char *row, int64_t u) {                                             \
     S v;                                                                                              \
     memcpy(&v, row + u * (int64_t)sizeof(S), sizeof v);                                               \
     return CVT(v);                                                                                    \
   }                                                                                                   \
   /* t->g, a node of 2^level rows, pushed on the stack (occupancy *occ) */                            \
-  static inline void NAME##_push(NAME##_state *t, unsigned *occ, int level, int64_t w) {              \
+  DLX_CPU_WIDE static inline void NAME##_push(NAME##_state *t, unsigned *occ, int level, int64_t w) {              \
     for (; *occ >> level & 1u; ++level) {                                                             \
       const P *l = t->stack[level];                                                                   \
       for (int64_t u = 0; u < w; ++u) t->g[u] = OP(l[u], t->g[u]);                                    \
@@ -235,49 +235,80 @@ DEF_FEED(prod_f16, prod_f32, float, uint16_t, F16, 1, 1.0f, WHOLE_NONE)
     memcpy(t->stack[level], t->g, (size_t)w * sizeof(P));                                             \
     *occ |= 1u << level;                                                                              \
   }                                                                                                   \
-  /* g[u], u in [lo, hi): the subtree of 8 rows r0..r7 (restrict: g is the state, never the input, so \
-   * the loop vectorises without an overlap test per call) */                                         \
-  static inline void NAME##_eight_at(P *restrict g, const char *restrict r0, const char *restrict r1,  \
-                                     const char *restrict r2, const char *restrict r3,                \
-                                     const char *restrict r4, const char *restrict r5,                \
-                                     const char *restrict r6, const char *restrict r7, int64_t lo, int64_t hi) { \
-    for (int64_t u = lo; u < hi; ++u) {                                                               \
-      const P a = OP(NAME##_at(r0, u), NAME##_at(r1, u)), b = OP(NAME##_at(r2, u), NAME##_at(r3, u)); \
-      const P c = OP(NAME##_at(r4, u), NAME##_at(r5, u)), d = OP(NAME##_at(r6, u), NAME##_at(r7, u)); \
-      g[u] = OP(OP(a, b), OP(c, d));                                                                  \
+  /* dst[u], u in [lo, hi): the subtree of 8 rows r0..r7, merged under the node src (older, the left \
+   * operand, as NAME##_push merges) when src is not NULL. Fusing that first merge into the pass saves \
+   * the write of the subtree and its read back (restrict: dst and src are the state, never the input, \
+   * so the loop vectorises without an overlap test per call). */                                     \
+  DLX_CPU_WIDE static inline void NAME##_eight_at(P *restrict dst, const P *restrict src, const char *restrict r0, \
+                                     const char *restrict r1, const char *restrict r2,                \
+                                     const char *restrict r3, const char *restrict r4,                \
+                                     const char *restrict r5, const char *restrict r6,                \
+                                     const char *restrict r7, int64_t lo, int64_t hi) {               \
+    if (src == NULL) {                                                                                \
+      for (int64_t u = lo; u < hi; ++u) {                                                             \
+        const P a = OP(NAME##_at(r0, u), NAME##_at(r1, u)), b = OP(NAME##_at(r2, u), NAME##_at(r3, u)); \
+        const P c = OP(NAME##_at(r4, u), NAME##_at(r5, u)), d = OP(NAME##_at(r6, u), NAME##_at(r7, u)); \
+        dst[u] = OP(OP(a, b), OP(c, d));                                                              \
+      }                                                                                               \
+    } else {                                                                                          \
+      for (int64_t u = lo; u < hi; ++u) {                                                             \
+        const P a = OP(NAME##_at(r0, u), NAME##_at(r1, u)), b = OP(NAME##_at(r2, u), NAME##_at(r3, u)); \
+        const P c = OP(NAME##_at(r4, u), NAME##_at(r5, u)), d = OP(NAME##_at(r6, u), NAME##_at(r7, u)); \
+        dst[u] = OP(src[u], OP(OP(a, b), OP(c, d)));                                                  \
+      }                                                                                               \
     }                                                                                                 \
   }                                                                                                   \
-  /* t->g: the subtree of the 8 rows k, k + 16, ..., k + 112. kn >= 0: the first row of the next eight \
+  /* The subtree of the 8 rows k, k + 16, ..., k + 112 pushed on the stack (occupancy *occ) at level 3, \
+   * written straight to its slot, or merged with the node at level 3 on the way (into level 4 when \
+   * that is free, else into t->g and pushed on from level 4). kn >= 0: the first row of the next eight \
    * rows read (kn, kn + 16, ...), fetched into L2 while these are summed, a cache line of each per line \
    * of these: each row's slice is a short stream (4 KiB: often a page of its own), which the hardware \
    * prefetcher would take up only after its first misses, a stall per row that a contiguous sum never \
    * has. Prefetching reads nothing into a result: the bits are the same. */                         \
-  static void NAME##_eight(NAME##_state *t, const char *x, int64_t stride, int64_t k, int64_t w, int64_t kn) { \
+  DLX_CPU_WIDE static void NAME##_eight(NAME##_state *t, unsigned *occ, const char *x, int64_t stride, int64_t k, int64_t w, \
+                           int64_t kn) {                                                              \
     const char *r[8];                                                                                 \
     for (int i = 0; i < 8; ++i) r[i] = x + (k + i * LANES) * stride;                                  \
+    P *dst;                                                                                           \
+    const P *src = NULL;                                                                              \
+    int pending = -1; /* the level t->g is pushed on from afterwards, -1 for none */                  \
+    if (!(*occ >> 3 & 1u)) {                                                                          \
+      dst = t->stack[3];                                                                              \
+      *occ |= 1u << 3;                                                                                \
+    } else {                                                                                          \
+      src = t->stack[3];                                                                              \
+      *occ &= ~(1u << 3);                                                                             \
+      if (!(*occ >> 4 & 1u)) {                                                                        \
+        dst = t->stack[4];                                                                            \
+        *occ |= 1u << 4;                                                                              \
+      } else {                                                                                        \
+        dst = t->g;                                                                                   \
+        pending = 4;                                                                                  \
+      }                                                                                               \
+    }                                                                                                 \
     if (kn < 0) {                                                                                     \
-      NAME##_eight_at(t->g, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], 0, w); \
-      return;                                                                                         \
+      NAME##_eight_at(dst, src, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], 0, w);                \
+    } else {                                                                                          \
+      const int64_t ahead = (kn - k) * stride, line = 64 / (int64_t)sizeof(S);                        \
+      int64_t u = 0;                                                                                  \
+      for (; u + line <= w; u += line) {                                                              \
+        for (int i = 0; i < 8; ++i) __builtin_prefetch(r[i] + ahead + u * (int64_t)sizeof(S), 0, 2);  \
+        NAME##_eight_at(dst, src, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], u, u + line);       \
+      }                                                                                               \
+      for (int i = 0; i < 8 && u < w; ++i) __builtin_prefetch(r[i] + ahead + u * (int64_t)sizeof(S), 0, 2); \
+      NAME##_eight_at(dst, src, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], u, w);                \
     }                                                                                                 \
-    const int64_t ahead = (kn - k) * stride, line = 64 / (int64_t)sizeof(S);                          \
-    int64_t u = 0;                                                                                    \
-    for (; u + line <= w; u += line) {                                                                \
-      for (int i = 0; i < 8; ++i) __builtin_prefetch(r[i] + ahead + u * (int64_t)sizeof(S), 0, 2);    \
-      NAME##_eight_at(t->g, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], u, u + line); \
-    }                                                                                                 \
-    for (int i = 0; i < 8 && u < w; ++i) __builtin_prefetch(r[i] + ahead + u * (int64_t)sizeof(S), 0, 2); \
-    NAME##_eight_at(t->g, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], u, w); \
+    if (pending >= 0) NAME##_push(t, occ, pending, w);                                                \
   }                                                                                                   \
   /* lane j's tree over rows j, j + 16, ... (< len) into t->lane[j] */                                \
-  static void NAME##_lane(NAME##_state *t, const char *x, int64_t len, int64_t stride, int64_t w, int j) { \
+  DLX_CPU_WIDE static void NAME##_lane(NAME##_state *t, const char *x, int64_t len, int64_t stride, int64_t w, int j) { \
     const int64_t nq = (len - j + LANES - 1) / LANES;                                                 \
     unsigned occ = 0;                                                                                 \
     int64_t q = 0;                                                                                    \
     for (; q + 8 <= nq; q += 8) {                                                                     \
       /* the next eight rows read: this lane's next eight, or the next lane's first (all inside len) */ \
       const int64_t kn = q + 16 <= nq ? (q + 8) * LANES + j : j + 1 < LANES ? j + 1 : -1;             \
-      NAME##_eight(t, x, stride, q * LANES + j, w, kn >= 0 && kn + 7 * LANES < len ? kn : -1);        \
-      NAME##_push(t, &occ, 3, w);                                                                     \
+      NAME##_eight(t, &occ, x, stride, q * LANES + j, w, kn >= 0 && kn + 7 * LANES < len ? kn : -1);  \
     }                                                                                                 \
     for (; q < nq; ++q) {                                                                             \
       const char *row = x + (q * LANES + j) * stride;                                                 \
@@ -292,7 +323,7 @@ DEF_FEED(prod_f16, prod_f32, float, uint16_t, F16, 1, 1.0f, WHOLE_NONE)
       if (occ >> level & 1u)                                                                          \
         for (int64_t u = 0; u < w; ++u) res[u] = OP(t->stack[level][u], res[u]);                      \
   }                                                                                                   \
-  static void NAME(const char *x, int64_t len, int64_t stride, int64_t w, dlx__red_slot *out, void *state) { \
+  DLX_CPU_WIDE static void NAME(const char *x, int64_t len, int64_t stride, int64_t w, dlx__red_slot *out, void *state) { \
     NAME##_state *t = (NAME##_state *)state;                                                          \
     const int lanes = len < LANES ? (int)len : LANES;                                                 \
     for (int j = 0; j < lanes; ++j) NAME##_lane(t, x, len, stride, w, j);                             \
