@@ -10,8 +10,8 @@
  *
  * Import is dlx_view_from_dltensor with the full validation a consumer asks for (dtype, rank, memory
  * space, layout, alignment); export is dlx_view_to_dltensor into a caller-owned holder. The targets
- * (import at rank <= 4: 20 ns, export: 10 ns) are goals to read against, not assertions: a benchmark
- * never fails, and timing never goes in the test suite. */
+ * (at rank <= 4: import 15 ns, export 8 ns; issue 30's, on the 2-core CI-class machines) are goals to
+ * read against, not assertions: a benchmark never fails, and timing never goes in the test suite. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 
 #include <inttypes.h>
@@ -41,8 +41,8 @@
 enum { OP_IMPORT, OP_EXPORT };
 static const char *const op_names[] = {"import", "export"};
 static const char *const layout_names[] = {"STRIDE", "RIGHT", "LEFT", "ANY"};
-static const double target_import_ns = 20.0; /* rank <= 4 */
-static const double target_export_ns = 10.0;
+static const double target_import_ns = 15.0; /* rank <= 4 */
+static const double target_export_ns = 8.0;  /* rank <= 4 */
 
 typedef struct bench_case {
   int op;
@@ -201,8 +201,8 @@ static int build_cases(bench_case *cases) {
 }
 
 static double target_of(const bench_case *c) {
-  if (c->op == OP_EXPORT) return target_export_ns;
-  return c->rank <= 4 ? target_import_ns : 0.0;
+  if (c->rank > 4) return 0.0;
+  return c->op == OP_EXPORT ? target_export_ns : target_import_ns;
 }
 
 static int run_timed(bench_case *cases, int n, int quick) {
