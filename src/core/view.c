@@ -78,6 +78,36 @@ DLX_COLD dlx_status dlx__fail_rank_range(int32_t nd) {
   return dlx_set_error(DLX_ERR_RANK, "ndim %" PRId32 " is out of range [0, %d]", nd, DLX_MAX_NDIM);
 }
 
+/* The scan's flags (view_internal.h) with an extent 0 counted as 1: for empty tensors and negative
+ * extents, where the scan's own product does not count that way. Not cold: empty tensors are ordinary. */
+void dlx__scan_flags_exact(enum scan_mode mode, int32_t nd, const int64_t *oshape, const int64_t *ostrides,
+                           scan_state *st) {
+  int64_t count = 1, sign = 0;
+  uint64_t stride_or = 0;
+  bool zero = false, cof = false, bad = false;
+  for (int32_t k = 0; k < nd; ++k) {
+    const int32_t i = mode == SCAN_RIGHT ? nd - 1 - k : k;
+    const int64_t e = oshape[i];
+    sign |= e;
+    const bool z = e == 0;
+    zero |= z;
+    if (mode != SCAN_SHAPE) {
+      const int64_t s = ostrides[i];
+      if (mode == SCAN_RIGHT || mode == SCAN_LEFT) bad |= (e != 1) & (s != count);
+      if (mode == SCAN_STRIDE) bad |= (e > 1) & (s <= 0);
+      if (mode == SCAN_STRIDE) stride_or |= (uint64_t)s;
+      if (mode == SCAN_ANY) stride_or |= dlx__abs_u64(s);
+    }
+    cof |= __builtin_mul_overflow(count, e | (int64_t)z, &count);
+  }
+  st->count = count;
+  st->zero = zero;
+  st->stride_or = stride_or;
+  st->sign = sign;
+  st->count_overflow = cof;
+  st->bad = bad;
+}
+
 DLX_COLD dlx_status dlx__fail_negative_extent(int32_t nd, const int64_t *shape) {
   for (int32_t i = 0; i < nd; ++i)
     if (shape[i] < 0)

@@ -64,44 +64,60 @@ typedef struct scan_state {
   bool bad;           /* some stride breaks the layout (meaningful only when not empty) */
 } scan_state;
 
+/* The flags of dlx__scan_dims computed dimension by dimension with an extent 0 counted as 1: its exact
+ * path, taken when some extent is 0 or negative (empty tensors, bad input). Reads the copies the scan
+ * made (ostrides NULL under SCAN_SHAPE). */
+void dlx__scan_flags_exact(enum scan_mode mode, int32_t nd, const int64_t *oshape, const int64_t *ostrides,
+                           scan_state *st);
+
 /* One pass over the dimensions: copy shape (and strides unless SCAN_SHAPE) and fold the checks into flags.
  * mode is a constant at every call, so each call site gets its own loop without per-mode branches.
  * Under RIGHT the dims run from the innermost, under LEFT from the outermost, so that the running element
  * count is the compact stride the current dimension must have.
  * The count treats an extent 0 as 1, as NumPy does when it sizes an array: a shape like (0, 2^40, 2^40)
  * holds no element but is refused, so that every partial product of a view's extents (dlx_view_size,
- * compact strides, sub-views) fits int64. */
+ * compact strides, sub-views) fits int64.
+ * The loop itself assumes every extent is >= 1 (the common case; then a plain product is that count) and
+ * keeps only the smallest extent to know: one that is 0 or negative sends the flags to
+ * dlx__scan_flags_exact. That saves a zero flag, a sign and the 0-as-1 select per dimension. */
 DLX_ALWAYS_INLINE void dlx__scan_dims(enum scan_mode mode, int32_t nd, const int64_t *shape, const int64_t *strides,
                                  int64_t *oshape, int64_t *ostrides, scan_state *st) {
-  int64_t count = 1, sign = 0;
-  uint64_t stride_or = 0;
-  bool zero = false, cof = false, bad = false;
+  int64_t count = 1, emin = 1, smin = 1;
+  uint64_t stride_or = 0, bad = 0;
+  bool cof = false;
   for (int32_t k = 0; k < nd; ++k) {
     const int32_t i = mode == SCAN_RIGHT ? nd - 1 - k : k;
     const int64_t e = shape[i];
     oshape[i] = e;
-    sign |= e;
-    const bool z = e == 0;
-    zero |= z;
+    emin = e < emin ? e : emin;
     if (mode != SCAN_SHAPE) {
       const int64_t s = strides[i];
       ostrides[i] = s;
-      /* an extent-1 dimension may carry any stride: it is never stepped (PyTorch rewrote such strides) */
-      if (mode == SCAN_RIGHT || mode == SCAN_LEFT) bad |= (e != 1) & (s != count);
-      if (mode == SCAN_STRIDE) bad |= (e > 1) & (s <= 0);
+      /* an extent-1 dimension may carry any stride: it is never stepped (PyTorch rewrote such strides);
+       * otherwise any difference from the running count is a break (nonzero) */
+      if (mode == SCAN_RIGHT || mode == SCAN_LEFT) bad |= e != 1 ? (uint64_t)s - (uint64_t)count : 0u;
       /* under STRIDE a stride <= 0 is refused (bad) unless its dim has extent 1, where any value is fine
-       * for the bound: a huge one only sends the import to the exact span computation */
-      if (mode == SCAN_STRIDE) stride_or |= (uint64_t)s;
+       * for the bound: a huge one only sends the import to the exact span computation. The smallest
+       * stride of the extents > 1 (every extent is >= 1 here) decides it after the loop. */
+      if (mode == SCAN_STRIDE) {
+        const int64_t sk = e == 1 ? 1 : s;
+        smin = sk < smin ? sk : smin;
+        stride_or |= (uint64_t)s;
+      }
       if (mode == SCAN_ANY) stride_or |= dlx__abs_u64(s);
     }
-    cof |= __builtin_mul_overflow(count, e | (int64_t)z, &count);
+    cof |= __builtin_mul_overflow(count, e, &count);
+  }
+  if (DLX_UNLIKELY(emin < 1)) {
+    dlx__scan_flags_exact(mode, nd, oshape, ostrides, st);
+    return;
   }
   st->count = count;
-  st->zero = zero;
+  st->zero = false;
   st->stride_or = stride_or;
-  st->sign = sign;
+  st->sign = 0;
   st->count_overflow = cof;
-  st->bad = bad;
+  st->bad = mode == SCAN_STRIDE ? smin <= 0 : bad != 0;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
