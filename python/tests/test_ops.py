@@ -310,6 +310,43 @@ def test_unary():
         -from_np(np.array([True]))
 
 
+@pytest.mark.parametrize("dt", ["bool", "int8", "int16", "int64", "float16", "float32", "float64", "complex64",
+                                "complex128", "bfloat16"])
+def test_transposed_operands_give_the_contiguous_bits(dt):
+    # the CPU executor stages a transposed input 32 x 32 elements at a time (src/backends/cpu/exec.c): an op
+    # on transposed views gives the bits of the same op on contiguous copies, in whole tiles, their
+    # remainders, a 3-d permutation, both inputs transposed, and out= a transposed view; threads 1 and 2
+    if dt == "bfloat16" and ml_dtypes is None:
+        pytest.skip("ml_dtypes is not installed")
+    rng = np.random.default_rng(11)
+    was = dlx.get_num_threads()
+    try:
+        for threads in (1, 2):
+            dlx.set_num_threads(threads)
+            for shape, perm in (((64, 96), (1, 0)), ((70, 45), (1, 0)), ((33, 5), (1, 0)), ((3, 40, 37), (0, 2, 1)),
+                                ((36, 4, 50), (2, 1, 0))):
+                a, b = random_array(rng, dt, shape, small=True), random_array(rng, dt, shape, small=True)
+                ta, tb = from_np(a).permute(*perm), from_np(b).permute(*perm)
+                ca, cb = from_np(np.ascontiguousarray(np.transpose(a, perm))), from_np(
+                    np.ascontiguousarray(np.transpose(b, perm)))
+                unary = [dlx.logical_not] if dt == "bool" else [dlx.negative] if dt in COMPLEX else [dlx.negative,
+                                                                                                      dlx.abs]
+                if dt in ("float16", "float32", "float64", "bfloat16"):
+                    unary += [dlx.exp, dlx.sin, dlx.isnan]
+                for f in unary:
+                    assert_same(f(ta), to_np(f(ca)).copy())
+                binary = [dlx.add, dlx.equal] if dt != "bool" else [dlx.logical_and]
+                for f in binary:
+                    want = to_np(f(ca, cb)).copy()
+                    assert_same(f(ta, cb), want)  # one input transposed
+                    assert_same(f(ta, tb), want)  # both
+                    out = from_np(np.zeros_like(np.transpose(want, np.argsort(perm)))).permute(*perm)
+                    f(ca, cb, out=out)  # the output transposed, the inputs not
+                    assert_same(out, want)
+    finally:
+        dlx.set_num_threads(was)
+
+
 def test_bool_and_len():
     assert bool(dlx.full((), 3)) is True
     assert bool(dlx.full((1, 1), 0.0)) is False

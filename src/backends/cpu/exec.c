@@ -6,6 +6,10 @@
 #include "backends/cpu/pool.h"
 #include "core/error_internal.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 
 /* Elements an op needs before it is split over threads: below this the wake-up of a worker (a few
  * microseconds) costs more than the work it takes over. Measured with bench/bench_ops.c. */
@@ -22,6 +26,18 @@
  * beat 32 x 32 tiles by 1.5-2x and 16 x 16 by ~20%. */
 #define TILE 8
 #define GROUP 32
+/* Where an input is transposed against the output (contiguous along the plan's rows, strided along its
+ * inner dimension), its tile is staged instead: each of the tile's columns, a contiguous run of the
+ * input, is copied into a row-major L1 buffer, and the loop then runs along whole rows of the tile with
+ * that input contiguous, vectorised as on a contiguous plan (a math function element by element costs 3x
+ * more, and a loop call per 8 elements dwarfs a cheap op). 32 x 32 tiles in groups of 8 x 8: the same
+ * 256 x 256 elements per group as above; a staged column is read whole at once, so the power-of-two
+ * pitch that limits direct tiles to 8 rows costs nothing here. At most STAGE_MAX inputs are staged (a
+ * buffer each); any other input is read in place. */
+#define STILE 32
+#define SGROUP 8
+#define STAGE_MAX 2
+#define STAGE_ITEM 16 /* the widest element: complex128 */
 
 static _Atomic int64_t grain_override;
 int64_t dlx__ops_set_grain(int64_t grain) { return atomic_exchange(&grain_override, grain > 0 ? grain : 0); }
@@ -31,6 +47,10 @@ typedef struct exec {
   dlx__loop_fn fn;
   const void *aux;
   bool tiled;
+  int64_t tile, group;      /* TILE and GROUP, or STILE and SGROUP when inputs are staged */
+  int nstaged;              /* inputs staged per tile (operands staged[0..nstaged)) */
+  int staged[STAGE_MAX];
+  const int64_t *itemsize;
   int64_t tiles_r, tiles_c; /* tiles along the two innermost dimensions */
   int64_t tiles_r_padded;   /* tiles_r rounded up to whole groups */
   int64_t units;            /* elements, or tiles when tiled */
@@ -94,30 +114,77 @@ static void run_elements(const exec *e, int64_t begin, int64_t end) {
   }
 }
 
-/* Tiles [begin, end): TILE x TILE blocks of the two innermost dimensions, visited in groups of
- * GROUP x GROUP tiles. A group's lines stay in cache until all of their elements are used, and the pages
- * it touches (GROUP * TILE rows of each operand) fit the second-level TLB, which a sweep along a whole
+/* A tile's staged input: nc columns of nr elements of isz bytes, column c at src + c * cst with its
+ * elements contiguous, into the row-major buffer dst (nr rows of nc). 4-byte elements go 4 x 4 at a time
+ * through SSE transposes (baseline x86-64), moving the same bytes as the scalar copy. */
+static void stage_tile(char *dst, const char *src, int64_t cst, int64_t nr, int64_t nc, int64_t isz) {
+  const int64_t drow = nc * isz;
+  int64_t c0 = 0;
+#if defined(__SSE2__)
+  if (isz == 4) {
+    for (; c0 + 4 <= nc; c0 += 4) {
+      const char *s0 = src + c0 * cst, *s1 = s0 + cst, *s2 = s1 + cst, *s3 = s2 + cst;
+      int64_t r = 0;
+      for (; r + 4 <= nr; r += 4) {
+        const __m128 x0 = _mm_loadu_ps((const float *)(const void *)(s0 + 4 * r));
+        const __m128 x1 = _mm_loadu_ps((const float *)(const void *)(s1 + 4 * r));
+        const __m128 x2 = _mm_loadu_ps((const float *)(const void *)(s2 + 4 * r));
+        const __m128 x3 = _mm_loadu_ps((const float *)(const void *)(s3 + 4 * r));
+        const __m128 a = _mm_unpacklo_ps(x0, x1), b = _mm_unpackhi_ps(x0, x1);
+        const __m128 c = _mm_unpacklo_ps(x2, x3), d = _mm_unpackhi_ps(x2, x3);
+        char *o = dst + r * drow + c0 * 4;
+        _mm_storeu_ps((float *)(void *)o, _mm_movelh_ps(a, c));
+        _mm_storeu_ps((float *)(void *)(o + drow), _mm_movehl_ps(c, a));
+        _mm_storeu_ps((float *)(void *)(o + 2 * drow), _mm_movelh_ps(b, d));
+        _mm_storeu_ps((float *)(void *)(o + 3 * drow), _mm_movehl_ps(d, b));
+      }
+      for (; r < nr; ++r)
+        for (int64_t c = 0; c < 4; ++c) memcpy(dst + r * drow + (c0 + c) * 4, src + (c0 + c) * cst + 4 * r, 4);
+    }
+  }
+#endif
+  for (int64_t c = c0; c < nc; ++c) {
+    const char *col = src + c * cst;
+    char *o = dst + c * isz;
+    switch (isz) {
+      case 1: for (int64_t r = 0; r < nr; ++r) memcpy(o + r * drow, col + r, 1); break;
+      case 2: for (int64_t r = 0; r < nr; ++r) memcpy(o + r * drow, col + 2 * r, 2); break;
+      case 4: for (int64_t r = 0; r < nr; ++r) memcpy(o + r * drow, col + 4 * r, 4); break;
+      case 8: for (int64_t r = 0; r < nr; ++r) memcpy(o + r * drow, col + 8 * r, 8); break;
+      default: for (int64_t r = 0; r < nr; ++r) memcpy(o + r * drow, col + r * isz, (size_t)isz); break;
+    }
+  }
+}
+
+/* Tiles [begin, end): tile x tile blocks of the two innermost dimensions, visited in groups of
+ * group x group tiles. A group's lines stay in cache until all of their elements are used, and the pages
+ * it touches (group * tile rows of each operand) fit the second-level TLB, which a sweep along a whole
  * row of tiles (thousands of pages for a 4096-wide transpose) would thrash. The grid is padded to whole
- * groups; padding tiles do nothing. */
+ * groups; padding tiles do nothing. Staged inputs (see STILE) are copied into buf first, a tile at a time. */
 static void run_tiles(const exec *e, int64_t begin, int64_t end) {
   const dlx_iter *it = e->it;
   const int nop = it->nop, nd = it->ndim;
+  const int64_t tile = e->tile, group = e->group;
   const int64_t rows = it->shape[nd - 2], cols = it->shape[nd - 1];
-  const int64_t groups_c = (e->tiles_c + GROUP - 1) / GROUP;
-  const int64_t per_plane = e->tiles_r_padded * groups_c * GROUP;
-  int64_t inner[DLX_ITER_MAX_OPERANDS], outer_st[DLX_ITER_MAX_OPERANDS];
+  const int64_t groups_c = (e->tiles_c + group - 1) / group;
+  const int64_t per_plane = e->tiles_r_padded * groups_c * group;
+  int64_t inner[DLX_ITER_MAX_OPERANDS], outer_st[DLX_ITER_MAX_OPERANDS], step[DLX_ITER_MAX_OPERANDS];
   for (int k = 0; k < nop; ++k) {
     inner[k] = it->strides[k][nd - 1];
     outer_st[k] = it->strides[k][nd - 2];
+    step[k] = inner[k];
   }
+  /* a staged input's row of the tile is a row of its buffer: contiguous */
+  _Alignas(64) unsigned char buf[STAGE_MAX][STILE * STILE * STAGE_ITEM];
+  for (int j = 0; j < e->nstaged; ++j) step[e->staged[j]] = e->itemsize[e->staged[j]];
   for (int64_t t = begin; t < end; ++t) {
     int64_t plane = t / per_plane;
     const int64_t in_plane = t % per_plane;
-    const int64_t group = in_plane / (GROUP * GROUP), within = in_plane % (GROUP * GROUP);
-    const int64_t tr = (group / groups_c) * GROUP + within / GROUP, tc = (group % groups_c) * GROUP + within % GROUP;
+    const int64_t grp = in_plane / (group * group), within = in_plane % (group * group);
+    const int64_t tr = (grp / groups_c) * group + within / group, tc = (grp % groups_c) * group + within % group;
     if (tr >= e->tiles_r || tc >= e->tiles_c) continue;
-    const int64_t r0 = tr * TILE, c0 = tc * TILE;
-    const int64_t nr = rows - r0 < TILE ? rows - r0 : TILE, nc = cols - c0 < TILE ? cols - c0 : TILE;
+    const int64_t r0 = tr * tile, c0 = tc * tile;
+    const int64_t nr = rows - r0 < tile ? rows - r0 : tile, nc = cols - c0 < tile ? cols - c0 : tile;
     char *base[DLX_ITER_MAX_OPERANDS];
     for (int k = 0; k < nop; ++k) base[k] = it->data[k];
     for (int d = nd - 3; d >= 0; --d) {
@@ -125,10 +192,16 @@ static void run_tiles(const exec *e, int64_t begin, int64_t end) {
       plane /= it->shape[d];
       for (int k = 0; k < nop; ++k) base[k] += (intptr_t)(i * it->strides[k][d]);
     }
+    for (int j = 0; j < e->nstaged; ++j) {
+      const int k = e->staged[j];
+      const int64_t isz = e->itemsize[k];
+      stage_tile((char *)buf[j], base[k] + (intptr_t)(r0 * outer_st[k] + c0 * inner[k]), inner[k], nr, nc, isz);
+    }
     char *ptr[DLX_ITER_MAX_OPERANDS];
     for (int64_t r = 0; r < nr; ++r) {
       for (int k = 0; k < nop; ++k) ptr[k] = base[k] + (intptr_t)((r0 + r) * outer_st[k] + c0 * inner[k]);
-      e->fn(ptr, inner, nc, e->aux);
+      for (int j = 0; j < e->nstaged; ++j) ptr[e->staged[j]] = (char *)buf[j] + r * nc * e->itemsize[e->staged[j]];
+      e->fn(ptr, step, nc, e->aux);
     }
   }
 }
@@ -154,19 +227,37 @@ static bool want_tiles(const dlx_iter *it, const int64_t *itemsize) {
   return false;
 }
 
+/* The inputs worth staging in a tiled walk: contiguous along the plan's rows, strided along its inner
+ * dimension (a transposed input), of at most STAGE_ITEM bytes; at most STAGE_MAX of them. */
+static void choose_staged(exec *e) {
+  const dlx_iter *it = e->it;
+  const int nd = it->ndim;
+  e->nstaged = 0;
+  for (int k = 1; k < it->nop && e->nstaged < STAGE_MAX; ++k) {
+    const int64_t isz = e->itemsize[k];
+    const uint64_t si = dlx__abs_u64(it->strides[k][nd - 1]);
+    if (isz <= STAGE_ITEM && it->strides[k][nd - 2] == isz && si > (uint64_t)isz) e->staged[e->nstaged++] = k;
+  }
+}
+
 /* Run fn over a plan (operand 0 the output), splitting it into chunks for the pool's threads. */
 void dlx__cpu_run_plan(const dlx_iter *plan, const int64_t *itemsize, dlx__loop_fn fn, const void *aux) {
   exec e;
   e.it = plan;
   e.fn = fn;
   e.aux = aux;
+  e.itemsize = itemsize;
+  e.nstaged = 0;
   e.tiled = want_tiles(e.it, itemsize);
   if (e.tiled) {
     const int nd = e.it->ndim;
-    e.tiles_r = (e.it->shape[nd - 2] + TILE - 1) / TILE;
-    e.tiles_c = (e.it->shape[nd - 1] + TILE - 1) / TILE;
-    e.tiles_r_padded = (e.tiles_r + GROUP - 1) / GROUP * GROUP;
-    const int64_t per_plane = e.tiles_r_padded * ((e.tiles_c + GROUP - 1) / GROUP * GROUP);
+    choose_staged(&e);
+    e.tile = e.nstaged > 0 ? STILE : TILE;
+    e.group = e.nstaged > 0 ? SGROUP : GROUP;
+    e.tiles_r = (e.it->shape[nd - 2] + e.tile - 1) / e.tile;
+    e.tiles_c = (e.it->shape[nd - 1] + e.tile - 1) / e.tile;
+    e.tiles_r_padded = (e.tiles_r + e.group - 1) / e.group * e.group;
+    const int64_t per_plane = e.tiles_r_padded * ((e.tiles_c + e.group - 1) / e.group * e.group);
     e.units = e.it->size / (e.it->shape[nd - 2] * e.it->shape[nd - 1]) * per_plane;
   } else {
     e.units = e.it->size;
