@@ -6,10 +6,6 @@
 #include "backends/cpu/pool.h"
 #include "core/error_internal.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 
 /* Elements an op needs before it is split over threads: below this the wake-up of a worker (a few
  * microseconds) costs more than the work it takes over. Measured with bench/bench_ops.c. */
@@ -120,29 +116,14 @@ static void run_elements(const exec *e, int64_t begin, int64_t end) {
 static void stage_tile(char *dst, const char *src, int64_t cst, int64_t nr, int64_t nc, int64_t isz) {
   const int64_t drow = nc * isz;
   int64_t c0 = 0;
-#if defined(__SSE2__)
   if (isz == 4) {
     for (; c0 + 4 <= nc; c0 += 4) {
-      const char *s0 = src + c0 * cst, *s1 = s0 + cst, *s2 = s1 + cst, *s3 = s2 + cst;
       int64_t r = 0;
-      for (; r + 4 <= nr; r += 4) {
-        const __m128 x0 = _mm_loadu_ps((const float *)(const void *)(s0 + 4 * r));
-        const __m128 x1 = _mm_loadu_ps((const float *)(const void *)(s1 + 4 * r));
-        const __m128 x2 = _mm_loadu_ps((const float *)(const void *)(s2 + 4 * r));
-        const __m128 x3 = _mm_loadu_ps((const float *)(const void *)(s3 + 4 * r));
-        const __m128 a = _mm_unpacklo_ps(x0, x1), b = _mm_unpackhi_ps(x0, x1);
-        const __m128 c = _mm_unpacklo_ps(x2, x3), d = _mm_unpackhi_ps(x2, x3);
-        char *o = dst + r * drow + c0 * 4;
-        _mm_storeu_ps((float *)(void *)o, _mm_movelh_ps(a, c));
-        _mm_storeu_ps((float *)(void *)(o + drow), _mm_movehl_ps(c, a));
-        _mm_storeu_ps((float *)(void *)(o + 2 * drow), _mm_movelh_ps(b, d));
-        _mm_storeu_ps((float *)(void *)(o + 3 * drow), _mm_movehl_ps(d, b));
-      }
+      for (; r + 4 <= nr; r += 4) dlx__cpu_transpose4x4(src + c0 * cst + 4 * r, cst, dst + r * drow + c0 * 4, drow);
       for (; r < nr; ++r)
         for (int64_t c = 0; c < 4; ++c) memcpy(dst + r * drow + (c0 + c) * 4, src + (c0 + c) * cst + 4 * r, 4);
     }
   }
-#endif
   for (int64_t c = c0; c < nc; ++c) {
     const char *col = src + c * cst;
     char *o = dst + c * isz;

@@ -23,6 +23,10 @@
 #include "kernels/ew.h"
 #include "kernels/reduce.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* The inner loop signature every kernel shares (NumPy's ufunc inner loop, in bytes). */
 typedef void (*dlx__loop_fn)(char *const *data, const int64_t *strides, int64_t n, const void *aux);
 
@@ -304,6 +308,28 @@ typedef struct dlx__cpu_loop {
 } dlx__cpu_loop;
 
 void dlx__cpu_select_loop(const dlx__ew_op *op, dlx__cpu_loop *out);
+
+/* A 4 x 4 block of 4-byte elements transposed: its row i (4 elements side by side) at src + i * sst, its
+ * column i written as 4 elements side by side at dst + i * dst_row. SSE2 (baseline x86-64) where the
+ * compiler has it, else element by element; the same bytes either way. The executor's staged tiles and
+ * the reductions' staged groups (exec.c, reduce.c) move transposed data through it. */
+static inline void dlx__cpu_transpose4x4(const char *src, int64_t sst, char *dst, int64_t dst_row) {
+#if defined(__SSE2__)
+  const __m128 x0 = _mm_loadu_ps((const float *)(const void *)src);
+  const __m128 x1 = _mm_loadu_ps((const float *)(const void *)(src + sst));
+  const __m128 x2 = _mm_loadu_ps((const float *)(const void *)(src + 2 * sst));
+  const __m128 x3 = _mm_loadu_ps((const float *)(const void *)(src + 3 * sst));
+  const __m128 a = _mm_unpacklo_ps(x0, x1), b = _mm_unpackhi_ps(x0, x1);
+  const __m128 c = _mm_unpacklo_ps(x2, x3), d = _mm_unpackhi_ps(x2, x3);
+  _mm_storeu_ps((float *)(void *)dst, _mm_movelh_ps(a, c));
+  _mm_storeu_ps((float *)(void *)(dst + dst_row), _mm_movehl_ps(c, a));
+  _mm_storeu_ps((float *)(void *)(dst + 2 * dst_row), _mm_movelh_ps(b, d));
+  _mm_storeu_ps((float *)(void *)(dst + 3 * dst_row), _mm_movehl_ps(d, b));
+#else
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 4; ++j) memcpy(dst + i * dst_row + 4 * j, src + j * sst + 4 * i, 4);
+#endif
+}
 
 /* Run fn over a plan, split over the pool's threads, in 2-D tiles when an operand walks the other way
  * (exec.c). itemsize[k]: operand k's element size. */

@@ -25,9 +25,6 @@
 #include "backends/cpu/pool.h"
 #include "kernels/reduce_rules.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #define PIECE 256
 #define MAX_GRID (DLX_MAX_NDIM + 2)
@@ -250,27 +247,10 @@ static void unit_partial(const red *r, unit *u, dlx__red_slot *out) {
 
 /* n <= 16 columns of 4 side-by-side rows of 4-byte elements (src: element (row 0, column 0); column t at
  * src + t * sl, its 4 rows contiguous) into 4 rows of dst (row i at dst + i * dst_row): a transpose, 4 x 4
- * at a time with SSE where the machine has it (baseline x86-64), moving the same bytes as the scalar copy. */
+ * at a time (dlx__cpu_transpose4x4), moving the same bytes as the scalar copy. */
 static void stage_tile4(const char *src, int64_t sl, char *dst, int64_t dst_row, int64_t n) {
   int64_t t = 0;
-#if defined(__SSE2__)
-  for (; t + 4 <= n; t += 4) {
-    __m128 c0 = _mm_loadu_ps((const float *)(const void *)(src + t * sl));
-    __m128 c1 = _mm_loadu_ps((const float *)(const void *)(src + (t + 1) * sl));
-    __m128 c2 = _mm_loadu_ps((const float *)(const void *)(src + (t + 2) * sl));
-    __m128 c3 = _mm_loadu_ps((const float *)(const void *)(src + (t + 3) * sl));
-    const __m128 a = _mm_unpacklo_ps(c0, c1), b = _mm_unpackhi_ps(c0, c1);
-    const __m128 c = _mm_unpacklo_ps(c2, c3), d = _mm_unpackhi_ps(c2, c3);
-    c0 = _mm_movelh_ps(a, c);
-    c1 = _mm_movehl_ps(c, a);
-    c2 = _mm_movelh_ps(b, d);
-    c3 = _mm_movehl_ps(d, b);
-    _mm_storeu_ps((float *)(void *)(dst + t * 4), c0);
-    _mm_storeu_ps((float *)(void *)(dst + dst_row + t * 4), c1);
-    _mm_storeu_ps((float *)(void *)(dst + 2 * dst_row + t * 4), c2);
-    _mm_storeu_ps((float *)(void *)(dst + 3 * dst_row + t * 4), c3);
-  }
-#endif
+  for (; t + 4 <= n; t += 4) dlx__cpu_transpose4x4(src + t * sl, sl, dst + t * 4, dst_row);
   for (; t < n; ++t)
     for (int64_t i = 0; i < 4; ++i) memcpy(dst + i * dst_row + t * 4, src + t * sl + i * 4, 4);
 }
