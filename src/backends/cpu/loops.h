@@ -33,8 +33,10 @@ typedef void (*dlx__loop_fn)(char *const *data, const int64_t *strides, int64_t 
 #define DLX__ALIGNED(p, T) (((uintptr_t)(p) & (_Alignof(T) - 1)) == 0)
 
 /* out[i] = EXPR(in[i]). PRE declares what EXPR needs once per call (a decode table). */
-#define DLX_DEF_UNARY(FNAME, TO, TI, EXPR, PRE)                                                      \
-  static void FNAME(char *const *d, const int64_t *st, int64_t n, const void *aux) {                  \
+#define DLX_DEF_UNARY(FNAME, TO, TI, EXPR, PRE) DLX_DEF_UNARY_AT(, FNAME, TO, TI, EXPR, PRE)
+/* DLX_DEF_UNARY with ATTR on the loop (target.h's DLX_CPU_WIDE: the math functions) */
+#define DLX_DEF_UNARY_AT(ATTR, FNAME, TO, TI, EXPR, PRE)                                              \
+  ATTR static void FNAME(char *const *d, const int64_t *st, int64_t n, const void *aux) {             \
     (void)aux;                                                                                        \
     PRE;                                                                                              \
     char *po = d[0];                                                                                  \
@@ -81,9 +83,9 @@ static inline int dlx__f64_all_below(const double *x, int64_t n, uint32_t bound)
   return 0;
 }
 #define DLX__ALL_BELOW(p) _Generic((p), const float *: dlx__f32_all_below, const double *: dlx__f64_all_below)
-#define DLX_DEF_UNARY_SPLIT(FNAME, TO, TI, EXPR, FAST, BOUND)                                       \
-  DLX_DEF_UNARY(FNAME##_any, TO, TI, EXPR, (void)0)                                                   \
-  static void FNAME(char *const *d, const int64_t *st, int64_t n, const void *aux) {                  \
+#define DLX_DEF_UNARY_SPLIT(ATTR, FNAME, TO, TI, EXPR, FAST, BOUND)                                 \
+  DLX_DEF_UNARY_AT(ATTR, FNAME##_any, TO, TI, EXPR, (void)0)                                          \
+  ATTR static void FNAME(char *const *d, const int64_t *st, int64_t n, const void *aux) {             \
     if ((BOUND) == 0u || st[0] != (int64_t)sizeof(TO) || st[1] != (int64_t)sizeof(TI) ||              \
         !DLX__ALIGNED(d[0], TO) || !DLX__ALIGNED(d[1], TI)) {                                         \
       FNAME##_any(d, st, n, aux);                                                                     \

@@ -70,17 +70,17 @@ static void copy_any(char *const *d, const int64_t *st, int64_t n, const void *a
 UN_TABLE_NOTWIDE(DEF_UN)
 /* the math functions: with their float32 fast paths where they have one (expr_math.h) */
 #define DEF_UN_MATH(OP, E, RES, N)                                                                     \
-  static inline OUT_##RES(N) un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }                      \
-  static inline OUT_##RES(N) unfast_##OP##_##N(S_##N x) { return MATH_FAST_RULE(OP, N, x); }           \
-  DLX_DEF_UNARY_SPLIT(unary_##OP##_##N, OUT_##RES(N), S_##N, un_##OP##_##N, unfast_##OP##_##N,         \
-                      MATH_FAST_BOUND(OP, N))
+  DLX_CPU_WIDE static inline OUT_##RES(N) un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }         \
+  DLX_CPU_WIDE static inline OUT_##RES(N) unfast_##OP##_##N(S_##N x) { return MATH_FAST_RULE(OP, N, x); } \
+  DLX_DEF_UNARY_SPLIT(DLX_CPU_WIDE, unary_##OP##_##N, OUT_##RES(N), S_##N, un_##OP##_##N,               \
+                      unfast_##OP##_##N, MATH_FAST_BOUND(OP, N))
 UN_TABLE_WIDE(DEF_UN_MATH)
 #define UN_ENTRY(OP, E, RES, N) [DLX_UNOP_##E][KD_##N] = unary_##OP##_##N,
 
 /* The math functions' float32 -> float64 loops, for the narrow floats (expr_math.h's WIDE_RULE) */
 #define DEF_WIDE(OP, E)                                                                                \
-  static inline double wide_##OP(float x) { return WIDE_RULE(OP, x); }                                  \
-  DLX_DEF_UNARY(wideloop_##OP, double, float, wide_##OP, (void)0)
+  DLX_CPU_WIDE static inline double wide_##OP(float x) { return WIDE_RULE(OP, x); }                     \
+  DLX_DEF_UNARY_AT(DLX_CPU_WIDE, wideloop_##OP, double, float, wide_##OP, (void)0)
 WIDE_TABLE(DEF_WIDE)
 #define WIDE_ENTRY(OP, E) [DLX_UNOP_##E] = wideloop_##OP,
 

@@ -91,10 +91,11 @@
 #define DLX_CPU_TARGET_END DLX_CPU_PRAGMA(GCC pop_options)
 #endif
 
-/* 512-bit vectors at level 2 where a loop streams memory from several places at once (the many-unit
- * reduction reads eight rows side by side): half the loads per cache line, measured faster there, where
- * the level's 256-bit preference suits everything else. GCC only: clang's vectoriser takes no width in an
- * attribute. */
+/* 512-bit vectors at level 2 where they were measured faster than the level's 256-bit preference, which
+ * suits everything else: the many-unit reduction, which reads eight rows side by side (half the loads per
+ * cache line), and the math functions, whose float32 rules compute in double (8 lanes a vector instead of
+ * 4: 12-26% less time per element, bench/math/dev_*.c speed). The same operations in the same order
+ * either way, so the same bits. GCC only: clang's vectoriser takes no width in an attribute. */
 #if DLX_CPU_LEVEL == 2 && defined(__GNUC__) && !defined(__clang__)
 #define DLX_CPU_WIDE __attribute__((target("prefer-vector-width=512")))
 #else
