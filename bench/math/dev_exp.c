@@ -8,7 +8,7 @@
  *   f32     every one of the 2^32 float32 inputs, against the correctly rounded oracle (oracle.h's
  *           orc_f32), at four variants of the rule, all compiled in this file: "scalar" (called per
  *           element), and a vectorised loop at each CPU level of the library (src/backends/cpu/target.h):
- *           baseline (SSE2), avx2 (AVX2+F16C+FMA) and avx512 (F/BW/VL/DQ, 256-bit preferred), each under
+ *           baseline (SSE2), avx2 (AVX2+F16C+FMA) and avx512 (F/BW/VL/DQ, 512-bit vectors, as the math loops), each under
  *           the same optimize pragma as the library's loops. Two threads split the range.
  *   narrow  every code of float16, bfloat16 and the float8/6/4 formats: dlx__wide_<f> of the decoded
  *           value, encoded once, against MPFR rounded to the format's own precision and subnormal range.
@@ -93,7 +93,7 @@ DEV_LOOPS(baseline)
 DEV_LOOPS(avx2)
 #pragma GCC pop_options
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,prefer-vector-width=256")
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,prefer-vector-width=512")
 DEV_LOOPS(avx512)
 #pragma GCC pop_options
 #define NLEVEL 3

@@ -15,7 +15,7 @@
  *
  * The four builds of the float32 rule are the same code compiled four ways in this one file: scalar
  * (no vectorisation, the rule not inlined), baseline (SSE2, vectorised), avx2 (AVX2+F16C+FMA) and avx512
- * (the AVX-512 list of src/backends/cpu/target.h, 256-bit vectors preferred as there), all with the
+ * (the AVX-512 list of src/backends/cpu/target.h, 512-bit vectors as its math loops), all with the
  * pragma of target.h: contraction off, so the builds must agree bit for bit, and with the oracle. */
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "fp-contract=off", "no-math-errno", \
                      "no-trapping-math")
@@ -42,7 +42,7 @@ static const char *const v_names[V_COUNT] = {"scalar", "baseline", "avx2", "avx5
 #define ATTR_BASE __attribute__((noinline))
 #define ATTR_AVX2 __attribute__((noinline, target("avx2,f16c,fma")))
 #define ATTR_AVX512 \
-  __attribute__((noinline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,prefer-vector-width=256")))
+  __attribute__((noinline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,prefer-vector-width=512")))
 
 /* one plain loop per function and build, as the CPU backend's loops call a rule */
 #define DEV_LOOPS(FN, V, ATTR)                                                                    \

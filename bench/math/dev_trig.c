@@ -16,7 +16,7 @@
  *
  * The three levels are the same rule compiled into three loops: "scalar" (the x86-64 baseline, not
  * vectorised: GCC does not vectorise the table reads at SSE2), "avx2" (avx2,f16c,fma) and "avx512" (the
- * AVX-512 list with 256-bit preference, as src/backends/cpu/target.h); each level's float32 result is
+ * AVX-512 list with 512-bit vectors, as the math loops of target.h); each level's float32 result is
  * compared with the oracle and each level's double with the scalar loop's, bit for bit (a vectorised loop
  * must not change a bit). The optimize pragma is the CPU backend's, so contraction is off everywhere.
  *
@@ -64,7 +64,7 @@ static void loop_cos64(const double *x, double *y, size_t n) {
 DEV_LOOPS(avx2)
 #pragma GCC pop_options
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,prefer-vector-width=256")
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,prefer-vector-width=512")
 DEV_LOOPS(avx512)
 #pragma GCC pop_options
 

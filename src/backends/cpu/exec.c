@@ -33,7 +33,9 @@
 #define STILE 32
 #define SGROUP 8
 #define STAGE_MAX 2
-#define STAGE_ITEM 16 /* the widest element: complex128 */
+/* the widest element staged: 8 bytes (float64, complex64), so that the buffers take 16 KiB of the
+ * calling thread's stack; complex128 inputs take the direct tiles */
+#define STAGE_ITEM 8
 
 static _Atomic int64_t grain_override;
 int64_t dlx__ops_set_grain(int64_t grain) { return atomic_exchange(&grain_override, grain > 0 ? grain : 0); }
@@ -112,7 +114,7 @@ static void run_elements(const exec *e, int64_t begin, int64_t end) {
 
 /* A tile's staged input: nc columns of nr elements of isz bytes, column c at src + c * cst with its
  * elements contiguous, into the row-major buffer dst (nr rows of nc). 4-byte elements go 4 x 4 at a time
- * through SSE transposes (baseline x86-64), moving the same bytes as the scalar copy. */
+ * (dlx__cpu_transpose4x4), moving the same bytes as the scalar copy. */
 static void stage_tile(char *dst, const char *src, int64_t cst, int64_t nr, int64_t nc, int64_t isz) {
   const int64_t drow = nc * isz;
   int64_t c0 = 0;
