@@ -475,6 +475,23 @@ static void test_import_overflow(void) {
   t = tensor(data, DLX_DTYPE_INT32, kDLCPU, 3, wrap0, st3);
   s.ndim = 3;
   CHECK_FAIL(dlx_view_from_dltensor(&v, &t, &s), DLX_ERR_OVERFLOW, "element count");
+  /* an extent 0 counts as 1 (the scan's exact path, dlx__scan_flags_exact, in every mode): no elements,
+   * but the other extents' product is refused; with the overflow gone, the empty tensor imports whatever
+   * its strides say */
+  int64_t empty_huge[3] = {0, INT64_C(1) << 40, INT64_C(1) << 40}, odd_st[3] = {-7, 0, 5};
+  for (int l = DLX_LAYOUT_STRIDE; l <= DLX_LAYOUT_ANY; ++l) {
+    s.layout = (dlx_layout)l;
+    t = tensor(data, DLX_DTYPE_INT32, kDLCPU, 3, empty_huge, odd_st);
+    CHECK_FAIL(dlx_view_from_dltensor(&v, &t, &s), DLX_ERR_OVERFLOW, "element count");
+    t.strides = NULL;
+    CHECK_FAIL(dlx_view_from_dltensor(&v, &t, &s), DLX_ERR_OVERFLOW, "element count");
+    empty_huge[2] = 3;
+    t.strides = odd_st;
+    CHECK_OK(dlx_view_from_dltensor(&v, &t, &s));
+    CHECK(v.shape[0] == 0 && v.shape[2] == 3);
+    empty_huge[2] = INT64_C(1) << 40;
+  }
+  s.layout = DLX_LAYOUT_ANY;
   /* byte span: (2 - 1) * INT64_MAX * 4 */
   int64_t shape2[2] = {2, 2}, big[2] = {INT64_MAX, 1};
   t = tensor(data, DLX_DTYPE_INT32, kDLCPU, 2, shape2, big);
