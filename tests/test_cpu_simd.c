@@ -11,8 +11,8 @@
  *    reversed rows, broadcast (stride 0) inputs;
  *  - under FTZ/DAZ and each rounding mode (x86 MXCSR): the codec's results may not depend on them;
  *  - no contraction: float32 fma and complex products round twice at every level;
- *  - sin and cos float32: the loops' fast path per block (expr_math.h) against the rule, at the edges of
- *    its range, and the fast rules against the full ones on 10^6 random inputs below 2^15;
+ *  - sin, cos and the logarithms in float32: the loops' first try per block (loops.h) against the rules,
+ *    on blocks that take each of its paths, and the try rules against the full ones on random inputs;
  *  - the binary loops with fast paths of their own (float32 remainder and floor_divide through double,
  *    int32 power a vector of lanes at a time) against expr.h's rules, bit for bit, on the inputs at the
  *    edges of those paths, in every layout (in place included);
@@ -732,18 +732,68 @@ static void own_loops_at_level(const char *level) {
 }
 static void test_own_loops_every_level(void) { for_each_level(own_loops_at_level); }
 
-/* sin and cos float32 inputs at the edges of their fast path (expr_math.h: a block of 256 takes it when
- * every |x| is below 2^15): whole blocks in range, up to the last float below 2^15; blocks with one input
- * at or above 2^15 (2^15 itself, large values, inf, NaN) at its start, middle or end; random bits. */
-static void trig_inputs(float *x, int64_t n) {
-  const float sp[] = {0x1p15f, -0x1p15f, 0x1.000002p15f, 1e30f, -3.4028235e38f, INFINITY, -INFINITY, NAN};
-  for (int64_t i = 0; i < n; ++i) {
-    const uint32_t bits = (uint32_t)rnd() % 0x47000000u; /* |x| < 2^15 */
-    x[i] = float_of(bits | (chance(50) ? 0x80000000u : 0u));
-    if (chance(5)) x[i] = chance(50) ? 0x1.fffffep14f : -0x1.fffffep14f;
+/* The math functions with a float32 first try (kernels/math_common.h, loops.h's DLX_DEF_UNARY_TRY):
+ * inputs that send a block of 256 down each of its paths. Most blocks are in the try's range (sin, cos:
+ * |x| < 2^15 up to the last float below it; the logarithms: positive normal floats; log1p: above -1,
+ * with values under 2^-10 where it switches to the polynomial of x); every other block gets 1 to 16
+ * inputs out of range (special values, large, tiny or subnormal ones, which the try hands on one by one)
+ * and every eighth block 40 of them (the whole block through the correctly rounded loop); the tail is
+ * random bits. */
+typedef struct try_fn {
+  int op;
+  float (*rule)(float);
+  const char *name;
+} try_fn;
+static float rule_sinf(float x) { return dlx__sinf(x); }
+static float rule_cosf(float x) { return dlx__cosf(x); }
+static float rule_logf(float x) { return dlx__logf(x); }
+static float rule_log2f(float x) { return dlx__log2f(x); }
+static float rule_log10f(float x) { return dlx__log10f(x); }
+static float rule_log1pf(float x) { return dlx__log1pf(x); }
+static double try_of(int op, float x) {
+  switch (op) {
+    case DLX_UNOP_SIN: return dlx__sinf_try(x);
+    case DLX_UNOP_COS: return dlx__cosf_try(x);
+    case DLX_UNOP_LOG: return dlx__logf_try(x);
+    case DLX_UNOP_LOG2: return dlx__log2f_try(x);
+    case DLX_UNOP_LOG10: return dlx__log10f_try(x);
+    default: return dlx__log1pf_try(x);
   }
-  for (int64_t b = 256; b + 256 <= n; b += 512) /* every other block gets one input out of range */
-    x[b + (int64_t)(rnd() % 3) * 127] = sp[rnd() % (sizeof sp / sizeof sp[0])];
+}
+static const try_fn try_fns[] = {
+    {DLX_UNOP_SIN, rule_sinf, "sin"},     {DLX_UNOP_COS, rule_cosf, "cos"},
+    {DLX_UNOP_LOG, rule_logf, "log"},     {DLX_UNOP_LOG2, rule_log2f, "log2"},
+    {DLX_UNOP_LOG10, rule_log10f, "log10"}, {DLX_UNOP_LOG1P, rule_log1pf, "log1p"},
+};
+
+static float try_in_range(int op) {
+  const int trig = op == DLX_UNOP_SIN || op == DLX_UNOP_COS;
+  if (trig) {
+    if (chance(5)) return chance(50) ? 0x1.fffffep14f : -0x1.fffffep14f;
+    return float_of(((uint32_t)rnd() % 0x47000000u) | (chance(50) ? 0x80000000u : 0u));
+  }
+  if (op == DLX_UNOP_LOG1P) {
+    if (chance(20)) return float_of(((uint32_t)rnd() % 0x3a800000u) | (chance(50) ? 0x80000000u : 0u)); /* < 2^-10 */
+    if (chance(30)) return -(float)(rnd() % 1000000u) * 1e-6f;
+    return float_of(0x3a800000u + (uint32_t)rnd() % (0x7f800000u - 0x3a800000u));
+  }
+  if (chance(10)) return float_of(0x3f800000u + (uint32_t)rnd() % 4096u - 2048u); /* around 1 */
+  return float_of(0x00800000u + (uint32_t)rnd() % (0x7f800000u - 0x00800000u));
+}
+static float try_out_of_range(int op) {
+  const float trig[] = {0x1p15f, -0x1p15f, 0x1.000002p15f, 1e30f, -3.4028235e38f, INFINITY, -INFINITY, NAN, 1e-40f};
+  const float logs[] = {0.0f, -0.0f, -1.0f, -1e-30f, -INFINITY, INFINITY, NAN, 1e-40f, 1e-45f};
+  const float l1p[] = {-1.0f, -1.5f, -INFINITY, INFINITY, NAN, 1e-40f, -1e-45f};
+  if (op == DLX_UNOP_SIN || op == DLX_UNOP_COS) return trig[rnd() % (sizeof trig / sizeof trig[0])];
+  if (op == DLX_UNOP_LOG1P) return l1p[rnd() % (sizeof l1p / sizeof l1p[0])];
+  return logs[rnd() % (sizeof logs / sizeof logs[0])];
+}
+static void try_inputs(int op, float *x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = try_in_range(op);
+  for (int64_t b = 256, k = 0; b + 256 <= n; b += 512, ++k) {
+    const int count = k % 4 == 3 ? 40 : 1 + (int)(rnd() % 16u);
+    for (int c = 0; c < count; ++c) x[b + (int64_t)(rnd() % 256u)] = try_out_of_range(op);
+  }
   for (int64_t i = n - 300; i < n; ++i) x[i] = float_of((uint32_t)rnd()); /* the tail: anything */
 }
 
@@ -766,39 +816,83 @@ static int run_unary_f32(dlx__loop_fn fn, const float *x, int64_t n, int64_t ste
   return bad;
 }
 
-static float rule_sinf(float x) { return dlx__sinf(x); }
-static float rule_cosf(float x) { return dlx__cosf(x); }
-
-static void trig_at_level(const char *level) {
-  enum { N = 4096 };
+static void try_at_level(const char *level) {
+  enum { N = 8192 };
   static float x[N];
-  trig_inputs(x, N);
   const dlx__cpu_native_loops *k = dlx__cpu_kernels()->native;
-  for (int c = 0; c < 2; ++c) {
-    dlx__loop_fn fn = k->unary[c ? DLX_UNOP_COS : DLX_UNOP_SIN][DLX_KD_F32];
-    float (*rule)(float) = c ? rule_cosf : rule_sinf;
-    const char *what = c ? "cos float32" : "sin float32";
-    if (run_unary_f32(fn, x, N, 1, rule, what, level) || run_unary_f32(fn, x, N, 3, rule, what, level)) return;
+  for (size_t f = 0; f < sizeof try_fns / sizeof try_fns[0]; ++f) {
+    try_inputs(try_fns[f].op, x, N);
+    dlx__loop_fn fn = k->unary[try_fns[f].op][DLX_KD_F32];
+    const char *what = try_fns[f].name;
+    if (run_unary_f32(fn, x, N, 1, try_fns[f].rule, what, level) ||
+        run_unary_f32(fn, x, N, 3, try_fns[f].rule, what, level))
+      return;
     for (int64_t len = 1; len <= 300; len += 37) /* lengths and starts off the block grid */
-      if (run_unary_f32(fn, x + 5, len, 1, rule, what, level)) return;
+      if (run_unary_f32(fn, x + 5, len, 1, try_fns[f].rule, what, level)) return;
+    /* in place: a block's fix-ups read inputs its first pass has already rounded */
+    static float io[N];
+    memcpy(io, x, sizeof io);
+    char *d[2] = {(char *)io, (char *)io};
+    const int64_t st[2] = {4, 4};
+    fn(d, st, N, NULL);
+    int bad = 0;
+    for (int64_t i = 0; i < N; ++i)
+      if (bits_of(io[i]) != bits_of(try_fns[f].rule(x[i])) && bad++ < 3)
+        fprintf(stderr, "    %s, %s in place: element %lld of 0x%08x gives 0x%08x\n", level, what, (long long)i,
+                bits_of(x[i]), bits_of(io[i]));
+    CHECK_EQ(bad, 0);
   }
 }
-static void test_trig_fast_path_every_level(void) { for_each_level(trig_at_level); }
+static void test_try_path_every_level(void) { for_each_level(try_at_level); }
 
-/* The fast rules themselves against the full ones over random |x| < 2^15 (the exhaustive check of every
- * input is bench/math/exhaustive.c's) */
-static void test_trig_fast_rules(void) {
-  int bad = 0;
-  for (int i = 0; i < 1000000; ++i) {
-    const float x = float_of(((uint32_t)rnd() % 0x47000000u) | (chance(50) ? 0x80000000u : 0u));
-    if (bits_of(dlx__sinf_fast(x)) != bits_of(dlx__sinf(x)) && bad++ < 3)
-      fprintf(stderr, "    sin fast path differs at 0x%08x\n", bits_of(x));
-    if (bits_of(dlx__cosf_fast(x)) != bits_of(dlx__cosf(x)) && bad++ < 3)
-      fprintf(stderr, "    cos fast path differs at 0x%08x\n", bits_of(x));
+/* The try rules themselves: wherever dlx__m_undecided32 accepts a try, its rounding is the correctly
+ * rounded rule's; the rejected share of in-range inputs is small (the estimate: one in 2^18), and every
+ * out-of-range input is rejected (the exhaustive check of every input is bench/math/exhaustive.c's) */
+static void test_try_rules(void) {
+  for (size_t f = 0; f < sizeof try_fns / sizeof try_fns[0]; ++f) {
+    const int op = try_fns[f].op;
+    int bad = 0, rejected = 0;
+    for (int i = 0; i < 300000; ++i) {
+      const float x = try_in_range(op);
+      const double y = try_of(op, x);
+      if (dlx__m_undecided32(y)) {
+        rejected += !(fabsf(x) < 0x1p-100f); /* tiny inputs give subnormal results: rejected by design */
+        continue;
+      }
+      if (bits_of((float)y) != bits_of(try_fns[f].rule(x)) && bad++ < 3)
+        fprintf(stderr, "    %s try accepted at 0x%08x: 0x%08x, expected 0x%08x\n", try_fns[f].name, bits_of(x),
+                bits_of((float)y), bits_of(try_fns[f].rule(x)));
+    }
+    CHECK_EQ(bad, 0);
+    CHECK(rejected < 100);
+    int taken = 0; /* special values and the far ranges go to the rule (a subnormal is in range for cos
+                      and the logarithms, whose results are ordinary numbers there: 1, -92 ...) */
+    const int keeps_tiny = op != DLX_UNOP_SIN && op != DLX_UNOP_LOG1P;
+    for (int i = 0; i < 1000; ++i) {
+      const float x = try_out_of_range(op);
+      taken += !(keeps_tiny && x != 0.0f && fabsf(x) < 1e-30f) && !dlx__m_undecided32(try_of(op, x));
+    }
+    CHECK_EQ(taken, 0);
   }
-  CHECK_EQ(bad, 0);
 }
 
+/* dlx__m_undecided32 on hand-picked doubles */
+static void test_undecided32(void) {
+  CHECK_EQ(dlx__m_undecided32(DLX_M_TRY_NONE), 1u);
+  CHECK_EQ(dlx__m_undecided32(-DLX_M_TRY_NONE), 1u);
+  CHECK_EQ(dlx__m_undecided32(1.0), 0u);
+  CHECK_EQ(dlx__m_undecided32(0.0), 0u);
+  CHECK_EQ(dlx__m_undecided32(-0.0), 0u);
+  CHECK_EQ(dlx__m_undecided32(0x1.fffffffffffffp-1), 0u);    /* just below a float: far from midpoints */
+  CHECK_EQ(dlx__m_undecided32(0x1.000001p0 + 0x1p-44), 1u);   /* 2^8 ulps above a midpoint */
+  CHECK_EQ(dlx__m_undecided32(0x1.000001p0 - 0x1p-43), 1u);   /* 2^9 below */
+  CHECK_EQ(dlx__m_undecided32(0x1.000001p0 + 0x1p-41), 0u);   /* 2^11 above: decided */
+  CHECK_EQ(dlx__m_undecided32(0x1.000001p0 - 0x1p-41), 0u);
+  CHECK_EQ(dlx__m_undecided32(0x1.8p-130), 1u);               /* float32-subnormal results */
+  CHECK_EQ(dlx__m_undecided32(-0x1p-149), 1u);
+  CHECK_EQ(dlx__m_undecided32(0x1p-126), 0u);                 /* the smallest normal */
+  CHECK_EQ(dlx__m_undecided32(INFINITY), 0u);
+}
 
 static const dlx_test_case cases[] = {
     {"dispatch", test_dispatch},
@@ -808,7 +902,8 @@ static const dlx_test_case cases[] = {
     {"packed_every_level", test_packed_every_level},
     {"no_contraction", test_no_contraction},
     {"own_loops_every_level", test_own_loops_every_level},
-    {"trig_fast_path_every_level", test_trig_fast_path_every_level},
-    {"trig_fast_rules", test_trig_fast_rules},
+    {"try_path_every_level", test_try_path_every_level},
+    {"try_rules", test_try_rules},
+    {"undecided32", test_undecided32},
 };
 DLX_TEST_MAIN(cases)

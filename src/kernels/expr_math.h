@@ -41,34 +41,23 @@
 #define UP_sin SIN
 #define UP_cos COS
 
-/* A float32 fast path: dlx__<op>f_fast(x), correct (the same bits as dlx__<op>f) for every x whose
- * |x| has bits below DLX_MATH_FAST_BOUND_<op>, cheaper there; the CPU loops take it for a whole block
- * when every input of the block is in range (loops.h's DLX_DEF_UNARY_SPLIT), which keeps the block's
- * loop free of branches. A bound of 0: no fast path. sin and cos have one (math_trig.h: the table-free
- * reduction of |x| < 2^15); for the others the fast path is the function itself. */
-#define dlx__expf_fast dlx__expf
-#define dlx__exp2f_fast dlx__exp2f
-#define dlx__expm1f_fast dlx__expm1f
-#define dlx__logf_fast dlx__logf
-#define dlx__log2f_fast dlx__log2f
-#define dlx__log10f_fast dlx__log10f
-#define dlx__log1pf_fast dlx__log1pf
-#define dlx__tanhf_fast dlx__tanhf
-#define DLX_MATH_FAST_BOUND_exp 0u
-#define DLX_MATH_FAST_BOUND_exp2 0u
-#define DLX_MATH_FAST_BOUND_expm1 0u
-#define DLX_MATH_FAST_BOUND_log 0u
-#define DLX_MATH_FAST_BOUND_log2 0u
-#define DLX_MATH_FAST_BOUND_log10 0u
-#define DLX_MATH_FAST_BOUND_log1p 0u
-#define DLX_MATH_FAST_BOUND_tanh 0u
-/* the fast rule and the bound of a math op's cell (float64: the rule itself, no bound) */
-#define MATH_FAST_RULE(OP, N, x) MATH_FAST_##N(OP, x)
-#define MATH_FAST_f32(OP, x) dlx__##OP##f_fast(x)
-#define MATH_FAST_f64(OP, x) MATH_f64(OP)(x)
-#define MATH_FAST_BOUND(OP, N) MATH_FASTB_##N(OP)
-#define MATH_FASTB_f32(OP) DLX_MATH_FAST_BOUND_##OP
-#define MATH_FASTB_f64(OP) 0u
+/* The float32 first tries (math_common.h): MATH_HAS_TRY(OP, N) is 1 where dlx__<op>f_try exists (sin,
+ * cos and the logarithms, which the CPU loops run through loops.h's DLX_DEF_UNARY_TRY), else 0. exp,
+ * exp2, expm1 and tanh have none: their correctly rounded rules are single-double already. */
+#define DLX_MATH_TRY_exp 0
+#define DLX_MATH_TRY_exp2 0
+#define DLX_MATH_TRY_expm1 0
+#define DLX_MATH_TRY_tanh 0
+#define DLX_MATH_TRY_log 1
+#define DLX_MATH_TRY_log2 1
+#define DLX_MATH_TRY_log10 1
+#define DLX_MATH_TRY_log1p 1
+#define DLX_MATH_TRY_sin 1
+#define DLX_MATH_TRY_cos 1
+#define MATH_HAS_TRY(OP, N) MATH_HASTRY_##N(OP)
+#define MATH_HASTRY_f32(OP) DLX_MATH_TRY_##OP
+#define MATH_HASTRY_f64(OP) 0
+#define MATH_TRY_RULE(OP, x) dlx__##OP##f_try(x)
 
 /* The double a narrow float's result of OP is encoded from (x: the decoded float32 value). */
 #define WIDE_RULE(OP, x) dlx__wide_##OP(x)

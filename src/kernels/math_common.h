@@ -73,4 +73,34 @@ DLX_MATH uint64_t dlx__m_pick64(uint32_t key, uint32_t at, uint64_t v, uint64_t 
   return (y & ~m) | (v & m);
 }
 
+/* ---- the float32 first try ------------------------------------------------------------------------
+ * The correctly rounded rules above carry about 2^-60 of precision so that one rounding is right for
+ * every input, which costs them double-double steps. Almost every input needs far less: f(x) in plain
+ * double to within 2^-43 (relative) already rounds to the right float32 unless f(x) lies within 2^-43 of
+ * a float32 rounding boundary, about one input in 2^18. So a function may have a try rule as well,
+ *   double dlx__<f>f_try(float x)   f(x) to within 2^-43 relative, or DLX_M_TRY_NONE where x is outside
+ *                                   the rule's range (special values, the far ranges),
+ * and the CPU loops (backends/cpu/loops.h, DLX_DEF_UNARY_TRY) round it to float32 wherever
+ * dlx__m_undecided32 says that rounding is certain, and take dlx__<f>f for the rest. The result is the
+ * correctly rounded one either way, so the bits do not depend on which path ran; math_exhaustive runs
+ * every float32 input through the CPU loops, try rule included, against MPFR. */
+
+/* 1 + 2^-24: a float32 midpoint, which dlx__m_undecided32 always rejects */
+#define DLX_M_TRY_NONE 0x1.000001p0
+/* how close to a midpoint y may be, in units of y's last place: 2^-43 relative error is below 2^10 of
+ * them (a double's ulp is more than 2^-53 of its magnitude) */
+#define DLX_M_TRY_ULPS 1024u
+
+/* 1 where rounding y to float32 may not be the correct rounding of a value within 2^-43 (relative) of
+ * y: y lies within DLX_M_TRY_ULPS double ulps of a float32 midpoint (bits 28..0 of its significand near
+ * 1 followed by zeros), or is a nonzero below float32's smallest normal (its rounding is on the coarser
+ * subnormal grid, not the 24-bit one the test assumes). 0 and +-0 pass; a 64-bit integer result, so that
+ * a loop's count of them vectorises in double-width lanes. */
+DLX_MATH uint64_t dlx__m_undecided32(double y) {
+  const uint64_t u = dlx__m_bits64(y);
+  const uint64_t w = (u - ((UINT64_C(1) << 28) - DLX_M_TRY_ULPS)) & ((UINT64_C(1) << 29) - 1u);
+  const uint64_t a = u & ~(UINT64_C(1) << 63);
+  return (uint64_t)(w <= 2u * DLX_M_TRY_ULPS) | (uint64_t)(a - 1u < UINT64_C(0x3810000000000000) - 1u);
+}
+
 #endif /* DLX_KERNELS_MATH_COMMON_H */

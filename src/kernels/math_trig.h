@@ -1,9 +1,8 @@
 /* Internal: sin and cos, per-element rules (see kernels/math_common.h for the contract).
  *
- * float32 (dlx__wide_sin, dlx__wide_cos): one branch-free method for every input (and a table-free
- * reduction for |x| < 2^15, dlx__sinf_fast below, that the CPU loops take per block), so that the CPU loops
- * vectorise (the selects below become blends; GCC 12 reads the table lane by lane, as its generic tuning
- * avoids gather instructions).
+ * float32 (dlx__wide_sin, dlx__wide_cos): one branch-free method for every input, so that the CPU loops
+ * vectorise (the selects below become blends), and a first try in plain double for |x| < 2^15
+ * (dlx__sinf_try below, math_common.h), which the CPU loops take wherever its rounding is certain.
  *  1. Reduction to quarter turns: |x| = m 2^E (m the 24-bit integer significand). Since m is an integer,
  *     m (2^E 2/pi) = m f_E (mod 4) with f_E = 2^E 2/pi mod 4, which the table holds per exponent in five
  *     pieces of 24 bits (on the grids 2^-22, 2^-46, ... 2^-118): every product m c_i is exact in double,
@@ -318,32 +317,41 @@ DLX_TRIG_FN dlx__trig_dd dlx__trig_cos_qt(double hi, double lo) {
   return r;
 }
 
-/* The fast path for |x| < 2^15 (bits below DLX_MATH_FAST_BOUND_sin), which the CPU loops take for a whole
- * block of inputs when every one is in range (kernels/expr_math.h). The table's pieces are not needed
- * there: 2/pi = C0 + C1 + C2 (29, 29 and 53 bits, the rest below 2^-114), so p0 = a C0 and a C1 are
- * exact (24 x 29 bits), t = p0 - k is exact (|t| <= 1/2 on p0's grid), t + a C1 is summed exactly
- * (TwoSum) and a C2 (below 2^-44) joins the low part. The error against a 2/pi - k is below 2^-95
- * (a C2 rounded, 2^-96; the tail of 2/pi times a, 2^-99; the low part's rounding, 2^-96), under the
- * table reduction's 2^-93; |r| is at most 1/2 + 2^-44 and the quadrant k mod 4 as there. The result is
- * the same correctly rounded float: math_exhaustive checks every float32 input through the CPU loops,
- * which take this path wherever it applies. */
-#define DLX_TRIG_FAST_C0 0x1.45f306dp-1
-#define DLX_TRIG_FAST_C1 0x1.9391055p-30
-#define DLX_TRIG_FAST_C2 -0x1.603d8a82e0acbp-60
-#define DLX_MATH_FAST_BOUND_sin 0x47000000u /* 2^15 */
-#define DLX_MATH_FAST_BOUND_cos 0x47000000u
+/* The first try (math_common.h) for |x| < 2^15, in plain double. 2/pi = C0 + C1 + C2 (29, 29 and 53
+ * bits, the rest below 2^-114): p0 = a C0 is exact (24 x 29 bits), so is t = p0 - k, and r = (t + a C1)
+ * + a C2 rounds twice, each time to within 2^-53 of r; the tail of 2/pi adds a 2^-99 absolute error,
+ * below 2^-69 of r since no float32 x >= 1/2 has |r| under 2^-29.86 (dev_trig.c's minr). sin(pi/2 r) is
+ * r pi/2 + r u P(u) and cos(pi/2 r) is 1 - (pi^2/8) u + u^2 Q(u) (u = r^2, the polynomials of the
+ * correctly rounded path), each within about 2^-50 of the result; only the one the quadrant selects is
+ * kept. Outside |x| < 2^15, and for inf and NaN: DLX_M_TRY_NONE. */
+#define DLX_TRIG_TRY_C0 0x1.45f306dp-1
+#define DLX_TRIG_TRY_C1 0x1.9391055p-30
+#define DLX_TRIG_TRY_C2 -0x1.603d8a82e0acbp-60
+#define DLX_TRIG_MPI2O8 -0x1.3bd3cc9be45dep+0 /* -pi^2/8 rounded */
 
-DLX_TRIG_FN dlx__trig_red dlx__trig_reduce_fast(uint32_t ua) {
+DLX_TRIG_FN double dlx__trig_try(float x, int cosine) {
+  const uint32_t u = dlx__m_bits32(x), ua = u & 0x7fffffffu;
   const double a = (double)dlx__m_from32(ua);
-  const double p0 = a * DLX_TRIG_FAST_C0; /* exact */
+  const double p0 = a * DLX_TRIG_TRY_C0; /* exact */
   const double k = dlx__trig_rint(p0);
-  const dlx__trig_dd h = dlx__trig_two_sum(p0 - k, a * DLX_TRIG_FAST_C1); /* both exact */
-  const dlx__trig_dd r = dlx__trig_fast_sum(h.hi, h.lo + a * DLX_TRIG_FAST_C2);
-  dlx__trig_red red;
-  red.hi = r.hi;
-  red.lo = r.lo;
-  red.q = (int)k & 3;
-  return red;
+  const double r = ((p0 - k) + a * DLX_TRIG_TRY_C1) + a * DLX_TRIG_TRY_C2;
+  const double v = r * r;
+  const double s =
+      r * DLX_TRIG_PIO2 +
+      r * (v * (DLX_TRIG_S0 +
+                v * (DLX_TRIG_S1 +
+                     v * (DLX_TRIG_S2 + v * (DLX_TRIG_S3 + v * (DLX_TRIG_S4 + v * (DLX_TRIG_S5 + v * DLX_TRIG_S6)))))));
+  const double c =
+      1.0 + v * (DLX_TRIG_MPI2O8 +
+                 v * (DLX_TRIG_C1 +
+                      v * (DLX_TRIG_C2 + v * (DLX_TRIG_C3 + v * (DLX_TRIG_C4 + v * (DLX_TRIG_C5 + v * DLX_TRIG_C6))))));
+  /* as dlx__trig_f32_res: cos is sin a quadrant on; quadrants 1 and 3 take the cosine, 2 and 3 negate,
+   * and sin is odd (the sign bit of x, flipped onto the result: sin(-0) = -0) */
+  const uint64_t q = (uint64_t)(int64_t)k + (uint64_t)cosine;
+  const double y0 = (q & 1u) ? c : s;
+  const uint64_t neg = ((q >> 1) ^ (uint64_t)((u >> 31) & (uint32_t)(1 - cosine))) & 1u;
+  const double y = dlx__m_from64(dlx__m_bits64(y0) ^ (neg << 63));
+  return ua < 0x47000000u ? y : DLX_M_TRY_NONE;
 }
 
 /* The double-double of sin or cos from a reduction (the float32 path's step 2), as hi + lo with hi the
@@ -376,8 +384,8 @@ DLX_TRIG_FN double dlx__trig_f32_from(uint32_t u, dlx__trig_red red, int cosine)
 
 /* step 3 for float32: rounded to double, then to float32, a fifth of the time of the rounding to odd.
  * Twice rounded, the result is wrong only where the double lands exactly on a float32 midpoint that the
- * double-double is not on; bench/math/dev_plain.c compares the two over all 2^32 inputs, through the
- * table and through the fast reduction: sin differs at |x| = 0x46199998 (both reductions) and cos at
+ * double-double is not on; bench/math/dev_plain.c compares the two over all 2^32 inputs (an earlier
+ * table-free reduction below 2^15 gave the same two lists): sin differs at |x| = 0x46199998 (both reductions) and cos at
  * |x| = 0x5f18b878 and 0x6115cb11, whose correctly rounded magnitudes (the odd-rounded ones, which
  * math_exhaustive checks against MPFR) are blended in (dlx__m_pick32). */
 DLX_TRIG_FN float dlx__trig_f32_plain(uint32_t u, dlx__trig_red red, int cosine) {
@@ -393,15 +401,6 @@ DLX_TRIG_FN float dlx__trig_f32_plain(uint32_t u, dlx__trig_red red, int cosine)
   }
   const uint32_t sign = (pb & 0x80000000u) ^ ((uint32_t)r.neg << 31);
   return dlx__m_from32(mb | sign);
-}
-
-DLX_TRIG_FN float dlx__sinf_fast(float x) {
-  const uint32_t u = dlx__m_bits32(x);
-  return dlx__trig_f32_plain(u, dlx__trig_reduce_fast(u & 0x7fffffffu), 0);
-}
-DLX_TRIG_FN float dlx__cosf_fast(float x) {
-  const uint32_t u = dlx__m_bits32(x);
-  return dlx__trig_f32_plain(u, dlx__trig_reduce_fast(u & 0x7fffffffu), 1);
 }
 
 /* sin (cosine = 0) or cos (cosine = 1) of the float32 with bits u, any input */
@@ -423,6 +422,8 @@ DLX_TRIG_FN float dlx__trig_f32_float(uint32_t u, int cosine) {
 }
 DLX_TRIG_FN float dlx__sinf(float x) { return dlx__trig_f32_float(dlx__m_bits32(x), 0); }
 DLX_TRIG_FN float dlx__cosf(float x) { return dlx__trig_f32_float(dlx__m_bits32(x), 1); }
+DLX_TRIG_FN double dlx__sinf_try(float x) { return dlx__trig_try(x, 0); }
+DLX_TRIG_FN double dlx__cosf_try(float x) { return dlx__trig_try(x, 1); }
 
 /* ---- float64 ---- */
 

@@ -64,41 +64,46 @@ typedef void (*dlx__loop_fn)(char *const *data, const int64_t *strides, int64_t 
     }                                                                                                 \
   }
 
-/* DLX_DEF_UNARY with a fast rule for some inputs (expr_math.h's float32 fast paths): contiguous runs go
- * in blocks of 256, and a block whose every |x| has bits below BOUND runs FAST, any other EXPR; both
- * give the same bits on their inputs, so only the speed depends on the blocking. BOUND 0: EXPR alone. */
-#define DLX__SPLIT_BLOCK 256
-static inline int dlx__f32_all_below(const float *x, int64_t n, uint32_t bound) {
-  uint32_t most = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t b;
-    memcpy(&b, &x[i], sizeof b);
-    b &= 0x7fffffffu;
-    most = b > most ? b : most;
-  }
-  return most < bound;
-}
-static inline int dlx__f64_all_below(const double *x, int64_t n, uint32_t bound) {
-  (void)x, (void)n, (void)bound;
-  return 0;
-}
-#define DLX__ALL_BELOW(p) _Generic((p), const float *: dlx__f32_all_below, const double *: dlx__f64_all_below)
-#define DLX_DEF_UNARY_SPLIT(ATTR, FNAME, TO, TI, EXPR, FAST, BOUND)                                 \
+/* DLX_DEF_UNARY for a float32 math function with a first try (kernels/math_common.h): contiguous runs go
+ * in blocks of 256. TRY's doubles are rounded to the block's results, counting those that
+ * dlx__m_undecided32 rejects; those few are then EXPR's, one call each (a call, so that the fix-up loop
+ * stays scalar rather than running EXPR on every lane); a block with more than 16 (a block of special
+ * values, out-of-range or tiny inputs) runs EXPR's vector loop whole. Both paths give the correctly
+ * rounded bits, so only the speed depends on the blocking. Other strides: EXPR alone. The output may
+ * be the input itself (the executor's in-place case) but no other overlap, as for every loop here. */
+#define DLX__TRY_BLOCK 256
+#define DLX__TRY_MANY 16
+#define DLX_DEF_UNARY_TRY(ATTR, FNAME, TO, TI, EXPR, TRY)                                              \
   DLX_DEF_UNARY_AT(ATTR, FNAME##_any, TO, TI, EXPR, (void)0)                                          \
+  __attribute__((noinline)) ATTR static TO FNAME##_one(TI x) { return EXPR(x); }                      \
   ATTR static void FNAME(char *const *d, const int64_t *st, int64_t n, const void *aux) {             \
-    if ((BOUND) == 0u || st[0] != (int64_t)sizeof(TO) || st[1] != (int64_t)sizeof(TI) ||              \
-        !DLX__ALIGNED(d[0], TO) || !DLX__ALIGNED(d[1], TI)) {                                         \
+    if (st[0] != (int64_t)sizeof(TO) || st[1] != (int64_t)sizeof(TI) || !DLX__ALIGNED(d[0], TO) ||    \
+        !DLX__ALIGNED(d[1], TI)) {                                                                    \
       FNAME##_any(d, st, n, aux);                                                                     \
       return;                                                                                         \
     }                                                                                                 \
     TO *o = (TO *)(void *)d[0];                                                                       \
     const TI *in = (const TI *)(const void *)d[1];                                                    \
-    for (int64_t i0 = 0; i0 < n; i0 += DLX__SPLIT_BLOCK) {                                            \
-      const int64_t m = n - i0 < DLX__SPLIT_BLOCK ? n - i0 : DLX__SPLIT_BLOCK;                        \
-      if (DLX__ALL_BELOW(in)(in + i0, m, (BOUND)))                                                    \
-        for (int64_t i = i0; i < i0 + m; ++i) o[i] = FAST(in[i]);                                     \
-      else                                                                                            \
-        for (int64_t i = i0; i < i0 + m; ++i) o[i] = EXPR(in[i]);                                     \
+    /* in place (out == in): a block's results wait in keep until its fix-ups have read their inputs */ \
+    TO keep[DLX__TRY_BLOCK];                                                                          \
+    const int in_place = (const void *)o == (const void *)in;                                         \
+    for (int64_t i0 = 0; i0 < n; i0 += DLX__TRY_BLOCK) {                                              \
+      const int64_t m = n - i0 < DLX__TRY_BLOCK ? n - i0 : DLX__TRY_BLOCK;                            \
+      TO *dst = in_place ? keep : o + i0;                                                             \
+      const TI *src = in + i0;                                                                        \
+      uint64_t undecided = 0;                                                                         \
+      for (int64_t i = 0; i < m; ++i) {                                                               \
+        const double y = TRY(src[i]);                                                                 \
+        dst[i] = (TO)y;                                                                               \
+        undecided += dlx__m_undecided32(y);                                                           \
+      }                                                                                               \
+      if (undecided > DLX__TRY_MANY) {                                                                \
+        for (int64_t i = 0; i < m; ++i) dst[i] = EXPR(src[i]);                                        \
+      } else if (undecided) {                                                                         \
+        for (int64_t i = 0; i < m; ++i)                                                               \
+          if (dlx__m_undecided32(TRY(src[i]))) dst[i] = FNAME##_one(src[i]);                          \
+      }                                                                                               \
+      if (in_place) memcpy(o + i0, keep, (size_t)m * sizeof(TO));                                     \
     }                                                                                                 \
   }
 

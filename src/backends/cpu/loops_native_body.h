@@ -68,12 +68,17 @@ static void copy_any(char *const *d, const int64_t *st, int64_t n, const void *a
   static inline OUT_##RES(N) un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }                      \
   DLX_DEF_UNARY(unary_##OP##_##N, OUT_##RES(N), S_##N, un_##OP##_##N, (void)0)
 UN_TABLE_NOTWIDE(DEF_UN)
-/* the math functions: with their float32 fast paths where they have one (expr_math.h) */
-#define DEF_UN_MATH(OP, E, RES, N)                                                                     \
+/* the math functions: with their float32 first tries where they have one (expr_math.h) */
+#define DEF_UN_MATH(OP, E, RES, N) DEF_UN_MATH_(MATH_HAS_TRY(OP, N), OP, E, RES, N)
+#define DEF_UN_MATH_(H, ...) DEF_UN_MATH__(H, __VA_ARGS__)
+#define DEF_UN_MATH__(H, OP, E, RES, N) DEF_UN_MATH_##H(OP, E, RES, N)
+#define DEF_UN_MATH_0(OP, E, RES, N)                                                                   \
   DLX_CPU_WIDE static inline OUT_##RES(N) un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }         \
-  DLX_CPU_WIDE static inline OUT_##RES(N) unfast_##OP##_##N(S_##N x) { return MATH_FAST_RULE(OP, N, x); } \
-  DLX_DEF_UNARY_SPLIT(DLX_CPU_WIDE, unary_##OP##_##N, OUT_##RES(N), S_##N, un_##OP##_##N,               \
-                      unfast_##OP##_##N, MATH_FAST_BOUND(OP, N))
+  DLX_DEF_UNARY_AT(DLX_CPU_WIDE, unary_##OP##_##N, OUT_##RES(N), S_##N, un_##OP##_##N, (void)0)
+#define DEF_UN_MATH_1(OP, E, RES, N)                                                                   \
+  DLX_CPU_WIDE static inline OUT_##RES(N) un_##OP##_##N(S_##N x) { return UN_RULE(OP, N, x); }         \
+  DLX_CPU_WIDE static inline double try_##OP##_##N(S_##N x) { return MATH_TRY_RULE(OP, x); }            \
+  DLX_DEF_UNARY_TRY(DLX_CPU_WIDE, unary_##OP##_##N, OUT_##RES(N), S_##N, un_##OP##_##N, try_##OP##_##N)
 UN_TABLE_WIDE(DEF_UN_MATH)
 #define UN_ENTRY(OP, E, RES, N) [DLX_UNOP_##E][KD_##N] = unary_##OP##_##N,
 
