@@ -79,45 +79,69 @@ void dlx__scan_flags_exact(enum scan_mode mode, int32_t nd, const int64_t *oshap
  * compact strides, sub-views) fits int64.
  * The loop itself assumes every extent is >= 1 (the common case; then a plain product is that count) and
  * keeps only the smallest extent to know: one that is 0 or negative sends the flags to
- * dlx__scan_flags_exact. That saves a zero flag, a sign and the 0-as-1 select per dimension. */
+ * dlx__scan_flags_exact. That saves a zero flag, a sign and the 0-as-1 select per dimension.
+ * Ranks up to 4 run straight-line (a jump into a chain of dimension steps): a loop's counter, index and
+ * branch cost about as much per dimension as the step itself at these ranks. */
+typedef struct dlx__scan_acc {
+  int64_t count, emin, smin;
+  uint64_t stride_or, bad;
+  bool cof;
+} dlx__scan_acc;
+
+/* One dimension's step of the scan (a: the running flags, in registers once inlined) */
+DLX_ALWAYS_INLINE void dlx__scan_dim(enum scan_mode mode, int32_t i, const int64_t *shape, const int64_t *strides,
+                                     int64_t *oshape, int64_t *ostrides, dlx__scan_acc *a) {
+  const int64_t e = shape[i];
+  oshape[i] = e;
+  a->emin = e < a->emin ? e : a->emin;
+  if (mode != SCAN_SHAPE) {
+    const int64_t s = strides[i];
+    ostrides[i] = s;
+    /* an extent-1 dimension may carry any stride: it is never stepped (PyTorch rewrote such strides);
+     * otherwise any difference from the running count is a break (nonzero) */
+    if (mode == SCAN_RIGHT || mode == SCAN_LEFT) a->bad |= e != 1 ? (uint64_t)s - (uint64_t)a->count : 0u;
+    /* under STRIDE a stride <= 0 is refused (bad) unless its dim has extent 1, where any value is fine
+     * for the bound: a huge one only sends the import to the exact span computation. The smallest
+     * stride of the extents > 1 (every extent is >= 1 here) decides it after the loop. */
+    if (mode == SCAN_STRIDE) {
+      const int64_t sk = e == 1 ? 1 : s;
+      a->smin = sk < a->smin ? sk : a->smin;
+      a->stride_or |= (uint64_t)s;
+    }
+    if (mode == SCAN_ANY) a->stride_or |= dlx__abs_u64(s);
+  }
+  a->cof |= __builtin_mul_overflow(a->count, e, &a->count);
+}
+
 DLX_ALWAYS_INLINE void dlx__scan_dims(enum scan_mode mode, int32_t nd, const int64_t *shape, const int64_t *strides,
                                  int64_t *oshape, int64_t *ostrides, scan_state *st) {
-  int64_t count = 1, emin = 1, smin = 1;
-  uint64_t stride_or = 0, bad = 0;
-  bool cof = false;
-  for (int32_t k = 0; k < nd; ++k) {
-    const int32_t i = mode == SCAN_RIGHT ? nd - 1 - k : k;
-    const int64_t e = shape[i];
-    oshape[i] = e;
-    emin = e < emin ? e : emin;
-    if (mode != SCAN_SHAPE) {
-      const int64_t s = strides[i];
-      ostrides[i] = s;
-      /* an extent-1 dimension may carry any stride: it is never stepped (PyTorch rewrote such strides);
-       * otherwise any difference from the running count is a break (nonzero) */
-      if (mode == SCAN_RIGHT || mode == SCAN_LEFT) bad |= e != 1 ? (uint64_t)s - (uint64_t)count : 0u;
-      /* under STRIDE a stride <= 0 is refused (bad) unless its dim has extent 1, where any value is fine
-       * for the bound: a huge one only sends the import to the exact span computation. The smallest
-       * stride of the extents > 1 (every extent is >= 1 here) decides it after the loop. */
-      if (mode == SCAN_STRIDE) {
-        const int64_t sk = e == 1 ? 1 : s;
-        smin = sk < smin ? sk : smin;
-        stride_or |= (uint64_t)s;
-      }
-      if (mode == SCAN_ANY) stride_or |= dlx__abs_u64(s);
-    }
-    cof |= __builtin_mul_overflow(count, e, &count);
+  dlx__scan_acc a = {1, 1, 1, 0, 0, false};
+  /* RIGHT steps from the innermost dimension, LEFT from the outermost; the other modes' flags do not
+   * depend on the order (with every extent >= 1 the partial products only grow, so the count overflows
+   * in any order or in none) */
+#define DLX__SCAN_STEP(j) \
+  dlx__scan_dim(mode, mode == SCAN_LEFT ? nd - (j) : (j) - 1, shape, strides, oshape, ostrides, &a)
+  switch (nd) {
+    case 4: DLX__SCAN_STEP(4); /* fall through */
+    case 3: DLX__SCAN_STEP(3); /* fall through */
+    case 2: DLX__SCAN_STEP(2); /* fall through */
+    case 1: DLX__SCAN_STEP(1); /* fall through */
+    case 0: break;
+    default:
+      for (int32_t k = 0; k < nd; ++k)
+        dlx__scan_dim(mode, mode == SCAN_RIGHT ? nd - 1 - k : k, shape, strides, oshape, ostrides, &a);
   }
-  if (DLX_UNLIKELY(emin < 1)) {
+#undef DLX__SCAN_STEP
+  if (DLX_UNLIKELY(a.emin < 1)) {
     dlx__scan_flags_exact(mode, nd, oshape, ostrides, st);
     return;
   }
-  st->count = count;
+  st->count = a.count;
   st->zero = false;
-  st->stride_or = stride_or;
+  st->stride_or = a.stride_or;
   st->sign = 0;
-  st->count_overflow = cof;
-  st->bad = mode == SCAN_STRIDE ? smin <= 0 : bad != 0;
+  st->count_overflow = a.cof;
+  st->bad = mode == SCAN_STRIDE ? a.smin <= 0 : a.bad != 0;
 }
 
 /* ------------------------------------------------------------------------------------------------ */

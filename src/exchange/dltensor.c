@@ -92,13 +92,26 @@ dlx_status dlx_view_to_dltensor(const dlx_view *v, dlx_dltensor *out) {
   const int32_t nd = v->ndim;
   if (DLX_UNLIKELY((uint32_t)nd > DLX_MAX_NDIM)) return dlx__fail_rank_range(nd);
   uint64_t em1 = 0, msum = 0;
-  for (int32_t i = 0; i < nd; ++i) {
-    const int64_t e = v->shape[i], s = v->strides[i];
-    out->shape[i] = e;
-    out->strides[i] = s;
-    em1 |= (uint64_t)e - 1u;
-    msum += (uint64_t)(s ^ (s >> 63)) >> 6;
+  /* ranks up to 4 straight-line (a jump into the chain of copies): a loop costs its setup, GCC's
+   * vector form an alias check between out and v, at these ranks more than the copies themselves */
+#define EXPORT_DIM(i)                                   \
+  do {                                                  \
+    const int64_t e = v->shape[i], s = v->strides[i];   \
+    out->shape[i] = e;                                  \
+    out->strides[i] = s;                                \
+    em1 |= (uint64_t)e - 1u;                            \
+    msum += (uint64_t)(s ^ (s >> 63)) >> 6;             \
+  } while (0)
+  switch (nd) {
+    case 4: EXPORT_DIM(3); /* fall through */
+    case 3: EXPORT_DIM(2); /* fall through */
+    case 2: EXPORT_DIM(1); /* fall through */
+    case 1: EXPORT_DIM(0); /* fall through */
+    case 0: break;
+    default:
+      for (int32_t i = 0; i < nd; ++i) EXPORT_DIM(i);
   }
+#undef EXPORT_DIM
   const DLDataType dt = v->dtype;
   const uint32_t b = bitlen1(em1), k = b + 6u + bitlen1(msum + (uint64_t)nd);
   const uint64_t unit = dlx_dtype_element_bits(dt) | 1u; /* < 2^25, so unit << 38 < 2^63 */
