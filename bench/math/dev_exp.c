@@ -3,6 +3,8 @@
  * Build (from the repository root) and run:
  *   gcc -O2 -std=gnu11 -Wall -Wextra -I src -I include bench/math/dev_exp.c -o build-dev/dev_exp \
  *       -lmpfr -lgmp -lm -lpthread
+ * Add -mtune-ctrl=use_gather (GCC 12; use_gather_8parts from GCC 13.2) to time the avx512 variant as the
+ * library runs it: CMakeLists.txt compiles the avx512 loop files so, and the table reads become gathers.
  *   nice -n 10 build-dev/dev_exp [f32] [narrow] [f64 [COUNT]] [speed] [hard] [only FN] [range LO HI]
  * (no mode: all four; range: the float32 bit patterns LO..HI-1, in hex, for f32). Modes:
  *   f32     every one of the 2^32 float32 inputs, against the correctly rounded oracle (oracle.h's

@@ -2,6 +2,8 @@
  *
  * Build (from the repository root; GCC, x86-64):
  *   gcc -std=gnu11 -O2 -I src -I include -I bench/math bench/math/dev_log.c -o dev_log -lmpfr -lgmp -lm -lpthread
+ * Add -mtune-ctrl=use_gather (GCC 12; use_gather_8parts from GCC 13.2) to time the avx512 variant as the
+ * library runs it: CMakeLists.txt compiles the avx512 loop files so, and the table reads become gathers.
  * Add -fopt-info-vec-optimized to see which loops vectorise (every dev_loop_* line must say so, the
  * scalar ones excepted).
  * Run (nice it: the float32 pass evaluates the oracle 2^32 times per function):

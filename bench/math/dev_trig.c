@@ -2,6 +2,8 @@
  *
  *   gcc -std=gnu11 -O2 -pthread -I src -I include bench/math/dev_trig.c -o build-dev/dev_trig \
  *       -lmpfr -lgmp -lm
+ * Add -mtune-ctrl=use_gather (GCC 12; use_gather_8parts from GCC 13.2) to time the avx512 variant as the
+ * library runs it: CMakeLists.txt compiles the avx512 loop files so, and the table reads become gathers.
  *   nice -n 10 build-dev/dev_trig MODE [sin|cos] [n]     (both functions without the second argument)
  * MODE:
  *   f32      all 2^32 float32 inputs against oracle.h's orc_f32, at three levels
