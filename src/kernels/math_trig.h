@@ -333,7 +333,10 @@ DLX_TRIG_FN double dlx__trig_try(float x, int cosine) {
   const uint32_t u = dlx__m_bits32(x), ua = u & 0x7fffffffu;
   const double a = (double)dlx__m_from32(ua);
   const double p0 = a * DLX_TRIG_TRY_C0; /* exact */
-  const double k = dlx__trig_rint(p0);
+  /* k = rint(p0), whose low bits (the quadrant) are those of kt's significand while |p0| < 2^51: read as
+   * bits, since past the range (inf, NaN, huge) a conversion to an integer type would be undefined */
+  const double kt = p0 + 0x1.8p52;
+  const double k = kt - 0x1.8p52;
   const double r = ((p0 - k) + a * DLX_TRIG_TRY_C1) + a * DLX_TRIG_TRY_C2;
   const double v = r * r;
   const double s =
@@ -347,7 +350,7 @@ DLX_TRIG_FN double dlx__trig_try(float x, int cosine) {
                       v * (DLX_TRIG_C2 + v * (DLX_TRIG_C3 + v * (DLX_TRIG_C4 + v * (DLX_TRIG_C5 + v * DLX_TRIG_C6))))));
   /* as dlx__trig_f32_res: cos is sin a quadrant on; quadrants 1 and 3 take the cosine, 2 and 3 negate,
    * and sin is odd (the sign bit of x, flipped onto the result: sin(-0) = -0) */
-  const uint64_t q = (uint64_t)(int64_t)k + (uint64_t)cosine;
+  const uint64_t q = dlx__m_bits64(kt) + (uint64_t)cosine;
   const double y0 = (q & 1u) ? c : s;
   const uint64_t neg = ((q >> 1) ^ (uint64_t)((u >> 31) & (uint32_t)(1 - cosine))) & 1u;
   const double y = dlx__m_from64(dlx__m_bits64(y0) ^ (neg << 63));
