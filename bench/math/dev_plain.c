@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "kernels/math_log.h"
+#include "kernels/math_log_try.h"
 #include "kernels/math_trig.h"
 
 #define CH 65536

@@ -14,6 +14,7 @@
 
 #include "kernels/math_exp.h"
 #include "kernels/math_log.h"
+#include "kernels/math_log_try.h"
 #include "kernels/math_trig.h"
 
 /* the float32 or float64 function of a math op (exp: dlx__expf, dlx__exp) */
