@@ -7,8 +7,9 @@
  *             round twice, which is wrong for the values near the format's midpoints; so the backends
  *             run these rows on narrow floats as decode to float32 (exact), a float32 -> float64 loop
  *             (WIDE_RULE), and the encoder from double (convert.h's dlx__cvt_encode_f64).
- * Adding a math function: its header below, its rule (<OP>_REAL) and UP_<op>, its row in op_table.h with
- * nar WIDE, its constant in dlx/ops.h. */
+ * Adding a math function: its header below, its rule (<OP>_REAL) and UP_<op>, DLX_MATH_TRY_<op> (0, or 1
+ * with its float32 first try dlx__<op>f_try; a missing one stops the CPU build), its row in op_table.h
+ * with nar WIDE, its constant in dlx/ops.h. */
 #ifndef DLX_KERNELS_EXPR_MATH_H
 #define DLX_KERNELS_EXPR_MATH_H
 

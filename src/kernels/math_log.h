@@ -44,7 +44,6 @@
  * 1, so r * INV*_HI is exact there), and rounded whole */
 #define DLX_MLOG_LN2_HI 0x1.62e42fefa38p-1
 #define DLX_MLOG_LN2_LO 0x1.ef35793c7673p-45
-#define DLX_MLOG_LN2 0x1.62e42fefa39efp-1 /* log(2) rounded (the first try's) */
 #define DLX_MLOG_LOG10_2_HI 0x1.34413509f8p-2
 #define DLX_MLOG_LOG10_2_LO -0x1.80433b83b532ap-44
 #define DLX_MLOG_INVLN2_HI 0x1.7154768p+0

@@ -9,6 +9,8 @@
 
 #include "kernels/math_log.h"
 
+#define DLX_MLOG_LN2 0x1.62e42fefa39efp-1 /* log(2) rounded */
+
 /* T_i = -log(invc_i) rounded whole (math_log.h's hi + lo, to double) */
 #define DLX__MLOG_LN_VALUES \
   {-0x1.5ff3070a793d4p-2, -0x1.5d1bdbf5809cap-2, -0x1.5a42ab0f4cfe2p-2, -0x1.5767717455a6cp-2, \
